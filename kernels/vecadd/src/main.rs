@@ -1,1 +1,83 @@
-fn main() {}
+//! `c = a + b` over `n` f32 elements: run on the GPU, check every element, report bandwidth.
+//!
+//! `vecadd [N]` (N defaults to 2^28; `1048579`, `2^20`, `1<<20` and `3*2^20` work). Exit 0 on
+//! PASS, 1 on FAIL or a GPU error, 2 when this machine or build cannot run kernels (no driver,
+//! no device, or built without `cargo oxide`).
+
+use std::process::ExitCode;
+
+use oxide::host::{Error, bench};
+use oxide::prelude::*;
+
+#[kernel]
+pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+        *out = a[i] + b[i];
+    }
+}
+
+const BLOCK: u32 = 256;
+const REPS: u32 = 10;
+
+fn main() -> ExitCode {
+    let n = match std::env::args().nth(1) {
+        None => 1 << 28,
+        Some(arg) => match bench::parse_count(&arg) {
+            Some(n) => n,
+            None => {
+                eprintln!("usage: vecadd [N]  (element count, e.g. 1048579 or 2^28), not {arg:?}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match run(n) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("vecadd: {e}");
+            ExitCode::from(if e.is_unavailable() { 2 } else { 1 })
+        }
+    }
+}
+
+/// Prints the PASS or FAIL line; `Ok(false)` on FAIL.
+fn run(n: usize) -> Result<bool, Error> {
+    // Find out whether this machine and build can run the kernel before any other work.
+    let gpu = Gpu::new(0)?;
+    vecadd::load(&gpu)?;
+
+    // Exactly representable inputs and sums, varied across the index range.
+    let a: Vec<f32> = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
+    let b: Vec<f32> = (0..n)
+        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
+        .collect();
+
+    let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let mut dc = gpu.alloc_zeroed::<f32>(n)?;
+    let cfg = LaunchConfig::for_num_elems(n, BLOCK)?;
+
+    vecadd::launch(&gpu, cfg, &da, &db, &mut dc)?;
+    let c = gpu.dtoh(&dc)?;
+    // IEEE addition is exact to the bit on both sides: compare every element exactly.
+    for (i, ((&x, &y), &got)) in a.iter().zip(&b).zip(&c).enumerate() {
+        let expected = x + y;
+        if got.to_bits() != expected.to_bits() {
+            println!("vecadd n={n} FAIL at {i}: got {got} expected {expected}");
+            return Ok(false);
+        }
+    }
+
+    let ms = gpu.time(|| {
+        for _ in 0..REPS {
+            vecadd::launch(&gpu, cfg, &da, &db, &mut dc)?;
+        }
+        Ok(())
+    })? / REPS as f32;
+    let bytes = 3 * n as u64 * size_of::<f32>() as u64;
+    println!(
+        "vecadd n={n} PASS {:.1} GB/s {ms:.4} ms",
+        bench::gb_per_s(bytes, ms)
+    );
+    Ok(true)
+}

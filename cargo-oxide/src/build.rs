@@ -1,0 +1,246 @@
+//! `cargo oxide build`: build the backend, then a kernel crate with it (docs/contracts.md,
+//! "Backend configuration"), and say where the PTX and the host binary are.
+
+use std::path::{Path, PathBuf};
+
+use crate::backend;
+use crate::cargo::{self, Artifact};
+use crate::error::{Error, Result};
+
+/// The kernels' own target dir, below the workspace root.
+pub const KERNEL_TARGET_DIR: &str = "target/oxide";
+
+/// What to build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The kernel crate's folder (holding its Cargo.toml).
+    pub crate_dir: PathBuf,
+    /// The GPU architecture, `sm_90` by default.
+    pub arch: String,
+    /// Release profile (the default for kernel crates) or dev.
+    pub release: bool,
+    /// Also dump every pipeline stage (`--cfg oxide_dump`).
+    pub dump: bool,
+}
+
+impl BuildOptions {
+    /// Release build of `crate_dir` for sm_90, without dumps.
+    pub fn new(crate_dir: impl Into<PathBuf>) -> Self {
+        BuildOptions {
+            crate_dir: crate_dir.into(),
+            arch: "sm_90".into(),
+            release: true,
+            dump: false,
+        }
+    }
+}
+
+/// What a build produced.
+#[derive(Debug, Clone)]
+pub struct BuildOutput {
+    /// The kernel crate's workspace root.
+    pub workspace: PathBuf,
+    /// The backend library used.
+    pub backend: PathBuf,
+    /// The host triple the crate was built for.
+    pub triple: String,
+    /// `<workspace>/target/oxide`.
+    pub target_dir: PathBuf,
+    /// `<target_dir>/<triple>/<profile>/deps`, where the backend writes the PTX.
+    pub deps_dir: PathBuf,
+    /// The rustc crate name whose PTX this is (`vecadd`).
+    pub crate_name: String,
+    /// `<deps_dir>/<crate_name>.ptx`.
+    pub ptx: PathBuf,
+    /// The host binary, when the crate has one.
+    pub binary: Option<PathBuf>,
+    /// Every artifact cargo reported (the kernel crate's and its dependencies', e.g. `oxide`).
+    pub artifacts: Vec<Artifact>,
+}
+
+impl BuildOutput {
+    /// `<deps_dir>/<crate_name>.pipeline/`, where `--cfg oxide_dump` puts the stages.
+    pub fn pipeline_dir(&self) -> PathBuf {
+        self.deps_dir.join(format!("{}.pipeline", self.crate_name))
+    }
+}
+
+/// The rustc flags that select the backend (docs/contracts.md).
+pub fn rustflags(backend: &Path, arch: &str, dump: bool) -> Vec<String> {
+    let mut flags = vec![
+        format!("-Zcodegen-backend={}", backend.display()),
+        "--cfg".into(),
+        "oxide_backend".into(),
+        "--cfg".into(),
+        format!("oxide_arch=\"{arch}\""),
+        "-Zalways-encode-mir".into(),
+        "-Zmir-enable-passes=-JumpThreading".into(),
+    ];
+    if dump {
+        flags.extend(["--cfg".into(), "oxide_dump".into()]);
+    }
+    flags
+}
+
+/// The crate's Cargo.toml, or a message saying what to pass instead.
+pub fn manifest_of(crate_dir: &Path) -> Result<PathBuf> {
+    let manifest = crate_dir.join("Cargo.toml");
+    if manifest.is_file() {
+        manifest.canonicalize().map_err(Error::io(manifest))
+    } else {
+        Err(Error::NoManifest(crate_dir.to_path_buf()))
+    }
+}
+
+/// A crate compiled with the backend: where everything went, before looking for PTX.
+#[derive(Debug, Clone)]
+pub struct CargoBuild {
+    pub manifest: PathBuf,
+    pub workspace: PathBuf,
+    pub backend: PathBuf,
+    pub triple: String,
+    pub target_dir: PathBuf,
+    pub deps_dir: PathBuf,
+    pub artifacts: Vec<Artifact>,
+}
+
+impl CargoBuild {
+    /// The artifact of the library target `name` (e.g. `oxide`, `oxide_macros`).
+    pub fn library(&self, name: &str) -> Option<&Artifact> {
+        self.artifacts
+            .iter()
+            .find(|a| a.target_name == name && !a.has_kind("bin"))
+    }
+}
+
+/// Builds the backend, then the crate at `opts.crate_dir` and its dependencies with it, in
+/// `<workspace>/target/oxide` for the host triple. Rendered diagnostics go to stderr as they come.
+pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
+    let manifest = manifest_of(&opts.crate_dir)?;
+    let workspace = cargo::workspace_root(&manifest)?;
+    let oxide_root = backend::oxide_root(Some(&workspace))?;
+    let backend = backend::ensure_backend(&oxide_root)?;
+    let triple = cargo::host_triple(&workspace)?;
+    let target_dir = workspace.join(KERNEL_TARGET_DIR);
+    let profile_dir = if opts.release { "release" } else { "debug" };
+    let deps_dir = target_dir.join(&triple).join(profile_dir).join("deps");
+
+    let mut flags = rustflags(&backend, &opts.arch, opts.dump);
+    // Keep the user's own RUSTFLAGS, after ours.
+    if let Ok(extra) = std::env::var("RUSTFLAGS") {
+        flags.extend(extra.split_whitespace().map(str::to_owned));
+    }
+    tracing::info!("building {} with rustflags {flags:?}", manifest.display());
+
+    let mut cmd = cargo::cargo();
+    cmd.arg("build")
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .args(["--target", &triple])
+        .arg("--message-format=json-render-diagnostics")
+        .current_dir(&workspace)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env_remove("CARGO_BUILD_TARGET_DIR")
+        // The encoded form keeps a backend path with spaces in one piece; it takes precedence
+        // over RUSTFLAGS, whose words were copied above.
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
+        .env_remove("RUSTFLAGS");
+    if opts.release {
+        cmd.arg("--release");
+    }
+    let run = cargo::run_json(&mut cmd)?;
+    if !run.success {
+        return Err(Error::KernelBuild {
+            krate: opts.crate_dir.display().to_string(),
+        });
+    }
+    Ok(CargoBuild {
+        manifest,
+        workspace,
+        backend,
+        triple,
+        target_dir,
+        deps_dir,
+        artifacts: run.artifacts,
+    })
+}
+
+/// Builds the backend, then the kernel crate with it, and finds its PTX and host binary.
+pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
+    let built = cargo_build(opts)?;
+    let krate = opts.crate_dir.display().to_string();
+    let deps_dir = &built.deps_dir;
+    let own: Vec<&Artifact> = built
+        .artifacts
+        .iter()
+        .filter(|a| same_file(&a.manifest_path, &built.manifest))
+        .collect();
+    let bin = own.iter().find(|a| a.has_kind("bin"));
+    let binary = bin.and_then(|a| a.executable.clone());
+    // The PTX is named after the crate that holds the kernels: the binary's, else a library's.
+    let ptx_of = |a: &&&Artifact| deps_dir.join(format!("{}.ptx", a.crate_name())).is_file();
+    let owner = own
+        .iter()
+        .filter(|a| a.has_kind("bin"))
+        .find(ptx_of)
+        .or_else(|| own.iter().find(ptx_of))
+        .or(bin)
+        .or(own.first())
+        .ok_or(Error::NoBinary { krate })?;
+    let crate_name = owner.crate_name();
+    let ptx = deps_dir.join(format!("{crate_name}.ptx"));
+    if !ptx.is_file() {
+        return Err(Error::NoPtx(ptx));
+    }
+    Ok(BuildOutput {
+        workspace: built.workspace,
+        backend: built.backend,
+        triple: built.triple,
+        target_dir: built.target_dir,
+        deps_dir: built.deps_dir.clone(),
+        crate_name,
+        ptx,
+        binary,
+        artifacts: built.artifacts.clone(),
+    })
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b || matches!((a.canonicalize(), b.canonicalize()), (Ok(x), Ok(y)) if x == y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_follow_the_contract() {
+        let flags = rustflags(
+            Path::new("/r/target/debug/liboxide_codegen.so"),
+            "sm_90",
+            false,
+        );
+        assert_eq!(
+            flags,
+            [
+                "-Zcodegen-backend=/r/target/debug/liboxide_codegen.so",
+                "--cfg",
+                "oxide_backend",
+                "--cfg",
+                "oxide_arch=\"sm_90\"",
+                "-Zalways-encode-mir",
+                "-Zmir-enable-passes=-JumpThreading",
+            ]
+        );
+        let dump = rustflags(Path::new("/b.so"), "sm_80", true);
+        assert_eq!(&dump[dump.len() - 2..], ["--cfg", "oxide_dump"]);
+        assert!(dump.contains(&"oxide_arch=\"sm_80\"".to_owned()));
+    }
+
+    #[test]
+    fn a_folder_without_manifest_is_refused_before_building() {
+        let err = build(&BuildOptions::new("/nonexistent/kernel")).unwrap_err();
+        assert!(matches!(err, Error::NoManifest(_)), "{err}");
+        assert!(err.to_string().contains("cargo oxide build kernels/vecadd"));
+    }
+}

@@ -1,0 +1,237 @@
+//! Command-line arguments (clap derive) and the dispatch to each subcommand.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand};
+
+use crate::build::{self, BuildOptions};
+use crate::error::Result;
+use crate::{backend, cargo, doctor, inspect, pipeline, run};
+
+/// Build, run and inspect Rust GPU kernel crates with the oxide codegen backend.
+#[derive(Debug, Parser)]
+#[command(name = "cargo-oxide", bin_name = "cargo oxide", version)]
+pub struct Cli {
+    /// More logging: -v info, -vv debug, -vvv trace (RUST_LOG, when set, wins).
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// Build the backend, then the kernel crate with it; print where the PTX and binary are.
+    Build(KernelArgs),
+    /// Build, then run the host binary if this machine has an NVIDIA driver.
+    Run(RunArgs),
+    /// Build, then print the PTX (all of it, or one kernel).
+    Inspect(InspectArgs),
+    /// Build with every pipeline stage dumped, then print the stages.
+    Pipeline(PipelineArgs),
+    /// Check the toolchain, components, backend, ptxas and GPU.
+    Doctor,
+}
+
+/// Which kernel crate, and how to build it.
+#[derive(Debug, Clone, Args)]
+pub struct KernelArgs {
+    /// The kernel crate's folder (holding its Cargo.toml).
+    #[arg(value_name = "CRATE", default_value = ".")]
+    pub crate_dir: PathBuf,
+
+    /// GPU architecture to compile for.
+    #[arg(long, default_value = "sm_90", value_parser = parse_arch)]
+    pub arch: String,
+
+    /// Build in release (the default for kernel crates).
+    #[arg(long, overrides_with = "debug")]
+    pub release: bool,
+
+    /// Build in debug instead.
+    #[arg(long, overrides_with = "release")]
+    pub debug: bool,
+}
+
+impl KernelArgs {
+    pub fn options(&self) -> BuildOptions {
+        BuildOptions {
+            crate_dir: self.crate_dir.clone(),
+            arch: self.arch.clone(),
+            release: !self.debug,
+            dump: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+
+    /// Arguments for the host binary, after `--`.
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<OsString>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct InspectArgs {
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+
+    /// Print only this kernel's `.entry` function.
+    #[arg(long = "kernel", value_name = "NAME")]
+    pub kernel_name: Option<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct PipelineArgs {
+    #[command(flatten)]
+    pub kernel: KernelArgs,
+
+    /// Print only this stage: `llvm-ir`, `5` or `5-llvm-ir`.
+    #[arg(long, value_name = "STAGE")]
+    pub stage: Option<String>,
+}
+
+/// `sm_<digits>` with an optional letter suffix (`sm_90a`).
+fn parse_arch(s: &str) -> Result<String, String> {
+    let digits = s
+        .strip_prefix("sm_")
+        .ok_or("expected sm_<NN>, e.g. sm_90")?;
+    let digits = digits.trim_end_matches(|c: char| c.is_ascii_lowercase());
+    if digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(s.to_owned())
+    } else {
+        Err("expected sm_<NN>, e.g. sm_90".into())
+    }
+}
+
+/// Parses the arguments, accepting both `cargo-oxide <cmd>` and the cargo subcommand form
+/// `cargo-oxide oxide <cmd>` (what `cargo oxide <cmd>` runs when cargo-oxide is installed).
+pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString>,
+{
+    let mut args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    if args.get(1).is_some_and(|a| a == "oxide") {
+        args.remove(1);
+    }
+    Cli::try_parse_from(args)
+}
+
+/// Runs the command; returns the process exit code.
+pub fn execute(cli: &Cli) -> Result<i32> {
+    match &cli.command {
+        Cmd::Build(k) => {
+            let out = build::build(&k.options())?;
+            println!("ptx: {}", out.ptx.display());
+            match &out.binary {
+                Some(bin) => println!("binary: {}", bin.display()),
+                None => println!("binary: none (the crate has no bin target)"),
+            }
+            Ok(0)
+        }
+        Cmd::Run(r) => run::run(&r.kernel.options(), &r.args),
+        Cmd::Inspect(i) => {
+            print!(
+                "{}",
+                inspect::inspect(&i.kernel.options(), i.kernel_name.as_deref())?
+            );
+            println!();
+            Ok(0)
+        }
+        Cmd::Pipeline(p) => {
+            print!(
+                "{}",
+                pipeline::pipeline(&p.kernel.options(), p.stage.as_deref())?
+            );
+            Ok(0)
+        }
+        Cmd::Doctor => {
+            let here = std::env::current_dir().ok();
+            let ws = here
+                .as_deref()
+                .and_then(|d| cargo::workspace_root(&d.join("Cargo.toml")).ok());
+            let root = backend::oxide_root(ws.as_deref())?;
+            doctor::doctor(&root)?;
+            Ok(0)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Cli {
+        parse_from(args.iter().copied()).unwrap_or_else(|e| panic!("{args:?}: {e}"))
+    }
+
+    #[test]
+    fn both_invocation_forms() {
+        for argv in [
+            &["cargo-oxide", "build"][..],
+            &["cargo-oxide", "oxide", "build"],
+        ] {
+            let Cmd::Build(k) = parse(argv).command else {
+                panic!("{argv:?}")
+            };
+            assert_eq!(k.crate_dir, PathBuf::from("."));
+            assert_eq!(k.arch, "sm_90");
+            assert!(k.options().release);
+        }
+    }
+
+    #[test]
+    fn kernel_args() {
+        let Cmd::Build(k) =
+            parse(&["c", "build", "kernels/vecadd", "--arch", "sm_80", "--debug"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(k.crate_dir, PathBuf::from("kernels/vecadd"));
+        assert_eq!(k.arch, "sm_80");
+        assert!(!k.options().release);
+        let Cmd::Build(k) = parse(&["c", "build", "--debug", "--release"]).command else {
+            panic!()
+        };
+        assert!(k.options().release);
+        assert!(parse_from(["c", "build", "--arch", "90"]).is_err());
+        assert!(parse_from(["c", "build", "--arch", "sm_"]).is_err());
+        assert!(parse_from(["c", "build", "--arch", "sm_90a"]).is_ok());
+    }
+
+    #[test]
+    fn run_passes_trailing_args() {
+        let Cmd::Run(r) =
+            parse(&["c", "oxide", "run", "kernels/saxpy", "--", "1024", "-x"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(r.kernel.crate_dir, PathBuf::from("kernels/saxpy"));
+        assert_eq!(r.args, ["1024", "-x"]);
+    }
+
+    #[test]
+    fn inspect_and_pipeline_options() {
+        let Cmd::Inspect(i) = parse(&["c", "inspect", "k", "--kernel", "vecadd", "-v"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(i.kernel_name.as_deref(), Some("vecadd"));
+        let cli = parse(&["c", "-vv", "pipeline", "--stage", "llvm-ir"]);
+        assert_eq!(cli.verbose, 2);
+        let Cmd::Pipeline(p) = cli.command else {
+            panic!()
+        };
+        assert_eq!(p.stage.as_deref(), Some("llvm-ir"));
+        assert!(matches!(
+            parse(&["c", "oxide", "doctor"]).command,
+            Cmd::Doctor
+        ));
+    }
+}

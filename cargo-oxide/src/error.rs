@@ -1,0 +1,109 @@
+//! The one error type of cargo-oxide. Every message says what to do next, on one line where it can.
+
+use std::io;
+use std::path::PathBuf;
+
+/// Everything that can stop a cargo-oxide command.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("could not run `{program}`: {source} (is it installed and on PATH?)")]
+    Spawn {
+        program: String,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error("`{command}` failed ({status}): {stderr}")]
+    CommandFailed {
+        command: String,
+        status: std::process::ExitStatus,
+        stderr: String,
+    },
+
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    #[error(
+        "no Cargo.toml in {0}: pass the folder of a kernel crate, e.g. `cargo oxide build kernels/vecadd`"
+    )]
+    NoManifest(PathBuf),
+
+    #[error(
+        "cannot find the oxide repository (the folder with codegen-backend/): run from inside it or set OXIDE_ROOT"
+    )]
+    NoOxideRoot,
+
+    #[error(
+        "the oxide-codegen backend did not build (errors above); fix them, then run `cargo build -p oxide-codegen` to check"
+    )]
+    BackendBuild,
+
+    #[error(
+        "cargo built oxide-codegen but reported no liboxide_codegen.so; is codegen-backend's crate-type still cdylib?"
+    )]
+    BackendArtifactMissing,
+
+    #[error("building {krate} with the oxide backend failed (errors above)")]
+    KernelBuild { krate: String },
+
+    #[error(
+        "{krate} built but has no binary target: a kernel crate needs a src/main.rs that launches its kernels"
+    )]
+    NoBinary { krate: String },
+
+    #[error(
+        "the backend wrote no PTX at {0}: does the crate have a `#[kernel]` fn? (try `cargo oxide pipeline`)"
+    )]
+    NoPtx(PathBuf),
+
+    #[error("no `.entry {name}` in {ptx}; its kernels are: {available}")]
+    NoKernel {
+        name: String,
+        ptx: PathBuf,
+        available: String,
+    },
+
+    #[error(
+        "no pipeline dump in {0}: the backend writes it when built with --cfg oxide_dump; is this backend new enough?"
+    )]
+    NoPipelineDump(PathBuf),
+
+    #[error("no stage `{stage}` in {dir}; stages there: {available}")]
+    NoStage {
+        stage: String,
+        dir: PathBuf,
+        available: String,
+    },
+
+    #[error(
+        "ptxas not found: set OXIDE_PTXAS, put ptxas on PATH, or run ci/setup.sh (it pip-installs nvidia-cuda-nvcc)"
+    )]
+    PtxasNotFound,
+
+    #[error("ptxas rejected {ptx}:\n{stderr}")]
+    PtxasRejected { ptx: PathBuf, stderr: String },
+
+    #[error("cargo printed a line that is not valid JSON ({reason}): {line}")]
+    BadCargoMessage { reason: String, line: String },
+
+    #[error("`{0}` printed nothing this tool understands")]
+    UnexpectedOutput(String),
+
+    #[error("{0} required check(s) failed above; ci/setup.sh installs what is missing")]
+    DoctorFailed(usize),
+}
+
+/// Shorthand for results of this crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Wraps an I/O error with the path it concerns.
+    pub fn io(path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io { path, source }
+    }
+}

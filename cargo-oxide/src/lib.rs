@@ -1,0 +1,21 @@
+//! cargo-oxide: builds Rust GPU kernel crates with the oxide codegen backend, runs them, and shows
+//! their PTX and every pipeline stage. `cargo oxide <cmd>` in this repository runs it through the
+//! alias in `.cargo/config.toml`; docs/contracts.md says what the flags and paths mean.
+//!
+//! The library is what the binary runs; the tests (package `oxide-tests`) use it too.
+
+pub mod backend;
+pub mod build;
+pub mod cargo;
+pub mod cli;
+pub mod doctor;
+pub mod driver;
+pub mod error;
+pub mod inspect;
+pub mod json;
+pub mod pipeline;
+pub mod ptxas;
+pub mod run;
+
+pub use build::{BuildOptions, BuildOutput, build};
+pub use error::{Error, Result};

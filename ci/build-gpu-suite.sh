@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds every kernel crate with `cargo oxide build` and lays out .gpu-suite/ (git-ignored) for the
+# GPU machine, which has a driver and nvcc but no Rust:
+#   .gpu-suite/run.sh, bin/<kernel>, ptx/<kernel>.ptx, twins/*.cu (+ common.cuh)
+# Then, with the device tool: carry [".gpu-suite"], command `bash .gpu-suite/run.sh`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+die() { echo "ci/build-gpu-suite.sh: $*" >&2; exit 1; }
+
+suite=.gpu-suite
+rm -rf "$suite"
+mkdir -p "$suite/bin" "$suite/ptx" "$suite/twins"
+
+for dir in kernels/*/; do
+    dir=${dir%/}
+    [[ -f "$dir/Cargo.toml" ]] || continue
+    out=$(cargo oxide build "$dir") || die "cargo oxide build $dir failed (errors above)"
+    ptx=$(sed -n 's/^ptx: //p' <<<"$out")
+    bin=$(sed -n 's/^binary: //p' <<<"$out")
+    [[ -f "$ptx" && -x "$bin" ]] || die "cargo oxide build $dir printed no PTX or binary: $out"
+    name=$(basename "$bin")
+    cp "$bin" "$suite/bin/$name"
+    cp "$ptx" "$suite/ptx/$name.ptx"
+    echo "$dir: $suite/bin/$name, $suite/ptx/$name.ptx"
+done
+
+cp ci/gpu-suite/run.sh "$suite/run.sh"
+cp ci/gpu-suite/twins/*.cu ci/gpu-suite/twins/*.cuh "$suite/twins/"
+echo "built $suite ($(du -sh "$suite" | cut -f1)); on the GPU machine, carrying $suite: bash $suite/run.sh"

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The oxide GPU suite, run ON a machine with an NVIDIA GPU, nvcc and a driver (no Rust needed).
+# ci/build-gpu-suite.sh lays out its folder beside this script:
+#   bin/<kernel>      oxide host binaries (PTX embedded), run as `<kernel> N`
+#   ptx/<kernel>.ptx  their PTX, for reference
+#   twins/*.cu        nvcc twins of the kernels, and copy.cu (the bandwidth roof)
+# Each oxide binary runs for every N in SIZES; a run passes when it exits 0 and prints PASS.
+# Prints each kernel's time against its nvcc twin and its bandwidth against the copy roof, then
+# one line `N passed, N failed`; exits non-zero if any run failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sizes=(${SIZES:-268435456 1048579})
+arch=${ARCH:-sm_90}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The last `<x> GB/s` and `<x> ms` numbers of a result line.
+gbs_of() { sed -nE 's/.*[^0-9.]([0-9]+(\.[0-9]+)?) GB\/s.*/\1/p' <<<"$1" | tail -n1; }
+ms_of() { sed -nE 's/.*[^0-9.]([0-9]+(\.[0-9]+)?) ms.*/\1/p' <<<"$1" | tail -n1; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b + 0 > 0) printf "%.3f", a / b; else printf "n/a" }'; }
+percent() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "" && b != "" && b + 0 > 0) printf "%.1f%%", 100 * a / b; else printf "n/a" }'; }
+
+echo "== oxide GPU suite"
+date -u
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || echo "nvidia-smi failed"
+nvcc --version | tail -n1 || echo "nvcc not found: no twins"
+
+echo "== nvcc twins (nvcc -O3 -arch=$arch)"
+declare -A twin
+for cu in "$here"/twins/*.cu; do
+    [[ -e "$cu" ]] || continue
+    name=$(basename "$cu" .cu)
+    if nvcc -O3 -arch="$arch" -o "$work/$name-nvcc" "$cu" >"$work/$name.log" 2>&1; then
+        twin[$name]="$work/$name-nvcc"
+    else
+        echo "WARN: nvcc could not build $name.cu:"
+        sed 's/^/    /' "$work/$name.log"
+    fi
+done
+
+copy_gbs=""
+if [[ -n "${twin[copy]:-}" ]]; then
+    line=$("${twin[copy]}" 268435456 2>&1) || echo "WARN: copy twin failed"
+    echo "$line"
+    copy_gbs=$(gbs_of "$line")
+fi
+
+echo "== oxide kernels"
+passed=0
+failed=0
+summary=()
+for bin in "$here"/bin/*; do
+    [[ -x "$bin" ]] || continue
+    kernel=$(basename "$bin")
+    for n in "${sizes[@]}"; do
+        out=$(timeout 600 "$bin" "$n" 2>&1)
+        rc=$?
+        sed "s/^/  [$kernel n=$n] /" <<<"$out"
+        if [[ $rc -eq 0 ]] && grep -qw PASS <<<"$out"; then
+            verdict=PASS
+            passed=$((passed + 1))
+        else
+            verdict="FAIL(exit $rc)"
+            failed=$((failed + 1))
+        fi
+        oxide_ms=$(ms_of "$out")
+        oxide_gbs=$(gbs_of "$out")
+        nvcc_ms=""
+        nvcc_gbs=""
+        if [[ -n "${twin[$kernel]:-}" ]]; then
+            tout=$("${twin[$kernel]}" "$n" 2>&1) || echo "  WARN: $kernel-nvcc failed for n=$n"
+            sed "s/^/  [$kernel-nvcc n=$n] /" <<<"$tout"
+            nvcc_ms=$(ms_of "$tout")
+            nvcc_gbs=$(gbs_of "$tout")
+        fi
+        summary+=("$(printf '%-8s n=%-10s %-14s oxide %s ms %s GB/s (%s of copy) | nvcc %s ms %s GB/s (%s of copy) | oxide_ms/nvcc_ms %s' \
+            "$kernel" "$n" "$verdict" "${oxide_ms:-n/a}" "${oxide_gbs:-n/a}" "$(percent "$oxide_gbs" "$copy_gbs")" \
+            "${nvcc_ms:-n/a}" "${nvcc_gbs:-n/a}" "$(percent "$nvcc_gbs" "$copy_gbs")" "$(ratio "$oxide_ms" "$nvcc_ms")")")
+    done
+done
+
+echo "== summary (copy roof: ${copy_gbs:-n/a} GB/s)"
+printf '%s\n' "${summary[@]}"
+if ((passed + failed == 0)); then
+    echo "no oxide binaries in $here/bin: run ci/build-gpu-suite.sh first"
+    failed=1
+fi
+echo "$passed passed, $failed failed"
+((failed == 0))

@@ -1,0 +1,185 @@
+//! The device path of one crate: find kernels, import, run passes, emit PTX, report errors as
+//! spanned diagnostics.
+
+use std::{
+    cell::RefCell,
+    panic::{AssertUnwindSafe, catch_unwind},
+    path::{Path, PathBuf},
+};
+
+use rustc_hir::def::DefKind;
+use rustc_middle::ty::{Instance, TyCtxt};
+
+use crate::{
+    config::DeviceConfig,
+    error::{DeviceError, DeviceErrorKind},
+    import::DeviceModule,
+};
+
+/// What `#[kernel]` puts in front of a kernel's symbol (docs/contracts.md).
+const KERNEL_SYMBOL_PREFIX: &str = "__oxide_kernel__";
+
+pub(crate) struct PtxImage {
+    pub(crate) crate_name: String,
+    pub(crate) ptx: String,
+}
+
+impl PtxImage {
+    pub(crate) fn symbol(&self) -> String {
+        format!("__oxide_ptx_{}", self.crate_name)
+    }
+}
+
+/// Every pipeline stage as text, for `cargo oxide pipeline`.
+struct Dumps {
+    rustc_mir: String,
+    stages: oxide_dialects::StageDumps,
+    llvm_ir: String,
+    llvm_ir_opt: String,
+    ptx: String,
+}
+
+/// Compiles the crate's kernels to PTX; `None` when it has none or on error (already reported).
+pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
+    let kernels = find_kernels(tcx);
+    if kernels.is_empty() {
+        return None;
+    }
+    let crate_name = tcx.crate_name(rustc_span::def_id::LOCAL_CRATE).to_string();
+    let _span = tracing::info_span!("device", krate = %crate_name).entered();
+    let config = DeviceConfig::from_session(tcx.sess);
+
+    let result = without_panic_banner(|| compile(tcx, &crate_name, &kernels, &config));
+    let (ptx, dumps) = match result {
+        Ok(Ok(ok)) => ok,
+        Ok(Err(errors)) => {
+            for e in errors {
+                report(tcx, e);
+            }
+            return None;
+        }
+        Err(panic_message) => {
+            tcx.dcx().err(format!(
+                "oxide: the device compiler crashed on crate `{crate_name}`: {panic_message}\n\
+                 this is a bug in oxide; please report it with the kernel that triggered it"
+            ));
+            return None;
+        }
+    };
+    let out_dir = output_dir(tcx);
+    let ptx_path = out_dir.join(format!("{crate_name}.ptx"));
+    if let Err(e) = std::fs::write(&ptx_path, &ptx) {
+        tcx.dcx().err(format!("oxide: cannot write {}: {e}", ptx_path.display()));
+    }
+    if config.dump {
+        write_dumps(tcx, &out_dir.join(format!("{crate_name}.pipeline")), &dumps);
+    }
+    Some(PtxImage { crate_name, ptx })
+}
+
+fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
+    let any_output = tcx.output_filenames(()).with_extension("ptx");
+    any_output.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn find_kernels(tcx: TyCtxt<'_>) -> Vec<(Instance<'_>, String)> {
+    let mut kernels = Vec::new();
+    for def_id in tcx.hir_crate_items(()).definitions() {
+        if tcx.def_kind(def_id) != DefKind::Fn {
+            continue;
+        }
+        let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name else { continue };
+        if let Some(name) = symbol.as_str().strip_prefix(KERNEL_SYMBOL_PREFIX) {
+            kernels.push((Instance::mono(tcx, def_id.to_def_id()), name.to_string()));
+        }
+    }
+    kernels
+}
+
+fn compile<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    crate_name: &str,
+    kernels: &[(Instance<'tcx>, String)],
+    config: &DeviceConfig,
+) -> Result<(String, Dumps), Vec<DeviceError>> {
+    let mut module = DeviceModule::new(tcx, crate_name);
+    let mut errors = Vec::new();
+    for (instance, name) in kernels {
+        if let Err(e) = module.import_kernel(*instance, name) {
+            errors.push(e);
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let whole_crate = tcx.def_span(rustc_span::def_id::CRATE_DEF_ID);
+    let internal = |message: String| {
+        vec![DeviceError::new(whole_crate, DeviceErrorKind::Internal { function: crate_name.to_string(), message })]
+    };
+    let rustc_mir = std::mem::take(&mut module.mir_text);
+    let kernel_names = module.kernels.clone();
+    let DeviceModule { mut ctx, module: module_op, .. } = module;
+    let stages = oxide_dialects::run_pipeline(&mut ctx, module_op).map_err(|e| internal(e.to_string()))?;
+    let options = oxide_llvm_emit::EmitOptions { arch: config.arch.clone(), opt_level: 3, kernels: kernel_names };
+    let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options).map_err(|e| internal(e.to_string()))?;
+    let dumps = Dumps {
+        rustc_mir,
+        stages,
+        llvm_ir: output.llvm_ir_unoptimized.clone(),
+        llvm_ir_opt: output.llvm_ir.clone(),
+        ptx: output.ptx.clone(),
+    };
+    Ok((output.ptx, dumps))
+}
+
+fn report(tcx: TyCtxt<'_>, e: DeviceError) {
+    let mut diag = tcx.dcx().struct_span_err(e.span, format!("oxide: {}", e.kind));
+    if e.call_path.len() > 1 {
+        diag.note(format!("reached from kernel `{}` through {}", e.call_path[0], e.call_path[1..].join(" -> ")));
+    } else if let Some(kernel) = e.call_path.first() {
+        diag.note(format!("in kernel `{kernel}`"));
+    }
+    if let DeviceErrorKind::NoMir { .. } = e.kind {
+        diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");
+    }
+    diag.emit();
+}
+
+fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
+    let files = [
+        ("1-rustc-mir.txt", &dumps.rustc_mir),
+        ("2-mir-dialect.txt", &dumps.stages.mir_dialect),
+        ("3-mir-dialect-opt.txt", &dumps.stages.mir_dialect_opt),
+        ("4-llvm-dialect.txt", &dumps.stages.llvm_dialect),
+        ("5-llvm-ir.ll", &dumps.llvm_ir),
+        ("5b-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
+        ("6-ptx.ptx", &dumps.ptx),
+    ];
+    let result = std::fs::create_dir_all(dir)
+        .and_then(|()| files.iter().try_for_each(|(name, text)| std::fs::write(dir.join(name), text)));
+    if let Err(e) = result {
+        tcx.dcx().warn(format!("oxide: cannot write the pipeline dump to {}: {e}", dir.display()));
+    }
+}
+
+thread_local! {
+    static PANIC_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, turning a panic into an error message instead of rustc's ICE banner.
+fn without_panic_banner<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|info| {
+        let location = info.location().map(|l| format!(" at {l}")).unwrap_or_default();
+        let payload = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        PANIC_MESSAGE.with(|m| *m.borrow_mut() = Some(format!("{payload}{location}")));
+    }));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    std::panic::set_hook(previous);
+    result.map_err(|_| PANIC_MESSAGE.with(|m| m.borrow_mut().take()).unwrap_or_default())
+}

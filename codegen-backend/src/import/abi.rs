@@ -1,0 +1,252 @@
+//! Signatures: the kernel parameter ABI shared with the host (docs/contracts.md) and the internal
+//! ABI between device functions.
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::{basic_block::BasicBlock, context::Ptr, r#type::{TypeHandle, TypedHandle}, value::Value};
+use pliron_llvm::{ops::StoreOp as _LlvmStore, types::{FuncType, VoidType}};
+use oxide_dialects::mir::StoreOp;
+use rustc_abi::BackendRepr;
+use rustc_middle::{
+    mir::{Body, Local},
+    ty::{self, Instance, Ty, layout::TyAndLayout},
+};
+use rustc_span::Span;
+
+use super::{DeviceModule, FnCx, LocalPlace, operands::{Operand, OperandVal}, places::PlaceRef, types};
+use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
+
+/// How one value crosses a call between device functions.
+#[derive(Clone, Debug)]
+pub(crate) enum ArgPass {
+    Ignore,
+    Imm,
+    Pair,
+    /// A pointer to a copy the caller made.
+    ByRef,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum RetPass {
+    Void,
+    Imm,
+    /// The caller passes the address of the result as the first parameter.
+    OutPtr,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct DeviceAbi {
+    /// One entry per argument after untupling a spread (`rust-call`) argument.
+    pub(crate) args: Vec<ArgPass>,
+    pub(crate) ret: RetPass,
+}
+
+fn classify(layout: TyAndLayout<'_>) -> ArgPass {
+    if layout.is_zst() {
+        return ArgPass::Ignore;
+    }
+    match layout.backend_repr {
+        BackendRepr::Scalar(_) => ArgPass::Imm,
+        BackendRepr::ScalarPair(..) => ArgPass::Pair,
+        _ => ArgPass::ByRef,
+    }
+}
+
+fn param_types(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>, pass: &ArgPass, span: Span) -> DeviceResult<Vec<TypeHandle>> {
+    let unsupported = |m: &DeviceModule<'_>| {
+        let _ = m;
+        Err(DeviceError::new(span, DeviceErrorKind::Unsupported { construct: format!("a value of type `{}` as an argument", layout.ty) }))
+    };
+    Ok(match (pass, layout.backend_repr) {
+        (ArgPass::Ignore, _) => vec![],
+        (ArgPass::Imm, BackendRepr::Scalar(s)) => match types::scalar_immediate(&mut m.ctx, s) {
+            Some(t) => vec![t],
+            None => return unsupported(m),
+        },
+        (ArgPass::Pair, BackendRepr::ScalarPair(a, b)) => {
+            match (types::scalar_immediate(&mut m.ctx, a), types::scalar_immediate(&mut m.ctx, b)) {
+                (Some(x), Some(y)) => vec![x, y],
+                _ => return unsupported(m),
+            }
+        }
+        _ => vec![types::ptr(&mut m.ctx)],
+    })
+}
+
+/// The argument layouts of a body, with a spread (`rust-call`) tuple argument untupled.
+fn arg_layouts<'tcx>(m: &DeviceModule<'tcx>, instance: Instance<'tcx>, body: &Body<'tcx>, span: Span) -> DeviceResult<Vec<(Local, Option<usize>, TyAndLayout<'tcx>)>> {
+    let mut out = Vec::new();
+    for local in body.args_iter() {
+        let ty = mono(m, instance, body.local_decls[local].ty);
+        if body.spread_arg == Some(local) {
+            let ty::Tuple(fields) = ty.kind() else {
+                return Err(DeviceError::new(span, DeviceErrorKind::Unsupported { construct: "a spread argument that is not a tuple".into() }));
+            };
+            for (i, field) in fields.iter().enumerate() {
+                out.push((local, Some(i), m.layout_of(field, span)?));
+            }
+        } else {
+            out.push((local, None, m.layout_of(ty, span)?));
+        }
+    }
+    Ok(out)
+}
+
+fn mono<'tcx>(m: &DeviceModule<'tcx>, instance: Instance<'tcx>, ty: Ty<'tcx>) -> Ty<'tcx> {
+    instance.instantiate_mir_and_normalize_erasing_regions(m.tcx, m.typing_env(), ty::EarlyBinder::bind(ty))
+}
+
+pub(crate) fn device_fn_signature<'tcx>(
+    m: &mut DeviceModule<'tcx>,
+    instance: Instance<'tcx>,
+    span: Span,
+) -> DeviceResult<(DeviceAbi, TypedHandle<FuncType>)> {
+    let body = m.tcx.instance_mir(instance.def);
+    let mut params = Vec::new();
+    let ret_layout = m.layout_of(mono(m, instance, body.return_ty()), span)?;
+    let ret = if ret_layout.is_zst() || ret_layout.is_uninhabited() {
+        RetPass::Void
+    } else if let BackendRepr::Scalar(_) = ret_layout.backend_repr {
+        RetPass::Imm
+    } else {
+        params.push(types::ptr(&mut m.ctx));
+        RetPass::OutPtr
+    };
+    let result: TypeHandle = match (&ret, ret_layout.backend_repr) {
+        (RetPass::Imm, BackendRepr::Scalar(s)) => types::scalar_immediate(&mut m.ctx, s).ok_or_else(|| {
+            DeviceError::new(span, DeviceErrorKind::Unsupported { construct: format!("returning `{}`", ret_layout.ty) })
+        })?,
+        _ => VoidType::get(&m.ctx).into(),
+    };
+    let mut args = Vec::new();
+    for (_, _, layout) in arg_layouts(m, instance, body, span)? {
+        let pass = classify(layout);
+        params.extend(param_types(m, layout, &pass, span)?);
+        args.push(pass);
+    }
+    let ty = FuncType::get(&mut m.ctx, result, params, false);
+    Ok((DeviceAbi { args, ret }, ty))
+}
+
+/// How a kernel argument arrives (docs/contracts.md, "Kernel parameter ABI").
+enum KernelParam {
+    Ignore,
+    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`.
+    PointerAndLength,
+    /// One primitive scalar, in its memory representation.
+    Primitive(TypeHandle),
+    /// The bytes of any other `Copy` value.
+    Bytes(TypeHandle),
+}
+
+fn is_disjoint_slice(tcx: ty::TyCtxt<'_>, ty: Ty<'_>) -> bool {
+    let ty::Adt(adt, _) = ty.kind() else { return false };
+    let path = rustc_middle::ty::print::with_no_trimmed_paths!(tcx.def_path_str(adt.did()));
+    path.starts_with("oxide::") && path.ends_with("::DisjointSlice") || path == "oxide::DisjointSlice"
+}
+
+fn kernel_param(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>) -> KernelParam {
+    let ty = layout.ty;
+    if layout.is_zst() {
+        return KernelParam::Ignore;
+    }
+    if let ty::Ref(_, inner, _) = ty.kind() && matches!(inner.kind(), ty::Slice(_)) {
+        return KernelParam::PointerAndLength;
+    }
+    if is_disjoint_slice(m.tcx, ty) {
+        return KernelParam::PointerAndLength;
+    }
+    if types::is_primitive_param(ty) && let Some(s) = types::as_scalar(layout) && let Some(t) = types::scalar_memory(&mut m.ctx, s) {
+        return KernelParam::Primitive(t);
+    }
+    KernelParam::Bytes(types::bytes(&mut m.ctx, layout.size.bytes()))
+}
+
+pub(crate) fn kernel_signature<'tcx>(
+    m: &mut DeviceModule<'tcx>,
+    instance: Instance<'tcx>,
+    body: &Body<'tcx>,
+    span: Span,
+) -> DeviceResult<TypedHandle<FuncType>> {
+    let name = m.tcx.item_name(instance.def_id()).to_string();
+    if !super::is_unit(mono(m, instance, body.return_ty())) {
+        return Err(DeviceError::new(span, DeviceErrorKind::BadKernel { kernel: name, why: "a kernel returns nothing; write results through a `DisjointSlice`".into() }));
+    }
+    let mut params = Vec::new();
+    for (_, _, layout) in arg_layouts(m, instance, body, span)? {
+        match kernel_param(m, layout) {
+            KernelParam::Ignore => {}
+            KernelParam::PointerAndLength => {
+                params.push(types::ptr(&mut m.ctx));
+                params.push(types::int(&mut m.ctx, 64));
+            }
+            KernelParam::Primitive(t) | KernelParam::Bytes(t) => params.push(t),
+        }
+    }
+    let void = VoidType::get(&m.ctx).into();
+    Ok(FuncType::get(&mut m.ctx, void, params, false))
+}
+
+fn entry_args(cx: &FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> Vec<Value> {
+    entry.deref(&cx.m.ctx).arguments().collect()
+}
+
+/// Writes the kernel's parameters into the slots of its argument locals.
+pub(crate) fn store_kernel_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+    let params = entry_args(cx, entry);
+    let mut next = params.into_iter();
+    let layouts = arg_layouts(cx.m, cx.instance, cx.mir, cx.span)?;
+    for (local, _, layout) in layouts {
+        let LocalPlace::Slot(slot) = cx.locals[local] else { continue };
+        match kernel_param(cx.m, layout) {
+            KernelParam::Ignore => {}
+            KernelParam::PointerAndLength => {
+                let (ptr, len) = (next.next().expect("ptr param"), next.next().expect("len param"));
+                for (field, value) in [(0usize, ptr), (1, len)] {
+                    let offset = slot.layout.fields.offset(field);
+                    let field_layout = slot.layout.field(&cx.layout_cx(), field);
+                    let place = cx.offset_place(slot, offset, field_layout);
+                    let scalar = types::as_scalar(field_layout).expect("pointer and length are scalars");
+                    cx.store_scalar(value, place.ptr, scalar, place.align);
+                }
+            }
+            KernelParam::Primitive(_) | KernelParam::Bytes(_) => {
+                let value = next.next().expect("param");
+                let align = slot.align.bytes() as u32;
+                cx.emit(|ctx| StoreOp::new(ctx, value, slot.ptr, align));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes a device function's parameters into the slots of its argument locals.
+pub(crate) fn store_device_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+    let abi = cx.abi.clone().expect("device function");
+    let mut next = entry_args(cx, entry).into_iter();
+    if let RetPass::OutPtr = abi.ret {
+        cx.ret_out = next.next();
+    }
+    let layouts = arg_layouts(cx.m, cx.instance, cx.mir, cx.span)?;
+    for ((local, field, layout), pass) in layouts.into_iter().zip(abi.args.iter()) {
+        let LocalPlace::Slot(slot) = cx.locals[local] else { continue };
+        let dest: PlaceRef<'_> = match field {
+            Some(i) => {
+                let offset = slot.layout.fields.offset(i);
+                cx.offset_place(slot, offset, layout)
+            }
+            None => slot,
+        };
+        let val = match pass {
+            ArgPass::Ignore => continue,
+            ArgPass::Imm => OperandVal::Imm(next.next().expect("param")),
+            ArgPass::Pair => OperandVal::Pair(next.next().expect("param"), next.next().expect("param")),
+            ArgPass::ByRef => OperandVal::Mem(next.next().expect("param")),
+        };
+        cx.store_operand(Operand { val, layout }, dest)?;
+    }
+    Ok(())
+}
+
+#[allow(unused_imports)]
+use _LlvmStore as _;

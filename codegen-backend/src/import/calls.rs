@@ -1,0 +1,316 @@
+//! Calls: device-std intrinsics (through the registry), core intrinsics, panics (traps) and
+//! calls of other device functions (queued for import).
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::value::Value;
+use oxide_dialects::{
+    gpu::{BarrierOp, SpecialRegOp},
+    intrinsics::{self, IntrinsicKind},
+    mir::CallOp,
+};
+use rustc_abi::ExternAbi;
+use rustc_middle::{
+    mir::{self, Operand as MirOperand},
+    ty::{self, Instance, InstanceKind},
+};
+use rustc_span::{Spanned, sym};
+
+use super::{
+    FnCx,
+    abi::{ArgPass, RetPass},
+    operands::{Operand, OperandVal},
+    places::PlaceRef,
+    types,
+};
+use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
+
+impl<'tcx> FnCx<'tcx, '_> {
+    pub(crate) fn call(
+        &mut self,
+        func: &MirOperand<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let tcx = self.m.tcx;
+        let callee_ty = self.monomorphize(func.ty(self.mir, tcx));
+        let ty::FnDef(def_id, generic_args) = *callee_ty.kind() else {
+            return not_on_gpu(self.span, "calling a function pointer", "device code calls functions directly; use generics or closures");
+        };
+        let instance = match Instance::try_resolve(tcx, self.m.typing_env(), def_id, generic_args) {
+            Ok(Some(instance)) => instance,
+            _ => return unsupported(self.span, format!("calling `{}`, which does not resolve", tcx.def_path_str(def_id))),
+        };
+        let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(instance.def_id()));
+
+        if let Some(intrinsic) = intrinsics::by_path(&path) {
+            return self.device_intrinsic(intrinsic.kind, destination, target);
+        }
+        let crate_name = tcx.crate_name(instance.def_id().krate);
+        let from_std = [sym::core, sym::std, sym::alloc].contains(&crate_name);
+        let diverges = callee_ty.fn_sig(tcx).output().skip_binder().is_never();
+        if from_std && (diverges || path.contains("::panicking::")) {
+            // Panics trap: the kernel stops and the host's synchronisation reports the failure.
+            return self.trap(&format!("panic in `{path}`"));
+        }
+        match instance.def {
+            InstanceKind::Intrinsic(_) => return self.core_intrinsic(instance, args, destination, target),
+            InstanceKind::Virtual(..) => {
+                return not_on_gpu(
+                    self.span,
+                    format!("the `dyn Trait` method call `{path}`"),
+                    "trait objects need vtables and indirect calls, which device code does not have; use generics",
+                );
+            }
+            InstanceKind::DropGlue(_, None) => return self.finish_call(target),
+            InstanceKind::Item(_) if tcx.is_foreign_item(instance.def_id()) => {
+                return not_on_gpu(self.span, format!("the foreign function `{path}`"), "it is host code");
+            }
+            InstanceKind::Item(_) if !tcx.is_mir_available(instance.def_id()) => {
+                if from_std && (path.starts_with("std::") || path.starts_with("alloc::")) {
+                    return not_on_gpu(self.span, format!("`{path}`"), "`std` and heap allocation are host-only");
+                }
+                return Err(DeviceError::new(self.span, DeviceErrorKind::NoMir { callee: path }));
+            }
+            _ => {}
+        }
+        self.device_call(instance, callee_ty, args, destination, target)
+    }
+
+    fn finish_call(&mut self, target: Option<mir::BasicBlock>) -> DeviceResult<()> {
+        match target {
+            Some(t) => self.goto(t),
+            None => self.trap("returned from a function that never returns"),
+        }
+    }
+
+    fn device_intrinsic(
+        &mut self,
+        kind: IntrinsicKind,
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        match kind {
+            IntrinsicKind::SpecialReg(register) => {
+                let value = self.emit_value(|ctx| SpecialRegOp::new(ctx, register));
+                let dest = self.place(destination)?;
+                self.store_operand(Operand { val: OperandVal::Imm(value), layout: dest.layout }, dest)?;
+            }
+            IntrinsicKind::Barrier => {
+                self.emit(|ctx| BarrierOp::new(ctx));
+            }
+        }
+        self.finish_call(target)
+    }
+
+    fn device_call(
+        &mut self,
+        instance: Instance<'tcx>,
+        callee_ty: ty::Ty<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let call_path = self.call_path.clone();
+        let decl = self.m.declare(instance, self.span, &call_path)?;
+        let spread = callee_ty.fn_sig(self.m.tcx).abi() == ExternAbi::RustCall;
+
+        let mut values: Vec<Operand<'tcx>> = Vec::new();
+        for (i, arg) in args.iter().enumerate() {
+            let value = self.operand(&arg.node)?;
+            if spread && i + 1 == args.len() {
+                // `rust-call`: the last argument is a tuple passed as its fields.
+                let tuple = self.spill(value)?;
+                for field in 0..tuple.layout.fields.count() {
+                    let offset = tuple.layout.fields.offset(field);
+                    let layout = tuple.layout.field(&self.layout_cx(), field);
+                    let place = self.offset_place(tuple, offset, layout);
+                    values.push(self.load_operand(place)?);
+                }
+            } else {
+                values.push(value);
+            }
+        }
+        if values.len() != decl.abi.args.len() {
+            return unsupported(self.span, format!("calling `{}` with this argument shape", super::display_instance(self.m.tcx, instance)));
+        }
+
+        let dest = self.place(destination)?;
+        let mut params: Vec<Value> = Vec::new();
+        let out = match decl.abi.ret {
+            RetPass::OutPtr => {
+                let slot = self.new_slot(dest.layout);
+                params.push(slot.ptr);
+                Some(slot)
+            }
+            _ => None,
+        };
+        for (value, pass) in values.into_iter().zip(decl.abi.args.iter()) {
+            match (pass, value.val) {
+                (ArgPass::Ignore, _) => {}
+                (ArgPass::Imm, OperandVal::Imm(v)) => params.push(v),
+                (ArgPass::Pair, OperandVal::Pair(a, b)) => params.extend([a, b]),
+                (ArgPass::ByRef, _) => {
+                    // The callee owns its argument: give it a copy.
+                    let copy = self.spill(value)?;
+                    params.push(copy.ptr);
+                }
+                (_, _) => {
+                    let copy: PlaceRef<'tcx> = self.spill(value)?;
+                    let reloaded = self.load_operand(copy)?;
+                    match reloaded.val {
+                        OperandVal::Imm(v) => params.push(v),
+                        OperandVal::Pair(a, b) => params.extend([a, b]),
+                        _ => return unsupported(self.span, format!("passing a `{}`", value.layout.ty)),
+                    }
+                }
+            }
+        }
+        let call = self.emit(|ctx| CallOp::new(ctx, decl.name.clone(), decl.ty, params));
+        match decl.abi.ret {
+            RetPass::Imm => {
+                let result = call.get_operation().deref(&self.m.ctx).get_result(0);
+                self.store_operand(Operand { val: OperandVal::Imm(result), layout: dest.layout }, dest)?;
+            }
+            RetPass::OutPtr => {
+                let slot = out.expect("out slot");
+                self.store_operand(Operand { val: OperandVal::Mem(slot.ptr), layout: dest.layout }, dest)?;
+            }
+            RetPass::Void => {}
+        }
+        self.finish_call(target)
+    }
+
+    /// The `core::intrinsics` a kernel reaches through ordinary core code.
+    fn core_intrinsic(
+        &mut self,
+        instance: Instance<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let tcx = self.m.tcx;
+        let name = tcx.item_name(instance.def_id());
+        let name = name.as_str();
+        let mut operands = Vec::new();
+        for arg in args {
+            operands.push(self.operand(&arg.node)?);
+        }
+        let dest = self.place(destination)?;
+        let float_suffix = |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("f{}", layout.size.bits());
+        let int_suffix = |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
+        let result: Option<Value> = match name {
+            "assume" | "cold_path" | "assert_inhabited" | "assert_zero_valid" | "assert_mem_uninitialized_valid"
+            | "assert_unsafe_precondition_check" => None,
+            "black_box" | "likely" | "unlikely" => {
+                self.store_operand(operands[0], dest)?;
+                None
+            }
+            "abort" | "unreachable" => return self.trap(&format!("`core::intrinsics::{name}`")),
+            "sqrtf32" | "sqrtf64" | "fabsf32" | "fabsf64" | "floorf32" | "floorf64" | "ceilf32" | "ceilf64"
+            | "truncf32" | "truncf64" | "roundf32" | "roundf64" | "round_ties_even_f32" | "round_ties_even_f64"
+            | "fmaf32" | "fmaf64" | "fmuladdf32" | "fmuladdf64" | "minnumf32" | "minnumf64" | "maxnumf32"
+            | "maxnumf64" | "copysignf32" | "copysignf64" => {
+                let base = name.trim_end_matches("f32").trim_end_matches("f64").trim_end_matches('_');
+                let llvm = match base {
+                    "fabs" => "fabs",
+                    "round_ties_even" => "roundeven",
+                    "fmuladd" => "fmuladd",
+                    other => other,
+                };
+                let suffix = float_suffix(operands[0].layout);
+                let ty = self.immediate_type(operands[0].layout)?;
+                let values = operands.iter().map(|o| o.immediate(self.span)).collect::<DeviceResult<Vec<_>>>()?;
+                Some(self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values))
+            }
+            "ctpop" | "ctlz" | "cttz" | "ctlz_nonzero" | "cttz_nonzero" => {
+                let x = operands[0].immediate(self.span)?;
+                let bits = operands[0].layout.size.bits();
+                let ty = types::int(self.ctx(), bits);
+                let suffix = int_suffix(operands[0].layout);
+                let count = match name {
+                    "ctpop" => self.intrinsic(&format!("llvm.ctpop.{suffix}"), ty, vec![x]),
+                    _ => {
+                        let zero_is_poison = self.const_int(1, name.ends_with("nonzero") as u128);
+                        let base = &name[..4];
+                        self.intrinsic(&format!("llvm.{base}.{suffix}"), ty, vec![x, zero_is_poison])
+                    }
+                };
+                Some(self.int_resize(count, bits, dest.layout.size.bits(), false))
+            }
+            "bswap" | "bitreverse" => {
+                let x = operands[0].immediate(self.span)?;
+                let ty = types::int(self.ctx(), operands[0].layout.size.bits());
+                let suffix = int_suffix(operands[0].layout);
+                Some(self.intrinsic(&format!("llvm.{name}.{suffix}"), ty, vec![x]))
+            }
+            "rotate_left" | "rotate_right" => {
+                let x = operands[0].immediate(self.span)?;
+                let bits = operands[0].layout.size.bits();
+                let amount = operands[1].immediate(self.span)?;
+                let amount = self.int_resize(amount, operands[1].layout.size.bits(), bits, false);
+                let ty = types::int(self.ctx(), bits);
+                let funnel = if name == "rotate_left" { "fshl" } else { "fshr" };
+                Some(self.intrinsic(&format!("llvm.{funnel}.i{bits}"), ty, vec![x, x, amount]))
+            }
+            "saturating_add" | "saturating_sub" => {
+                let signed = types::is_signed(operands[0].layout.ty);
+                let op = match (name, signed) {
+                    ("saturating_add", true) => "sadd",
+                    ("saturating_add", false) => "uadd",
+                    (_, true) => "ssub",
+                    _ => "usub",
+                };
+                let bits = operands[0].layout.size.bits();
+                let ty = types::int(self.ctx(), bits);
+                let (a, b) = (operands[0].immediate(self.span)?, operands[1].immediate(self.span)?);
+                Some(self.intrinsic(&format!("llvm.{op}.sat.i{bits}"), ty, vec![a, b]))
+            }
+            "exact_div" | "unchecked_div" | "unchecked_rem" | "unchecked_add" | "unchecked_sub" | "unchecked_mul"
+            | "unchecked_shl" | "unchecked_shr" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" => {
+                let op = match name {
+                    "exact_div" | "unchecked_div" => mir::BinOp::Div,
+                    "unchecked_rem" => mir::BinOp::Rem,
+                    "unchecked_add" | "wrapping_add" => mir::BinOp::Add,
+                    "unchecked_sub" | "wrapping_sub" => mir::BinOp::Sub,
+                    "unchecked_mul" | "wrapping_mul" => mir::BinOp::Mul,
+                    "unchecked_shl" => mir::BinOp::ShlUnchecked,
+                    _ => mir::BinOp::ShrUnchecked,
+                };
+                match self.binary_op(op, operands[0], operands[1])? {
+                    OperandVal::Imm(v) => Some(v),
+                    _ => None,
+                }
+            }
+            "size_of" | "align_of" => {
+                let ty = instance.args.type_at(0);
+                let layout = self.layout_of(ty)?;
+                let n = if name == "size_of" { layout.size.bytes() } else { layout.align.abi.bytes() };
+                Some(self.const_usize(n))
+            }
+            _ => return unsupported(self.span, format!("the core intrinsic `{name}`")),
+        };
+        if let Some(v) = result {
+            self.store_operand(Operand { val: OperandVal::Imm(v), layout: dest.layout }, dest)?;
+        }
+        self.finish_call(target)
+    }
+
+    pub(crate) fn copy_nonoverlapping(&mut self, copy: &mir::CopyNonOverlapping<'tcx>) -> DeviceResult<()> {
+        let src = self.operand(&copy.src)?;
+        let dst = self.operand(&copy.dst)?;
+        let count = self.operand(&copy.count)?.immediate(self.span)?;
+        let pointee = src.layout.ty.builtin_deref(true).expect("copy of a pointer");
+        let size = self.size_of(pointee)?.bytes();
+        let size = self.const_usize(size);
+        let bytes = self.emit_value(|ctx| pliron_llvm::ops::MulOp::new_with_overflow_flag(ctx, count, size, Default::default()));
+        let volatile = self.const_int(1, 0);
+        let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+        let (d, s) = (dst.immediate(self.span)?, src.immediate(self.span)?);
+        self.intrinsic("llvm.memcpy.p0.p0.i64", void, vec![d, s, bytes, volatile]);
+        Ok(())
+    }
+}
+
+use pliron_llvm::op_interfaces::IntBinArithOpWithOverflowFlag as _;

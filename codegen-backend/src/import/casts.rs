@@ -1,0 +1,162 @@
+//! MIR casts with Rust's semantics (float-to-int saturates, `as` between ints wraps).
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron_llvm::{
+    op_interfaces::CastOpInterface,
+    ops::{BitcastOp, FPExtOp, FPTruncOp, IntToPtrOp, PtrToIntOp, SIToFPOp, UIToFPOp},
+};
+use rustc_abi::{BackendRepr, Primitive};
+use rustc_middle::{
+    mir::CastKind,
+    ty::{self, Ty, adjustment::PointerCoercion},
+};
+
+use super::{
+    FnCx,
+    operands::{Operand, OperandVal},
+    types,
+};
+use crate::error::{DeviceResult, not_on_gpu, unsupported};
+
+impl<'tcx> FnCx<'tcx, '_> {
+    pub(crate) fn cast(&mut self, kind: CastKind, value: Operand<'tcx>, to: Ty<'tcx>) -> DeviceResult<Operand<'tcx>> {
+        let layout = self.layout_of(to)?;
+        let from = value.layout.ty;
+        let val = match kind {
+            CastKind::IntToInt => {
+                let v = value.immediate(self.span)?;
+                let from_bits = if from.is_bool() { 1 } else { value.layout.size.bits() };
+                let to_bits = layout.size.bits();
+                OperandVal::Imm(self.int_resize(v, from_bits, to_bits, types::is_signed(from)))
+            }
+            CastKind::FloatToInt => {
+                // The saturating intrinsics are exactly Rust's `as` (NaN -> 0, clamp to range).
+                let v = value.immediate(self.span)?;
+                let sign = if types::is_signed(to) { "fptosi" } else { "fptoui" };
+                let to_bits = layout.size.bits();
+                let from_bits = value.layout.size.bits();
+                let int_ty = types::int(self.ctx(), to_bits);
+                OperandVal::Imm(self.intrinsic(&format!("llvm.{sign}.sat.i{to_bits}.f{from_bits}"), int_ty, vec![v]))
+            }
+            CastKind::IntToFloat => {
+                let v = value.immediate(self.span)?;
+                let float_ty = self.immediate_type(layout)?;
+                let op = if types::is_signed(from) {
+                    self.emit_value(|ctx| SIToFPOp::new(ctx, v, float_ty))
+                } else {
+                    self.emit_value(|ctx| UIToFPOp::new(ctx, v, float_ty))
+                };
+                OperandVal::Imm(op)
+            }
+            CastKind::FloatToFloat => {
+                let v = value.immediate(self.span)?;
+                let float_ty = self.immediate_type(layout)?;
+                let (from_bits, to_bits) = (value.layout.size.bits(), layout.size.bits());
+                OperandVal::Imm(if to_bits > from_bits {
+                    self.emit_value(|ctx| FPExtOp::new(ctx, v, float_ty))
+                } else if to_bits < from_bits {
+                    self.emit_value(|ctx| FPTruncOp::new(ctx, v, float_ty))
+                } else {
+                    v
+                })
+            }
+            CastKind::PtrToPtr | CastKind::FnPtrToPtr | CastKind::Subtype => match (value.val, layout.backend_repr) {
+                (OperandVal::Pair(p, _), BackendRepr::Scalar(_)) => OperandVal::Imm(p),
+                (v, _) => v,
+            },
+            CastKind::PointerExposeProvenance => {
+                let v = value.immediate(self.span)?;
+                let int_ty = types::int(self.ctx(), layout.size.bits());
+                OperandVal::Imm(self.emit_value(|ctx| PtrToIntOp::new(ctx, v, int_ty)))
+            }
+            CastKind::PointerWithExposedProvenance => {
+                let v = value.immediate(self.span)?;
+                let ptr_ty = types::ptr(self.ctx());
+                OperandVal::Imm(self.emit_value(|ctx| IntToPtrOp::new(ctx, v, ptr_ty)))
+            }
+            CastKind::PointerCoercion(coercion, _) => return self.pointer_coercion(coercion, value, layout, to),
+            CastKind::Transmute => return self.transmute(value, layout),
+        };
+        Ok(Operand { val, layout })
+    }
+
+    fn pointer_coercion(
+        &mut self,
+        coercion: PointerCoercion,
+        value: Operand<'tcx>,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+        to: Ty<'tcx>,
+    ) -> DeviceResult<Operand<'tcx>> {
+        let val = match coercion {
+            PointerCoercion::MutToConstPointer | PointerCoercion::ArrayToPointer => value.val,
+            PointerCoercion::Unsize => {
+                let from_pointee = value.layout.ty.builtin_deref(true);
+                let to_pointee = to.builtin_deref(true);
+                match (from_pointee.map(|t| t.kind()), to_pointee.map(|t| t.kind())) {
+                    (Some(ty::Array(_, len)), Some(ty::Slice(_))) => {
+                        let len = len.try_to_target_usize(self.m.tcx).unwrap_or(0);
+                        let ptr = value.immediate(self.span)?;
+                        let len = self.const_usize(len);
+                        OperandVal::Pair(ptr, len)
+                    }
+                    (_, Some(ty::Dynamic(..))) => {
+                        return not_on_gpu(
+                            self.span,
+                            format!("the coercion to the trait object `{to}`"),
+                            "`dyn Trait` needs vtables and indirect calls, which device code does not have; use generics",
+                        );
+                    }
+                    _ => return unsupported(self.span, format!("the unsizing coercion to `{to}`")),
+                }
+            }
+            PointerCoercion::ReifyFnPointer(_) | PointerCoercion::ClosureFnPointer(_) | PointerCoercion::UnsafeFnPointer => {
+                return not_on_gpu(self.span, "a function pointer", "device code calls functions directly; use generics or closures");
+            }
+            _ => return unsupported(self.span, format!("the pointer coercion {coercion:?}")),
+        };
+        Ok(Operand { val, layout })
+    }
+
+    fn transmute(
+        &mut self,
+        value: Operand<'tcx>,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<Operand<'tcx>> {
+        if let (OperandVal::Imm(v), BackendRepr::Scalar(from), BackendRepr::Scalar(to)) =
+            (value.val, value.layout.backend_repr, layout.backend_repr)
+        {
+            let to_ty = self.immediate_type(layout)?;
+            let val = match (from.primitive(), to.primitive()) {
+                (Primitive::Pointer(_), Primitive::Int(..)) => self.emit_value(|ctx| PtrToIntOp::new(ctx, v, to_ty)),
+                (Primitive::Int(..), Primitive::Pointer(_)) => self.emit_value(|ctx| IntToPtrOp::new(ctx, v, to_ty)),
+                _ if from.is_bool() || to.is_bool() => {
+                    let from_bits = if from.is_bool() { 1 } else { 8 };
+                    let to_bits = if to.is_bool() { 1 } else { 8 };
+                    self.int_resize(v, from_bits, to_bits, false)
+                }
+                (a, b) if a == b => v,
+                _ => self.emit_value(|ctx| BitcastOp::new(ctx, v, to_ty)),
+            };
+            return Ok(Operand { val: OperandVal::Imm(val), layout });
+        }
+        // Anything else goes through memory, which is exactly what transmute means.
+        let slot = self.new_slot(value.layout);
+        self.store_operand(value, slot)?;
+        let as_target = super::places::PlaceRef { layout, ..slot };
+        self.load_operand(as_target)
+    }
+
+    pub(crate) fn immediate_type(
+        &mut self,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<pliron::r#type::TypeHandle> {
+        match types::as_scalar(layout).and_then(|s| types::scalar_immediate(self.ctx(), s)) {
+            Some(t) => Ok(t),
+            None => unsupported(self.span, format!("a value of type `{}` in a register", layout.ty)),
+        }
+    }
+}
+
+#[allow(unused_imports)]
+use CastOpInterface as _;

@@ -1,0 +1,393 @@
+//! rustc MIR to the `mir`/`gpu` dialects.
+//!
+//! One `DeviceModule` per crate collects the kernels and, from their MIR, every function they
+//! call; one `FnCx` imports one monomorphised MIR body. Modules follow the lowering's concerns:
+//! `abi` (signatures), `places`, `operands` (and constants), `rvalues`, `casts`, `terminators`,
+//! `calls`.
+
+mod abi;
+mod calls;
+mod casts;
+mod operands;
+mod places;
+mod rvalues;
+mod terminators;
+pub(crate) mod types;
+
+use std::collections::VecDeque;
+
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::{op_interfaces::SingleBlockRegionInterface, ops::ModuleOp},
+    context::{Context, Ptr},
+    identifier::Identifier,
+    linked_list::ContainsLinkedList,
+    op::Op,
+    value::Value,
+};
+use pliron_llvm::{ops::FuncOp, types::FuncType};
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_index::IndexVec;
+use rustc_middle::{
+    mir::{self, Body, Local},
+    ty::{self, EarlyBinder, Instance, Ty, TyCtxt, TypeFoldable, TypingEnv, layout::TyAndLayout},
+};
+use rustc_span::Span;
+
+pub(crate) use abi::DeviceAbi;
+use places::PlaceRef;
+
+use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
+
+/// A function of the device module: its symbol, LLVM type and how it passes values.
+#[derive(Clone)]
+pub(crate) struct FnDecl {
+    pub(crate) name: Identifier,
+    pub(crate) ty: pliron::r#type::TypedHandle<FuncType>,
+    pub(crate) abi: DeviceAbi,
+}
+
+pub(crate) struct DeviceModule<'tcx> {
+    pub(crate) tcx: TyCtxt<'tcx>,
+    pub(crate) ctx: Context,
+    pub(crate) module: ModuleOp,
+    functions: FxHashMap<Instance<'tcx>, FnDecl>,
+    queue: VecDeque<(Instance<'tcx>, Vec<String>)>,
+    used_names: FxHashSet<String>,
+    /// PTX entry names of the kernels, in source order.
+    pub(crate) kernels: Vec<String>,
+    /// Every imported MIR body, printed, for `cargo oxide pipeline`.
+    pub(crate) mir_text: String,
+}
+
+impl<'tcx> DeviceModule<'tcx> {
+    pub(crate) fn new(tcx: TyCtxt<'tcx>, name: &str) -> Self {
+        let mut ctx = Context::new();
+        let module = ModuleOp::new(&mut ctx, sanitize(name).try_into().expect("sanitized name"));
+        DeviceModule {
+            tcx,
+            ctx,
+            module,
+            functions: FxHashMap::default(),
+            queue: VecDeque::new(),
+            used_names: FxHashSet::default(),
+            kernels: Vec::new(),
+            mir_text: String::new(),
+        }
+    }
+
+    pub(crate) fn typing_env(&self) -> TypingEnv<'tcx> {
+        TypingEnv::fully_monomorphized()
+    }
+
+    pub(crate) fn layout_of(&self, ty: Ty<'tcx>, span: Span) -> DeviceResult<TyAndLayout<'tcx>> {
+        self.tcx.layout_of(self.typing_env().as_query_input(ty)).map_err(|e| {
+            DeviceError::new(
+                span,
+                DeviceErrorKind::Unsupported { construct: format!("the type `{ty}` ({e})") },
+            )
+        })
+    }
+
+    fn unique_name(&mut self, wanted: &str) -> Identifier {
+        let base = sanitize(wanted);
+        let mut name = base.clone();
+        let mut n = 1;
+        while !self.used_names.insert(name.clone()) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        name.try_into().expect("sanitized name")
+    }
+
+    /// Imports a kernel and, transitively, every function it calls.
+    pub(crate) fn import_kernel(&mut self, instance: Instance<'tcx>, entry_name: &str) -> DeviceResult<()> {
+        let name = self.unique_name(entry_name);
+        let path = vec![entry_name.to_string()];
+        FnCx::import(self, instance, FnKind::Kernel(name), path.clone())?;
+        self.kernels.push(entry_name.to_string());
+        while let Some((callee, call_path)) = self.queue.pop_front() {
+            let decl = self.functions[&callee].clone();
+            FnCx::import(self, callee, FnKind::Device(decl), call_path)?;
+        }
+        Ok(())
+    }
+
+    /// The declaration of a device function, queuing its body for import on first use.
+    pub(crate) fn declare(
+        &mut self,
+        instance: Instance<'tcx>,
+        span: Span,
+        call_path: &[String],
+    ) -> DeviceResult<FnDecl> {
+        if let Some(decl) = self.functions.get(&instance) {
+            return Ok(decl.clone());
+        }
+        let symbol = self.tcx.symbol_name(instance).name.to_string();
+        let name = self.unique_name(&symbol);
+        let (abi, ty) = abi::device_fn_signature(self, instance, span)?;
+        let decl = FnDecl { name, ty, abi };
+        self.functions.insert(instance, decl.clone());
+        let mut path = call_path.to_vec();
+        path.push(display_instance(self.tcx, instance));
+        self.queue.push_back((instance, path));
+        Ok(decl)
+    }
+}
+
+/// rustc's symbol names may hold characters Pliron identifiers do not.
+fn sanitize(name: &str) -> String {
+    let mut out: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert(0, '_');
+    }
+    out
+}
+
+pub(crate) fn display_instance<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> String {
+    rustc_middle::ty::print::with_no_trimmed_paths!(tcx.def_path_str_with_args(instance.def_id(), instance.args))
+}
+
+pub(crate) enum FnKind {
+    Kernel(Identifier),
+    Device(FnDecl),
+}
+
+/// A MIR local: its stack slot, or nothing for a zero-sized local.
+#[derive(Clone, Copy)]
+pub(crate) enum LocalPlace<'tcx> {
+    Slot(PlaceRef<'tcx>),
+    ZeroSized(TyAndLayout<'tcx>),
+}
+
+pub(crate) struct FnCx<'tcx, 'm> {
+    pub(crate) m: &'m mut DeviceModule<'tcx>,
+    pub(crate) instance: Instance<'tcx>,
+    pub(crate) mir: &'tcx Body<'tcx>,
+    pub(crate) abi: Option<DeviceAbi>,
+    blocks: IndexVec<mir::BasicBlock, Option<Ptr<BasicBlock>>>,
+    pub(crate) locals: IndexVec<Local, LocalPlace<'tcx>>,
+    pub(crate) cur: Ptr<BasicBlock>,
+    pub(crate) region: Ptr<pliron::region::Region>,
+    pub(crate) span: Span,
+    pub(crate) call_path: Vec<String>,
+    /// Where a function returning through memory writes its result.
+    pub(crate) ret_out: Option<Value>,
+}
+
+impl<'tcx, 'm> FnCx<'tcx, 'm> {
+    fn import(
+        m: &'m mut DeviceModule<'tcx>,
+        instance: Instance<'tcx>,
+        kind: FnKind,
+        call_path: Vec<String>,
+    ) -> DeviceResult<()> {
+        let tcx = m.tcx;
+        let _span = tracing::debug_span!("import_fn", function = %display_instance(tcx, instance)).entered();
+        let mir = tcx.instance_mir(instance.def);
+        {
+            let mut text = Vec::new();
+            let _ = rustc_middle::ty::print::with_no_trimmed_paths!(
+                rustc_middle::mir::pretty::MirWriter::new(tcx).write_mir_fn(mir, &mut text)
+            );
+            m.mir_text.push_str(&String::from_utf8_lossy(&text));
+            m.mir_text.push('\n');
+        }
+        let span = mir.span;
+        let (name, ty, abi) = match kind {
+            FnKind::Kernel(name) => {
+                let ty = abi::kernel_signature(m, instance, mir, span)?;
+                (name, ty, None)
+            }
+            FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi)),
+        };
+        let func = FuncOp::new(&mut m.ctx, name, ty);
+        m.module.append_operation(&mut m.ctx, func.get_operation(), 0);
+        let entry = func.get_or_create_entry_block(&mut m.ctx);
+        let region = entry.deref(&m.ctx).get_parent_region().expect("entry block in a region");
+
+        let mut cx = FnCx {
+            m,
+            instance,
+            mir,
+            abi,
+            blocks: IndexVec::new(),
+            locals: IndexVec::new(),
+            cur: entry,
+            region,
+            span,
+            call_path,
+            ret_out: None,
+        };
+        cx.import_body(entry).map_err(|mut e| {
+            if e.call_path.is_empty() {
+                e.call_path = cx.call_path.clone();
+            }
+            e
+        })
+    }
+
+    fn import_body(&mut self, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+        for (local, decl) in self.mir.local_decls.iter_enumerated() {
+            let ty = self.monomorphize(decl.ty);
+            let layout = self.m.layout_of(ty, decl.source_info.span)?;
+            let place = if layout.is_zst() {
+                LocalPlace::ZeroSized(layout)
+            } else {
+                LocalPlace::Slot(self.new_slot(layout))
+            };
+            let pushed = self.locals.push(place);
+            debug_assert_eq!(pushed, local);
+        }
+        for (bb, data) in self.mir.basic_blocks.iter_enumerated() {
+            // Unwinding does not exist on the GPU: a panic traps, so cleanup blocks never run.
+            let block = (!data.is_cleanup).then(|| {
+                let name: Identifier = format!("bb{}", bb.as_usize()).try_into().expect("name");
+                let block = BasicBlock::new(&mut self.m.ctx, Some(name), vec![]);
+                block.insert_at_back(self.region, &self.m.ctx);
+                block
+            });
+            self.blocks.push(block);
+        }
+        match &self.abi {
+            None => abi::store_kernel_params(self, entry)?,
+            Some(_) => abi::store_device_params(self, entry)?,
+        }
+        let start = self.block(mir::START_BLOCK);
+        self.emit(|ctx| pliron_llvm::ops::BrOp::new(ctx, start, vec![]));
+
+        for (bb, data) in self.mir.basic_blocks.iter_enumerated() {
+            let Some(block) = self.blocks[bb] else { continue };
+            self.cur = block;
+            for stmt in &data.statements {
+                self.span = stmt.source_info.span;
+                self.statement(stmt)?;
+            }
+            let term = data.terminator();
+            self.span = term.source_info.span;
+            self.terminator(term)?;
+        }
+        Ok(())
+    }
+
+    pub(crate) fn block(&self, bb: mir::BasicBlock) -> Ptr<BasicBlock> {
+        self.blocks[bb].expect("a non-cleanup block never jumps to a cleanup block")
+    }
+
+    pub(crate) fn new_block(&mut self, name: &str) -> Ptr<BasicBlock> {
+        let id: Identifier = name.to_string().try_into().expect("block name");
+        let block = BasicBlock::new(&mut self.m.ctx, Some(id), vec![]);
+        block.insert_at_back(self.region, &self.m.ctx);
+        block
+    }
+
+    pub(crate) fn monomorphize<T: TypeFoldable<TyCtxt<'tcx>> + Copy>(&self, value: T) -> T {
+        self.instance.instantiate_mir_and_normalize_erasing_regions(
+            self.m.tcx,
+            self.m.typing_env(),
+            EarlyBinder::bind(value),
+        )
+    }
+
+    pub(crate) fn layout_of(&self, ty: Ty<'tcx>) -> DeviceResult<TyAndLayout<'tcx>> {
+        self.m.layout_of(ty, self.span)
+    }
+
+    pub(crate) fn ctx(&mut self) -> &mut Context {
+        &mut self.m.ctx
+    }
+
+    /// Appends `op` to the current block.
+    pub(crate) fn push<T: Op>(&mut self, op: T) -> T {
+        op.get_operation().insert_at_back(self.cur, &self.m.ctx);
+        op
+    }
+
+    /// Builds an op with the context and appends it to the current block.
+    pub(crate) fn emit<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> T {
+        let op = build(&mut self.m.ctx);
+        self.push(op)
+    }
+
+    /// Builds a one-result op, appends it and returns its result.
+    pub(crate) fn emit_value<T: Op>(&mut self, build: impl FnOnce(&mut Context) -> T) -> Value {
+        let op = build(&mut self.m.ctx);
+        self.push_value(op)
+    }
+
+    /// Appends a one-result op and returns its result.
+    pub(crate) fn push_value<T: Op>(&mut self, op: T) -> Value {
+        let op = self.push(op);
+        op.get_operation().deref(&self.m.ctx).get_result(0)
+    }
+
+    /// A stack slot for a value of `layout`, placed in the entry block so that LLVM sees a static
+    /// alloca.
+    pub(crate) fn new_slot(&mut self, layout: TyAndLayout<'tcx>) -> PlaceRef<'tcx> {
+        let content = match types::as_scalar(layout) {
+            Some(s) => types::scalar_memory(&mut self.m.ctx, s),
+            None => None,
+        };
+        let content = content.unwrap_or_else(|| types::bytes(&mut self.m.ctx, layout.size.bytes()));
+        let align = layout.align.abi.bytes() as u32;
+        let slot = oxide_dialects::mir::SlotOp::new(&mut self.m.ctx, content, align);
+        let entry = self.region.deref(&self.m.ctx).get_head().expect("entry block");
+        match first_non_slot(&self.m.ctx, entry) {
+            Some(op) => slot.get_operation().insert_before(&self.m.ctx, op),
+            None => slot.get_operation().insert_at_back(entry, &self.m.ctx),
+        }
+        let ptr = slot.get_operation().deref(&self.m.ctx).get_result(0);
+        PlaceRef::new_sized(ptr, layout)
+    }
+
+    fn statement(&mut self, stmt: &mir::Statement<'tcx>) -> DeviceResult<()> {
+        use mir::StatementKind as S;
+        match &stmt.kind {
+            S::Assign(assign) => {
+                let (place, rvalue) = &**assign;
+                let dest = self.place(*place)?;
+                self.rvalue(dest, rvalue)
+            }
+            S::SetDiscriminant { place, variant_index } => {
+                let dest = self.place(**place)?;
+                self.set_discriminant(dest, *variant_index)
+            }
+            S::Intrinsic(intrinsic) => match &**intrinsic {
+                mir::NonDivergingIntrinsic::Assume(_) => Ok(()),
+                mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) => self.copy_nonoverlapping(copy),
+            },
+            S::StorageLive(_)
+            | S::StorageDead(_)
+            | S::FakeRead(_)
+            | S::PlaceMention(_)
+            | S::AscribeUserType(..)
+            | S::Coverage(_)
+            | S::ConstEvalCounter
+            | S::Nop
+            | S::BackwardIncompatibleDropHint { .. } => Ok(()),
+        }
+    }
+}
+
+/// The first op of `block` that is not a `mir.slot`: slots stay grouped at the top.
+fn first_non_slot(ctx: &Context, block: Ptr<BasicBlock>) -> Option<Ptr<pliron::operation::Operation>> {
+    block.deref(ctx).iter(ctx).find(|op| {
+        pliron::operation::Operation::get_op::<oxide_dialects::mir::SlotOp>(*op, ctx).is_none()
+    })
+}
+
+pub(crate) fn is_unit<'tcx>(ty: Ty<'tcx>) -> bool {
+    matches!(ty.kind(), ty::Tuple(fields) if fields.is_empty())
+}
+
+/// The Pliron traits whose methods every lowering module calls.
+pub(crate) mod prelude {
+    pub(crate) use pliron::op::Op as _;
+    pub(crate) use pliron_llvm::op_interfaces::{
+        BinArithOp as _, CastOpInterface as _, FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
+        IntBinArithOpWithOverflowFlag as _,
+    };
+}

@@ -1,0 +1,270 @@
+//! MIR operands: values in SSA form where rustc's layout makes them one or two scalars, else an
+//! address of memory holding them. Constants are materialised here too.
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::{
+    builtin::{
+        attributes::{FPDoubleAttr, FPSingleAttr, IntegerAttr},
+        types::{IntegerType, Signedness},
+    },
+    utils::apint::APInt,
+    value::Value,
+};
+use pliron_llvm::ops::{ConstantOp, IntToPtrOp, SExtOp, TruncOp, ZExtOp};
+use oxide_dialects::mir::CopyOp;
+use rustc_abi::{BackendRepr, Primitive, Scalar, Size};
+use rustc_middle::{
+    mir::{self, ConstValue, interpret::Scalar as ConstScalar},
+    ty::layout::TyAndLayout,
+};
+use rustc_span::Span;
+
+use super::{FnCx, places::PlaceRef, types};
+use crate::error::{DeviceResult, unsupported};
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum OperandVal {
+    /// One scalar (`bool` as `i1`).
+    Imm(Value),
+    /// Two scalars (`&[T]`, `(u32, bool)`...), as rustc's `ScalarPair`.
+    Pair(Value, Value),
+    /// The address of memory holding the value; read-only for the consumer.
+    Mem(Value),
+    ZeroSized,
+}
+
+#[derive(Clone, Copy)]
+pub(crate) struct Operand<'tcx> {
+    pub(crate) val: OperandVal,
+    pub(crate) layout: TyAndLayout<'tcx>,
+}
+
+impl<'tcx> Operand<'tcx> {
+    pub(crate) fn immediate(&self, span: Span) -> DeviceResult<Value> {
+        match self.val {
+            OperandVal::Imm(v) => Ok(v),
+            _ => unsupported(span, format!("using `{}` as a single scalar", self.layout.ty)),
+        }
+    }
+}
+
+impl<'tcx> FnCx<'tcx, '_> {
+    pub(crate) fn operand(&mut self, operand: &mir::Operand<'tcx>) -> DeviceResult<Operand<'tcx>> {
+        match operand {
+            mir::Operand::Copy(place) | mir::Operand::Move(place) => {
+                let place = self.place(*place)?;
+                self.load_operand(place)
+            }
+            mir::Operand::Constant(constant) => self.constant(constant),
+            mir::Operand::RuntimeChecks(check) => {
+                let on = check.value(self.m.tcx.sess);
+                let layout = self.layout_of(self.m.tcx.types.bool)?;
+                Ok(Operand { val: OperandVal::Imm(self.const_int(1, on as u128)), layout })
+            }
+        }
+    }
+
+    pub(crate) fn load_operand(&mut self, place: PlaceRef<'tcx>) -> DeviceResult<Operand<'tcx>> {
+        let layout = place.layout;
+        if layout.is_zst() {
+            return Ok(Operand { val: OperandVal::ZeroSized, layout });
+        }
+        let val = match layout.backend_repr {
+            BackendRepr::Scalar(s) => OperandVal::Imm(self.load_scalar(place.ptr, s, place.align)?),
+            BackendRepr::ScalarPair(a, b) => {
+                let b_offset = self.pair_b_offset(a, b);
+                let first = self.load_scalar(place.ptr, a, place.align)?;
+                let b_ptr = self.offset_place(place, b_offset, layout).ptr;
+                let second = self.load_scalar(b_ptr, b, place.align.restrict_for_offset(b_offset))?;
+                OperandVal::Pair(first, second)
+            }
+            _ => OperandVal::Mem(place.ptr),
+        };
+        Ok(Operand { val, layout })
+    }
+
+    pub(crate) fn pair_b_offset(&self, a: Scalar, b: Scalar) -> Size {
+        let dl = &self.m.tcx.data_layout;
+        a.size(dl).align_to(b.align(dl).abi)
+    }
+
+    /// Writes `value` into `dest`; the layouts must agree.
+    pub(crate) fn store_operand(&mut self, value: Operand<'tcx>, dest: PlaceRef<'tcx>) -> DeviceResult<()> {
+        match (value.val, dest.layout.backend_repr) {
+            (OperandVal::ZeroSized, _) => {}
+            (OperandVal::Imm(v), BackendRepr::Scalar(s)) => self.store_scalar(v, dest.ptr, s, dest.align),
+            (OperandVal::Pair(x, y), BackendRepr::ScalarPair(a, b)) => {
+                let b_offset = self.pair_b_offset(a, b);
+                self.store_scalar(x, dest.ptr, a, dest.align);
+                let b_ptr = self.offset_place(dest, b_offset, dest.layout).ptr;
+                self.store_scalar(y, b_ptr, b, dest.align.restrict_for_offset(b_offset));
+            }
+            (OperandVal::Mem(src), _) => {
+                let size = dest.layout.size.bytes();
+                if size > 0 {
+                    self.emit(|ctx| CopyOp::new(ctx, dest.ptr, src, size));
+                }
+            }
+            _ => {
+                // An immediate stored into memory of another shape (e.g. a scalar into a
+                // single-field struct with a `Memory` layout): go through the value's own layout.
+                let place = PlaceRef { layout: value.layout, ..dest };
+                match (value.val, value.layout.backend_repr) {
+                    (OperandVal::Imm(_), BackendRepr::Scalar(_)) | (OperandVal::Pair(..), BackendRepr::ScalarPair(..)) => {
+                        return self.store_operand(value, place);
+                    }
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            format!("storing a `{}` into a `{}`", value.layout.ty, dest.layout.ty),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts an operand in memory (a fresh slot unless it already is), for passing by reference.
+    pub(crate) fn spill(&mut self, value: Operand<'tcx>) -> DeviceResult<PlaceRef<'tcx>> {
+        let slot = self.new_slot(value.layout);
+        self.store_operand(value, slot)?;
+        Ok(slot)
+    }
+
+    pub(crate) fn const_int(&mut self, bits: u64, value: u128) -> Value {
+        let ty = IntegerType::get(self.ctx(), bits as u32, Signedness::Signless);
+        let width = std::num::NonZero::new(bits as usize).expect("non-zero width");
+        let masked = if bits >= 128 { value } else { value & ((1u128 << bits) - 1) };
+        let attr = IntegerAttr::new(ty, APInt::from_u128(masked, width));
+        self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
+    }
+
+    pub(crate) fn const_usize(&mut self, value: u64) -> Value {
+        self.const_int(64, value as u128)
+    }
+
+    /// Sign- or zero-extends, or truncates, an integer between widths.
+    pub(crate) fn int_resize(&mut self, value: Value, from: u64, to: u64, signed: bool) -> Value {
+        let ty = types::int(self.ctx(), to);
+        if to < from {
+            self.emit_value(|ctx| TruncOp::new(ctx, value, ty))
+        } else if to > from && signed {
+            self.emit_value(|ctx| SExtOp::new(ctx, value, ty))
+        } else if to > from {
+            self.emit_value(|ctx| ZExtOp::new(ctx, value, ty))
+        } else {
+            value
+        }
+    }
+
+    fn constant(&mut self, constant: &mir::ConstOperand<'tcx>) -> DeviceResult<Operand<'tcx>> {
+        let const_ = self.monomorphize(constant.const_);
+        let ty = const_.ty();
+        let layout = self.layout_of(ty)?;
+        let value = match const_.eval(self.m.tcx, self.m.typing_env(), constant.span) {
+            Ok(v) => v,
+            Err(_) => return unsupported(constant.span, "a constant that fails to evaluate"),
+        };
+        let val = match value {
+            ConstValue::ZeroSized => OperandVal::ZeroSized,
+            ConstValue::Scalar(scalar) => match layout.backend_repr {
+                BackendRepr::Scalar(s) => OperandVal::Imm(self.scalar_constant(scalar, s, constant.span)?),
+                _ => {
+                    let slot = self.new_slot(layout);
+                    let int_scalar = Scalar::Initialized {
+                        value: Primitive::Int(rustc_abi::Integer::from_size(layout.size).map_err(|_| {
+                            crate::error::DeviceError::new(
+                                constant.span,
+                                crate::error::DeviceErrorKind::Unsupported { construct: format!("a constant of type `{ty}`") },
+                            )
+                        })?, false),
+                        valid_range: rustc_abi::WrappingRange::full(layout.size),
+                    };
+                    let v = self.scalar_constant(scalar, int_scalar, constant.span)?;
+                    self.store_scalar(v, slot.ptr, int_scalar, slot.align);
+                    return self.load_operand(slot);
+                }
+            },
+            ConstValue::Indirect { alloc_id, offset } => {
+                let alloc = self.m.tcx.global_alloc(alloc_id).unwrap_memory();
+                let alloc = alloc.inner();
+                if !alloc.provenance().ptrs().is_empty() {
+                    return unsupported(constant.span, format!("a constant of type `{ty}` that holds pointers"));
+                }
+                let start = offset.bytes_usize();
+                let bytes = alloc
+                    .inspect_with_uninit_and_ptr_outside_interpreter(start..start + layout.size.bytes_usize())
+                    .to_vec();
+                let slot = self.new_slot(layout);
+                self.store_bytes(slot, &bytes);
+                return self.load_operand(slot);
+            }
+            ConstValue::Slice { .. } => {
+                return unsupported(constant.span, format!("a constant slice or string of type `{ty}`"));
+            }
+        };
+        Ok(Operand { val, layout })
+    }
+
+    fn scalar_constant(&mut self, scalar: ConstScalar, abi: Scalar, span: Span) -> DeviceResult<Value> {
+        let ConstScalar::Int(int) = scalar else {
+            return unsupported(span, "a constant pointer to memory (a string, a static or promoted data)");
+        };
+        let bits = int.size().bits();
+        let raw = int.to_bits(int.size());
+        Ok(match abi.primitive() {
+            Primitive::Float(rustc_abi::Float::F32) => {
+                let attr = FPSingleAttr::from(f32::from_bits(raw as u32));
+                self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
+            }
+            Primitive::Float(rustc_abi::Float::F64) => {
+                let attr = FPDoubleAttr::from(f64::from_bits(raw as u64));
+                self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
+            }
+            Primitive::Float(_) => return unsupported(span, "`f16`/`f128` constants"),
+            Primitive::Pointer(_) => {
+                let int = self.const_int(bits, raw);
+                let ptr_ty = types::ptr(self.ctx());
+                self.emit_value(|ctx| IntToPtrOp::new(ctx, int, ptr_ty))
+            }
+            Primitive::Int(..) if abi.is_bool() => self.const_int(1, raw),
+            Primitive::Int(..) => self.const_int(bits, raw),
+        })
+    }
+
+    /// Fills a slot with constant bytes, eight at a time.
+    fn store_bytes(&mut self, slot: PlaceRef<'tcx>, bytes: &[u8]) {
+        let byte_layout = slot.layout;
+        for (i, chunk) in bytes.chunks(8).enumerate() {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            let offset = Size::from_bytes(i * 8);
+            let bits = chunk.len() as u64 * 8;
+            let value = self.const_int(bits, u64::from_le_bytes(word) as u128);
+            let dest = self.offset_place(slot, offset, byte_layout);
+            let scalar = Scalar::Initialized {
+                value: Primitive::Int(
+                    rustc_abi::Integer::from_size(Size::from_bytes(chunk.len())).unwrap_or(rustc_abi::Integer::I8),
+                    false,
+                ),
+                valid_range: rustc_abi::WrappingRange::full(Size::from_bytes(chunk.len())),
+            };
+            if chunk.len().is_power_of_two() {
+                self.store_scalar(value, dest.ptr, scalar, dest.align);
+            } else {
+                // Odd tails: byte by byte.
+                for (j, b) in chunk.iter().enumerate() {
+                    let v = self.const_int(8, *b as u128);
+                    let d = self.offset_place(slot, offset + Size::from_bytes(j), byte_layout);
+                    let s = Scalar::Initialized {
+                        value: Primitive::Int(rustc_abi::Integer::I8, false),
+                        valid_range: rustc_abi::WrappingRange::full(Size::from_bytes(1)),
+                    };
+                    self.store_scalar(v, d.ptr, s, d.align);
+                }
+            }
+        }
+    }
+}

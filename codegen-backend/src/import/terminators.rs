@@ -1,0 +1,127 @@
+//! MIR terminators: control flow, returns, asserts (which trap on failure).
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::{builtin::attributes::IntegerAttr, builtin::types::{IntegerType, Signedness}, utils::apint::APInt};
+use pliron_llvm::{
+    attributes::ICmpPredicateAttr,
+    ops::{BrOp, CondBrOp, ReturnOp, SwitchCase, SwitchOp},
+};
+use oxide_dialects::mir::TrapOp;
+use rustc_middle::mir::{self, AssertKind, TerminatorKind};
+
+use super::{FnCx, LocalPlace, abi::RetPass, operands::OperandVal};
+use crate::error::{DeviceResult, not_on_gpu, unsupported};
+
+impl<'tcx> FnCx<'tcx, '_> {
+    pub(crate) fn terminator(&mut self, term: &mir::Terminator<'tcx>) -> DeviceResult<()> {
+        match &term.kind {
+            TerminatorKind::Goto { target }
+            | TerminatorKind::FalseEdge { real_target: target, .. }
+            | TerminatorKind::FalseUnwind { real_target: target, .. } => self.goto(*target),
+            TerminatorKind::SwitchInt { discr, targets } => self.switch_int(discr, targets),
+            TerminatorKind::Return => self.ret(),
+            TerminatorKind::Unreachable => self.trap("entered unreachable code"),
+            TerminatorKind::UnwindResume | TerminatorKind::UnwindTerminate(_) => self.trap("unwinding"),
+            TerminatorKind::Drop { place, target, .. } => {
+                let ty = self.monomorphize(place.ty(self.mir, self.m.tcx).ty);
+                if ty.needs_drop(self.m.tcx, self.m.typing_env()) {
+                    return not_on_gpu(self.span, format!("dropping a `{ty}`"), "destructors (`Drop`) are not run on the GPU");
+                }
+                self.goto(*target)
+            }
+            TerminatorKind::Call { func, args, destination, target, fn_span, .. } => {
+                self.span = *fn_span;
+                self.call(func, args, *destination, *target)
+            }
+            TerminatorKind::Assert { cond, expected, msg, target, .. } => {
+                let cond = self.operand(cond)?.immediate(self.span)?;
+                let ok = self.block(*target);
+                let fail = self.new_block("panic");
+                let (if_true, if_false) = if *expected { (ok, fail) } else { (fail, ok) };
+                self.emit(|ctx| CondBrOp::new(ctx, cond, if_true, vec![], if_false, vec![]));
+                self.cur = fail;
+                self.trap(&assert_message(msg))
+            }
+            TerminatorKind::TailCall { .. } => unsupported(self.span, "`become` (explicit tail calls)"),
+            TerminatorKind::InlineAsm { .. } => unsupported(self.span, "inline assembly"),
+            TerminatorKind::Yield { .. } | TerminatorKind::CoroutineDrop => {
+                not_on_gpu(self.span, "a coroutine", "kernels run to completion")
+            }
+        }
+    }
+
+    pub(crate) fn goto(&mut self, target: mir::BasicBlock) -> DeviceResult<()> {
+        let block = self.block(target);
+        self.emit(|ctx| BrOp::new(ctx, block, vec![]));
+        Ok(())
+    }
+
+    pub(crate) fn trap(&mut self, message: &str) -> DeviceResult<()> {
+        self.emit(|ctx| TrapOp::new(ctx, message));
+        Ok(())
+    }
+
+    fn switch_int(&mut self, discr: &mir::Operand<'tcx>, targets: &mir::SwitchTargets) -> DeviceResult<()> {
+        let discr = self.operand(discr)?;
+        let value = discr.immediate(self.span)?;
+        let bits = if discr.layout.ty.is_bool() { 1 } else { discr.layout.size.bits() };
+        let otherwise = self.block(targets.otherwise());
+        let cases: Vec<(u128, mir::BasicBlock)> = targets.iter().collect();
+        if let [(case, target)] = cases[..] {
+            let case_value = self.const_int(bits, case);
+            let is_case = self.icmp(ICmpPredicateAttr::EQ, value, case_value);
+            let target = self.block(target);
+            self.emit(|ctx| CondBrOp::new(ctx, is_case, target, vec![], otherwise, vec![]));
+            return Ok(());
+        }
+        let int_ty = IntegerType::get(self.ctx(), bits as u32, Signedness::Signless);
+        let width = std::num::NonZero::new(bits as usize).expect("width");
+        let cases = cases
+            .into_iter()
+            .map(|(case, target)| SwitchCase {
+                value: IntegerAttr::new(int_ty, APInt::from_u128(case, width)),
+                dest: self.block(target),
+                dest_opds: vec![],
+            })
+            .collect();
+        self.emit(|ctx| SwitchOp::new(ctx, value, otherwise, vec![], cases));
+        Ok(())
+    }
+
+    fn ret(&mut self) -> DeviceResult<()> {
+        let ret_local = mir::RETURN_PLACE;
+        match self.abi.as_ref().map(|a| a.ret.clone()) {
+            None | Some(RetPass::Void) => {
+                self.emit(|ctx| ReturnOp::new(ctx, None));
+            }
+            Some(RetPass::Imm) => {
+                let place = self.place(mir::Place::from(ret_local))?;
+                let value = self.load_operand(place)?.immediate(self.span)?;
+                self.emit(|ctx| ReturnOp::new(ctx, Some(value)));
+            }
+            Some(RetPass::OutPtr) => {
+                if let LocalPlace::Slot(slot) = self.locals[ret_local] {
+                    let out = self.ret_out.expect("out pointer parameter");
+                    let dest = super::places::PlaceRef::new_sized(out, slot.layout);
+                    self.store_operand(super::operands::Operand { val: OperandVal::Mem(slot.ptr), layout: slot.layout }, dest)?;
+                }
+                self.emit(|ctx| ReturnOp::new(ctx, None));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn assert_message(msg: &AssertKind<mir::Operand<'_>>) -> String {
+    match msg {
+        AssertKind::BoundsCheck { .. } => "index out of bounds".into(),
+        AssertKind::Overflow(op, ..) => format!("attempt to compute `{op:?}` with overflow"),
+        AssertKind::OverflowNeg(_) => "attempt to negate with overflow".into(),
+        AssertKind::DivisionByZero(_) => "attempt to divide by zero".into(),
+        AssertKind::RemainderByZero(_) => "attempt to calculate the remainder with a divisor of zero".into(),
+        AssertKind::MisalignedPointerDereference { .. } => "misaligned pointer dereference".into(),
+        AssertKind::NullPointerDereference => "null pointer dereference".into(),
+        other => format!("assertion failed: {other:?}"),
+    }
+}

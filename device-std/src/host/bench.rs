@@ -1,0 +1,72 @@
+//! Small helpers shared by the example/benchmark kernels' `main`s.
+
+/// Parses an element count written as an integer or a small expression: `1048579`,
+/// `268_435_456`, `2^28`, `1<<20`, `3*2^20`, `2^20+3`. `+` binds loosest, then `*`, then `^`
+/// and `<<`. `None` when malformed or out of `usize` range.
+pub fn parse_count(text: &str) -> Option<usize> {
+    let text: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    text.split('+').try_fold(0usize, |sum, term| {
+        let product = term
+            .split('*')
+            .try_fold(1usize, |p, factor| p.checked_mul(parse_factor(factor)?))?;
+        sum.checked_add(product)
+    })
+}
+
+fn parse_factor(text: &str) -> Option<usize> {
+    if let Some((base, exp)) = text.split_once('^') {
+        parse_int(base)?.checked_pow(u32::try_from(parse_int(exp)?).ok()?)
+    } else if let Some((value, shift)) = text.split_once("<<") {
+        let shift = u32::try_from(parse_int(shift)?).ok()?;
+        let value = parse_int(value)?;
+        // `checked_shl` only rejects shifts >= 64; also reject bits shifted out.
+        value
+            .checked_shl(shift)
+            .filter(|v| v.checked_shr(shift) == Some(value))
+    } else {
+        parse_int(text)
+    }
+}
+
+fn parse_int(text: &str) -> Option<usize> {
+    let digits: String = text.chars().filter(|&c| c != '_').collect();
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok()
+}
+
+/// Throughput in GB/s (10^9 bytes per second) of moving `bytes` in `ms` milliseconds.
+pub fn gb_per_s(bytes: u64, ms: f32) -> f64 {
+    bytes as f64 / (f64::from(ms) * 1e6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("1048579"), Some(1048579));
+        assert_eq!(parse_count("268_435_456"), Some(1 << 28));
+        assert_eq!(parse_count("2^28"), Some(1 << 28));
+        assert_eq!(parse_count("1<<20"), Some(1 << 20));
+        assert_eq!(parse_count("3*2^20"), Some(3 << 20));
+        assert_eq!(parse_count(" 2^20 + 3 "), Some((1 << 20) + 3));
+        assert_eq!(parse_count("0"), Some(0));
+    }
+
+    #[test]
+    fn bad_counts() {
+        for text in [
+            "", "x", "-1", "2^", "1<<64", "2^64", "1.5", "++", "1e6", "3<<63",
+        ] {
+            assert_eq!(parse_count(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn throughput() {
+        assert_eq!(gb_per_s(2_000_000_000, 1000.0), 2.0);
+    }
+}

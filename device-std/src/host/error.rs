@@ -1,0 +1,130 @@
+//! Everything that can go wrong on the host side.
+
+use cudarc::driver::DriverError;
+
+/// An error of the host runtime. Nothing in [`crate::host`] panics; it returns one of these.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CUDA driver library could not be loaded (no NVIDIA driver on this machine).
+    #[error("no NVIDIA driver found (libcuda.so could not be loaded): {0}")]
+    NoDriver(String),
+    /// The driver works but has no device of this ordinal.
+    #[error("no CUDA device {ordinal}: the driver reports {count} device(s)")]
+    NoDevice {
+        /// The ordinal asked for.
+        ordinal: usize,
+        /// How many devices the driver sees.
+        count: usize,
+    },
+    /// The kernel crate was compiled without the oxide backend.
+    #[error(
+        "the crate `{crate_name}` was built without the oxide backend, so it carries no PTX; \
+         build it with `cargo oxide build`"
+    )]
+    NoPtx {
+        /// The crate whose PTX is missing.
+        crate_name: &'static str,
+    },
+    /// The driver rejected the crate's PTX (bad PTX, or made for a newer GPU or driver).
+    #[error("the driver could not load the PTX of crate `{crate_name}`: {}", describe(.source))]
+    ModuleLoad {
+        /// The crate whose PTX failed to load.
+        crate_name: &'static str,
+        /// The driver's reason.
+        source: DriverError,
+    },
+    /// The crate's PTX has no entry of this name.
+    #[error("the PTX of crate `{crate_name}` has no kernel `{kernel}`")]
+    KernelNotFound {
+        /// The crate whose PTX was searched.
+        crate_name: &'static str,
+        /// The kernel looked for.
+        kernel: String,
+    },
+    /// A grid or block shape the GPU cannot run.
+    #[error("invalid launch shape: {0}")]
+    LaunchShape(String),
+    /// A buffer of one [`super::Gpu`] was passed to a launch on another.
+    #[error("a DeviceBuffer of GPU {buffer} was passed to a kernel launched on GPU {launch}")]
+    WrongDevice {
+        /// Ordinal of the buffer's GPU.
+        buffer: usize,
+        /// Ordinal of the launching GPU.
+        launch: usize,
+    },
+    /// Any other failure reported by the CUDA driver.
+    #[error("CUDA driver error: {}", describe(.0))]
+    Driver(#[from] DriverError),
+}
+
+impl Error {
+    /// Whether this machine or build cannot run kernels at all (no driver, no device, no PTX),
+    /// as opposed to a kernel or driver call that failed. Programs report these differently.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self,
+            Error::NoDriver(_) | Error::NoDevice { .. } | Error::NoPtx { .. }
+        )
+    }
+}
+
+/// `CUDA_ERROR_NAME: the driver's description`, or just the code when the driver cannot say.
+fn describe(e: &DriverError) -> String {
+    // Asking the driver for the text panics inside cudarc when libcuda is absent.
+    // SAFETY: only tries to dlopen the library.
+    if unsafe { cudarc::driver::sys::is_culib_present() }
+        && let (Ok(name), Ok(text)) = (e.error_name(), e.error_string())
+    {
+        return format!("{}: {}", name.to_string_lossy(), text.to_string_lossy());
+    }
+    format!("{:?} (code {})", e.0, e.0 as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        let e = Error::NoPtx {
+            crate_name: "vecadd",
+        };
+        assert_eq!(
+            e.to_string(),
+            "the crate `vecadd` was built without the oxide backend, so it carries no PTX; \
+             build it with `cargo oxide build`"
+        );
+        assert!(e.is_unavailable());
+        let e = Error::NoDriver("details".into());
+        assert_eq!(
+            e.to_string(),
+            "no NVIDIA driver found (libcuda.so could not be loaded): details"
+        );
+        assert!(e.is_unavailable());
+        let e = Error::LaunchShape("block x = 0".into());
+        assert_eq!(e.to_string(), "invalid launch shape: block x = 0");
+        assert!(!e.is_unavailable());
+        let e = Error::KernelNotFound {
+            crate_name: "vecadd",
+            kernel: "nope".into(),
+        };
+        assert_eq!(
+            e.to_string(),
+            "the PTX of crate `vecadd` has no kernel `nope`"
+        );
+        let e = Error::NoDevice {
+            ordinal: 3,
+            count: 1,
+        };
+        assert_eq!(
+            e.to_string(),
+            "no CUDA device 3: the driver reports 1 device(s)"
+        );
+        let e = Error::from(DriverError(
+            cudarc::driver::sys::CUresult::CUDA_ERROR_NOT_FOUND,
+        ));
+        assert!(e.to_string().starts_with("CUDA driver error: "), "{e}");
+        assert!(e.to_string().contains("NOT_FOUND"), "{e}");
+    }
+}

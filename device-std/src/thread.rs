@@ -1,0 +1,201 @@
+//! Where a thread is in the grid.
+//!
+//! The twelve index/dimension functions and [`sync_threads`] are the device intrinsics of
+//! docs/contracts.md: the backend recognises calls to them by their path
+//! (`oxide::thread::<name>`) and replaces them with PTX special registers / `bar.sync`. Their
+//! bodies here are the host implementation (see [`crate::emulate`]). They are
+//! `#[inline(never)]` so that no MIR inlining hides the call from the backend, and not generic
+//! so that each has exactly one path.
+
+use crate::emulate;
+
+macro_rules! intrinsics {
+    ($($(#[$doc:meta])* $name:ident => $field:ident[$axis:literal];)*) => {$(
+        $(#[$doc])*
+        #[inline(never)]
+        pub fn $name() -> u32 {
+            emulate::current().$field[$axis]
+        }
+    )*};
+}
+
+intrinsics! {
+    /// `threadIdx.x`: this thread's x position in its block.
+    thread_idx_x => thread_idx[0];
+    /// `threadIdx.y`: this thread's y position in its block.
+    thread_idx_y => thread_idx[1];
+    /// `threadIdx.z`: this thread's z position in its block.
+    thread_idx_z => thread_idx[2];
+    /// `blockIdx.x`: this block's x position in the grid.
+    block_idx_x => block_idx[0];
+    /// `blockIdx.y`: this block's y position in the grid.
+    block_idx_y => block_idx[1];
+    /// `blockIdx.z`: this block's z position in the grid.
+    block_idx_z => block_idx[2];
+    /// `blockDim.x`: threads per block along x.
+    block_dim_x => block_dim[0];
+    /// `blockDim.y`: threads per block along y.
+    block_dim_y => block_dim[1];
+    /// `blockDim.z`: threads per block along z.
+    block_dim_z => block_dim[2];
+    /// `gridDim.x`: blocks per grid along x.
+    grid_dim_x => grid_dim[0];
+    /// `gridDim.y`: blocks per grid along y.
+    grid_dim_y => grid_dim[1];
+    /// `gridDim.z`: blocks per grid along z.
+    grid_dim_z => grid_dim[2];
+}
+
+/// Waits until every thread of the block has reached this point (`__syncthreads`).
+///
+/// On the host this does nothing yet: a host call runs a single simulated thread. The CPU
+/// emulator will implement it as a barrier over the block's threads.
+#[inline(never)]
+pub fn sync_threads() {}
+
+/// Global x index of a 1-D launch: `block_idx_x * block_dim_x + thread_idx_x`.
+///
+/// For reading; to write a [`crate::DisjointSlice`] use [`ThreadIndex::linear`].
+#[inline]
+pub fn index_1d() -> usize {
+    block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize
+}
+
+/// Global `(x, y)` index of a 2-D launch: x is the column, y the row.
+#[inline]
+pub fn index_2d() -> (usize, usize) {
+    let x = block_idx_x() as usize * block_dim_x() as usize + thread_idx_x() as usize;
+    let y = block_idx_y() as usize * block_dim_y() as usize + thread_idx_y() as usize;
+    (x, y)
+}
+
+/// This thread's linear index over the whole grid: a value no other thread of the launch has.
+///
+/// It cannot be built by hand (private field), copied, cloned or changed by arithmetic, so
+/// holding one proves "this index is mine"; that is what makes
+/// [`crate::DisjointSlice::get_mut`] race-free.
+#[derive(Debug)]
+pub struct ThreadIndex(usize);
+
+impl ThreadIndex {
+    /// The calling thread's index, row-major over blocks then over threads in a block:
+    ///
+    /// `((block_idx_z * grid_dim_y + block_idx_y) * grid_dim_x + block_idx_x)
+    ///  * (block_dim_x * block_dim_y * block_dim_z)
+    ///  + (thread_idx_z * block_dim_y + thread_idx_y) * block_dim_x + thread_idx_x`
+    ///
+    /// The launcher rejects grids whose thread count does not fit in `usize`, so this never
+    /// overflows on the GPU.
+    #[inline]
+    #[must_use]
+    pub fn linear() -> ThreadIndex {
+        let block = (block_idx_z() as usize * grid_dim_y() as usize + block_idx_y() as usize)
+            * grid_dim_x() as usize
+            + block_idx_x() as usize;
+        let threads_per_block =
+            block_dim_x() as usize * block_dim_y() as usize * block_dim_z() as usize;
+        let thread = (thread_idx_z() as usize * block_dim_y() as usize + thread_idx_y() as usize)
+            * block_dim_x() as usize
+            + thread_idx_x() as usize;
+        ThreadIndex(block * threads_per_block + thread)
+    }
+
+    /// The index's value, for reading inputs at the same position.
+    #[inline]
+    pub fn get(&self) -> usize {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::emulate::{ThreadContext, with_thread_context};
+
+    fn ctx(
+        thread: [u32; 3],
+        block: [u32; 3],
+        block_dim: [u32; 3],
+        grid: [u32; 3],
+    ) -> ThreadContext {
+        ThreadContext {
+            thread_idx: thread,
+            block_idx: block,
+            block_dim,
+            grid_dim: grid,
+        }
+    }
+
+    /// Runs `f` as every thread of a grid and collects what it returns, in launch order.
+    fn each_thread<R>(block_dim: [u32; 3], grid: [u32; 3], f: impl Fn() -> R) -> Vec<R> {
+        let mut out = Vec::new();
+        for bz in 0..grid[2] {
+            for by in 0..grid[1] {
+                for bx in 0..grid[0] {
+                    for tz in 0..block_dim[2] {
+                        for ty in 0..block_dim[1] {
+                            for tx in 0..block_dim[0] {
+                                let c = ctx([tx, ty, tz], [bx, by, bz], block_dim, grid);
+                                with_thread_context(c, || out.push(f()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn host_default_is_thread_zero_of_one() {
+        assert_eq!(ThreadIndex::linear().get(), 0);
+        assert_eq!(index_1d(), 0);
+        assert_eq!(index_2d(), (0, 0));
+        assert_eq!((block_dim_x(), block_dim_y(), block_dim_z()), (1, 1, 1));
+        assert_eq!((grid_dim_x(), grid_dim_y(), grid_dim_z()), (1, 1, 1));
+        sync_threads();
+    }
+
+    #[test]
+    fn linear_formula() {
+        let c = ctx([3, 2, 1], [4, 5, 6], [8, 4, 2], [7, 9, 11]);
+        with_thread_context(c, || {
+            let block = (6 * 9 + 5) * 7 + 4;
+            let thread = (4 + 2) * 8 + 3;
+            assert_eq!(ThreadIndex::linear().get(), block * (8 * 4 * 2) + thread);
+        });
+        // The previous context is back.
+        assert_eq!(ThreadIndex::linear().get(), 0);
+    }
+
+    #[test]
+    fn linear_is_a_bijection_onto_the_grid() {
+        let (block_dim, grid) = ([4, 3, 2], [3, 2, 2]);
+        let got = each_thread(block_dim, grid, || ThreadIndex::linear().get());
+        // Launch order (blocks row-major, then threads row-major) is exactly 0, 1, 2, ...
+        assert_eq!(got, (0..got.len()).collect::<Vec<_>>());
+        assert_eq!(got.len(), 4 * 3 * 2 * 3 * 2 * 2);
+    }
+
+    #[test]
+    fn index_1d_and_2d() {
+        let c = ctx([5, 6, 0], [2, 3, 0], [32, 8, 1], [4, 4, 1]);
+        with_thread_context(c, || {
+            assert_eq!(index_1d(), 2 * 32 + 5);
+            assert_eq!(index_2d(), (2 * 32 + 5, 3 * 8 + 6));
+        });
+        // For a 1-D grid the linear index and index_1d agree.
+        let got = each_thread([64, 1, 1], [5, 1, 1], || {
+            (ThreadIndex::linear().get(), index_1d())
+        });
+        assert!(got.iter().all(|(l, i)| l == i));
+    }
+
+    #[test]
+    fn context_restored_after_panic() {
+        let c = ctx([1, 0, 0], [0; 3], [2, 1, 1], [1; 3]);
+        let caught = std::panic::catch_unwind(|| with_thread_context(c, || panic!("boom")));
+        assert!(caught.is_err());
+        assert_eq!(thread_idx_x(), 0);
+    }
+}

@@ -1,0 +1,197 @@
+//! The host runtime against a real GPU, with hand-written PTX that follows the parameter ABI of
+//! docs/contracts.md (so it needs no backend). Each test passes without doing anything on a
+//! machine that has no driver or GPU.
+
+use std::ffi::CStr;
+
+use oxide::host::{ByValue, Error, Gpu, Launch, LaunchConfig, load_module};
+
+const PTX: &CStr = c"
+.version 7.0
+.target sm_50
+.address_size 64
+
+// vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>)
+.visible .entry vecadd(
+    .param .u64 a_ptr, .param .u64 a_len,
+    .param .u64 b_ptr, .param .u64 b_len,
+    .param .u64 c_ptr, .param .u64 c_len)
+{
+    .reg .pred %p;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<10>;
+    .reg .f32 %f<4>;
+    ld.param.u64 %rd1, [a_ptr];
+    ld.param.u64 %rd2, [b_ptr];
+    ld.param.u64 %rd3, [c_ptr];
+    ld.param.u64 %rd4, [c_len];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd5, %r1, %r2;
+    cvt.u64.u32 %rd6, %r3;
+    add.u64 %rd5, %rd5, %rd6;
+    setp.ge.u64 %p, %rd5, %rd4;
+    @%p bra DONE;
+    shl.b64 %rd6, %rd5, 2;
+    add.u64 %rd7, %rd1, %rd6;
+    add.u64 %rd8, %rd2, %rd6;
+    add.u64 %rd9, %rd3, %rd6;
+    ld.global.f32 %f1, [%rd7];
+    ld.global.f32 %f2, [%rd8];
+    add.f32 %f3, %f1, %f2;
+    st.global.f32 [%rd9], %f3;
+DONE:
+    ret;
+}
+
+// params(a: f32, unit: (), s: Params, input: &[u32], out: DisjointSlice<f64>): thread 0
+// writes [a, s.x, s.y, input.len, out.len, input[0]].
+.visible .entry params(
+    .param .f32 a,
+    .param .align 8 .b8 s[16],
+    .param .u64 in_ptr, .param .u64 in_len,
+    .param .u64 out_ptr, .param .u64 out_len)
+{
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<5>;
+    .reg .f32 %f1;
+    .reg .f64 %fd<7>;
+    ld.param.f32 %f1, [a];
+    ld.param.u32 %r1, [s];
+    ld.param.f64 %fd3, [s+8];
+    ld.param.u64 %rd1, [in_ptr];
+    ld.param.u64 %rd2, [in_len];
+    ld.param.u64 %rd3, [out_ptr];
+    ld.param.u64 %rd4, [out_len];
+    cvt.f64.f32 %fd1, %f1;
+    cvt.rn.f64.u32 %fd2, %r1;
+    cvt.rn.f64.u64 %fd4, %rd2;
+    cvt.rn.f64.u64 %fd5, %rd4;
+    ld.global.u32 %r2, [%rd1];
+    cvt.rn.f64.u32 %fd6, %r2;
+    st.global.f64 [%rd3], %fd1;
+    st.global.f64 [%rd3+8], %fd2;
+    st.global.f64 [%rd3+16], %fd3;
+    st.global.f64 [%rd3+24], %fd4;
+    st.global.f64 [%rd3+32], %fd5;
+    st.global.f64 [%rd3+40], %fd6;
+    ret;
+}
+";
+
+/// Host layout: u32 at 0, padding, f64 at 8 (16 bytes, align 8), as the PTX reads it.
+#[derive(Clone, Copy)]
+#[repr(C)]
+struct Params {
+    x: u32,
+    y: f64,
+}
+
+fn gpu() -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) if e.is_unavailable() => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn vecadd_by_the_contract() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    println!("device: {}", gpu.name()?);
+    let n = 1_048_579;
+    let a: Vec<f32> = (0..n).map(|i| (i % 4096) as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i % 333) as f32 * 0.5).collect();
+    let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let mut dc = gpu.alloc_zeroed::<f32>(n)?;
+    assert_eq!(dc.len(), n);
+    let module = load_module(&gpu, Some(PTX), "handwritten")?;
+    let function = module.function("vecadd")?;
+    let cfg = LaunchConfig::for_num_elems(n, 256)?;
+    let ms = gpu.time(|| {
+        let mut launch = Launch::new(&gpu, &function);
+        launch.push(&da).push(&db).push(&mut dc);
+        // SAFETY: the parameters match the PTX entry above.
+        unsafe { launch.launch(cfg) }
+    })?;
+    assert!(ms > 0.0);
+    let c = gpu.dtoh(&dc)?;
+    for i in 0..n {
+        assert_eq!(c[i], a[i] + b[i], "element {i}");
+    }
+    Ok(())
+}
+
+#[test]
+fn by_value_parameters_and_lengths() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let input = gpu.htod(&[42u32, 1, 2])?;
+    let mut out = gpu.alloc_zeroed::<f64>(6)?;
+    let module = load_module(&gpu, Some(PTX), "handwritten")?;
+    let function = module.function("params")?;
+    let s = Params { x: 7, y: -2.25 };
+    let mut launch = Launch::new(&gpu, &function);
+    launch
+        .push(ByValue(&1.5f32))
+        .push(ByValue(&()))
+        .push(ByValue(&s))
+        .push(&input)
+        .push(&mut out);
+    let cfg = LaunchConfig::for_num_elems(1, 32)?;
+    // SAFETY: the parameters match the PTX entry above (the unit value takes none).
+    unsafe { launch.launch(cfg) }?;
+    assert_eq!(gpu.dtoh(&out)?, [1.5, 7.0, -2.25, 3.0, 6.0, 42.0]);
+    Ok(())
+}
+
+#[test]
+fn errors_are_results() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let e = load_module(&gpu, None, "vecadd").err().unwrap();
+    assert!(
+        matches!(
+            e,
+            Error::NoPtx {
+                crate_name: "vecadd"
+            }
+        ),
+        "{e}"
+    );
+    let module = load_module(&gpu, Some(PTX), "handwritten")?;
+    let e = module.function("missing").err().unwrap();
+    assert!(matches!(e, Error::KernelNotFound { .. }), "{e}");
+    let e = load_module(&gpu, Some(c"not ptx at all"), "garbage")
+        .err()
+        .unwrap();
+    assert!(matches!(e, Error::ModuleLoad { .. }), "{e}");
+    println!("{e}");
+
+    // A shape the hardware cannot run is refused before it reaches the driver.
+    let function = module.function("vecadd")?;
+    let bad = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (2048, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (x, mut y) = (gpu.htod(&[1.0f32])?, gpu.alloc_zeroed::<f32>(1)?);
+    let mut launch = Launch::new(&gpu, &function);
+    launch.push(&x).push(&x).push(&mut y);
+    // SAFETY: the parameters match the PTX entry.
+    let e = unsafe { launch.launch(bad) }.unwrap_err();
+    assert!(matches!(e, Error::LaunchShape(_)), "{e}");
+
+    // Empty buffers round-trip.
+    let empty = gpu.htod::<f32>(&[])?;
+    assert!(empty.is_empty());
+    assert!(gpu.dtoh(&empty)?.is_empty());
+    assert!(gpu.alloc_zeroed::<u8>(0)?.is_empty());
+    gpu.synchronize()?;
+
+    let e = Gpu::new(1000).err().unwrap();
+    assert!(matches!(e, Error::NoDevice { ordinal: 1000, .. }), "{e}");
+    Ok(())
+}

@@ -1,0 +1,146 @@
+//! `#[kernel]` expansions compile, their launchers have the promised types, and a kernel still
+//! runs on the host (one simulated thread at a time, as the CPU emulator will do).
+
+use oxide::emulate::{ThreadContext, with_thread_context};
+use oxide::host::{DeviceBuffer, Error, Gpu, LaunchConfig};
+use oxide::prelude::*;
+
+#[kernel]
+pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+        *out = a[i] + b[i];
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Params {
+    pub scale: f32,
+    pub offset: [i32; 2],
+}
+
+/// Every by-value kind: scalar, struct, tuple, array, zero-sized; names that the launcher uses
+/// for its own parameters must not clash.
+#[kernel]
+pub fn mixed(
+    gpu: u32,
+    cfg: Params,
+    pair: (u8, f64),
+    arr: [u16; 3],
+    unit: (),
+    launch: &[u32],
+    mut out: DisjointSlice<f64>,
+) {
+    let _ = (unit, arr, launch);
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = f64::from(gpu) + f64::from(cfg.scale) + pair.1;
+    }
+}
+
+type VecaddLauncher = fn(
+    &Gpu,
+    LaunchConfig,
+    &DeviceBuffer<f32>,
+    &DeviceBuffer<f32>,
+    &mut DeviceBuffer<f32>,
+) -> Result<(), Error>;
+
+type MixedLauncher = fn(
+    &Gpu,
+    LaunchConfig,
+    u32,
+    Params,
+    (u8, f64),
+    [u16; 3],
+    (),
+    &DeviceBuffer<u32>,
+    &mut DeviceBuffer<f64>,
+) -> Result<(), Error>;
+
+#[test]
+fn launchers_have_typed_arguments() {
+    let _: VecaddLauncher = vecadd::launch;
+    let _: MixedLauncher = mixed::launch;
+    let _: fn(&Gpu) -> Result<(), Error> = vecadd::load;
+}
+
+#[test]
+fn kernel_runs_on_the_host_per_simulated_thread() {
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| 2.0 * i as f32).collect();
+    let mut c = vec![0.0f32; n];
+    let (block, grid) = (128u32, 8u32); // 1024 threads for 1000 elements
+    for bx in 0..grid {
+        for tx in 0..block {
+            let ctx = ThreadContext {
+                thread_idx: [tx, 0, 0],
+                block_idx: [bx, 0, 0],
+                block_dim: [block, 1, 1],
+                grid_dim: [grid, 1, 1],
+            };
+            // SAFETY: `c` outlives the call and each simulated thread has its own index.
+            let out = unsafe { DisjointSlice::from_raw_parts(c.as_mut_ptr(), c.len()) };
+            with_thread_context(ctx, || vecadd(&a, &b, out));
+        }
+    }
+    assert!(c.iter().enumerate().all(|(i, &v)| v == 3.0 * i as f32));
+}
+
+#[test]
+fn disjoint_slice_accessors() {
+    let mut data = [1u32, 2, 3];
+    // SAFETY: `data` outlives `s`; a single thread.
+    let mut s = unsafe { DisjointSlice::from_raw_parts(data.as_mut_ptr(), data.len()) };
+    assert_eq!(s.len(), 3);
+    assert!(!s.is_empty());
+    // Host default: thread 0.
+    *s.get_mut(ThreadIndex::linear()).unwrap() = 10;
+    // SAFETY: in bounds, single thread.
+    *unsafe { s.get_unchecked_mut(2) } = 30;
+    let past_end = ThreadContext {
+        thread_idx: [5, 0, 0],
+        block_dim: [8, 1, 1],
+        ..ThreadContext::default()
+    };
+    with_thread_context(past_end, || {
+        assert!(s.get_mut(ThreadIndex::linear()).is_none())
+    });
+    assert_eq!(data, [10, 2, 30]);
+    // SAFETY: empty.
+    let empty = unsafe { DisjointSlice::<u8>::from_raw_parts(std::ptr::null_mut(), 0) };
+    assert!(empty.is_empty());
+}
+
+#[test]
+fn disjoint_slice_layout_is_pointer_then_length() {
+    use std::mem::{align_of, size_of};
+    assert_eq!(size_of::<DisjointSlice<f32>>(), 2 * size_of::<usize>());
+    assert_eq!(align_of::<DisjointSlice<f64>>(), align_of::<usize>());
+    let mut x = 7u8;
+    // SAFETY: only the layout is inspected.
+    let s = unsafe { DisjointSlice::from_raw_parts(&mut x as *mut u8, 1) };
+    // SAFETY: repr(C): field 0 is the pointer, field 1 the length.
+    let words: [usize; 2] = unsafe { std::mem::transmute(s) };
+    assert_eq!(words, [&raw mut x as usize, 1]);
+}
+
+#[test]
+fn no_driver_is_an_error_not_a_panic() {
+    match Gpu::new(0) {
+        Ok(gpu) => {
+            // A GPU machine: a plain build has no PTX, and says so.
+            let e = vecadd::load(&gpu).unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    Error::NoPtx {
+                        crate_name: "kernel_host"
+                    }
+                ),
+                "{e}"
+            );
+        }
+        Err(e) => assert!(e.is_unavailable(), "{e}"),
+    }
+}

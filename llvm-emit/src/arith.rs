@@ -1,0 +1,383 @@
+//! Arithmetic, comparisons, casts, `select` and constants.
+
+use inkwell::{
+    FloatPredicate, IntPredicate,
+    types::{BasicTypeEnum, IntType},
+    values::{
+        AsValueRef, BasicValue, BasicValueEnum, FastMathFlags, InstructionOpcode, InstructionValue,
+    },
+};
+use pliron::{
+    attribute::attr_cast,
+    builtin::{
+        attr_interfaces::FloatAttr,
+        attributes::{BoolAttr, IntegerAttr},
+    },
+    context::Ptr,
+    operation::Operation,
+    utils::apint::APInt,
+};
+use pliron_llvm::{
+    attributes::{
+        FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr,
+        IntegerOverflowFlagsAttr, SymbolAddrAttr,
+    },
+    op_interfaces::{
+        ATTR_KEY_FAST_MATH_FLAGS, ATTR_KEY_INTEGER_OVERFLOW_FLAGS, ATTR_KEY_NNEG_FLAG,
+    },
+    ops::{ConstantOp, FCmpOp, ICmpOp, SelectOp},
+};
+
+use crate::{
+    errors::EmitError,
+    translate::{OpValue, Translator},
+};
+
+/// pliron's fast-math bits are numbered differently from LLVM's, so map them one by one.
+fn llvm_fast_math(flags: FastmathFlagsAttr) -> FastMathFlags {
+    const MAP: [(FastmathFlags, FastMathFlags); 7] = [
+        (FastmathFlags::NNAN, FastMathFlags::NoNaNs),
+        (FastmathFlags::NINF, FastMathFlags::NoInfs),
+        (FastmathFlags::NSZ, FastMathFlags::NoSignedZeros),
+        (FastmathFlags::ARCP, FastMathFlags::AllowReciprocal),
+        (FastmathFlags::CONTRACT, FastMathFlags::AllowContract),
+        (FastmathFlags::AFN, FastMathFlags::ApproxFunc),
+        (FastmathFlags::REASSOC, FastMathFlags::AllowReassoc),
+    ];
+    MAP.iter()
+        .filter(|(p, _)| flags.0.contains(*p))
+        .fold(FastMathFlags::empty(), |acc, (_, l)| acc | *l)
+}
+
+/// Sets fast-math flags on `inst`. Constant-folded results are not instructions and carry no
+/// flags; LLVM also refuses flags on non-FP instructions, which the pliron verifier already
+/// rules out, so both are silently skipped.
+pub(crate) fn apply_fast_math(inst: Option<InstructionValue<'_>>, flags: FastmathFlagsAttr) {
+    if let Some(inst) = inst
+        && !flags.0.is_empty()
+    {
+        let _ = inst.set_fast_math_flags(llvm_fast_math(flags));
+    }
+}
+
+/// An integer constant of any width from pliron's arbitrary-precision integer.
+pub(crate) fn int_constant<'ll>(ty: IntType<'ll>, value: &APInt) -> inkwell::values::IntValue<'ll> {
+    let words = value.bw().div_ceil(64).max(1);
+    let mut bytes = vec![0u8; words * 8];
+    value.to_u8_slice(&mut bytes);
+    let words: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
+        .collect();
+    ty.const_int_arbitrary_precision(&words)
+}
+
+fn int_predicate(p: &ICmpPredicateAttr) -> IntPredicate {
+    match p {
+        ICmpPredicateAttr::EQ => IntPredicate::EQ,
+        ICmpPredicateAttr::NE => IntPredicate::NE,
+        ICmpPredicateAttr::SLT => IntPredicate::SLT,
+        ICmpPredicateAttr::SLE => IntPredicate::SLE,
+        ICmpPredicateAttr::SGT => IntPredicate::SGT,
+        ICmpPredicateAttr::SGE => IntPredicate::SGE,
+        ICmpPredicateAttr::ULT => IntPredicate::ULT,
+        ICmpPredicateAttr::ULE => IntPredicate::ULE,
+        ICmpPredicateAttr::UGT => IntPredicate::UGT,
+        ICmpPredicateAttr::UGE => IntPredicate::UGE,
+    }
+}
+
+fn float_predicate(p: &FCmpPredicateAttr) -> FloatPredicate {
+    match p {
+        FCmpPredicateAttr::False => FloatPredicate::PredicateFalse,
+        FCmpPredicateAttr::OEQ => FloatPredicate::OEQ,
+        FCmpPredicateAttr::OGT => FloatPredicate::OGT,
+        FCmpPredicateAttr::OGE => FloatPredicate::OGE,
+        FCmpPredicateAttr::OLT => FloatPredicate::OLT,
+        FCmpPredicateAttr::OLE => FloatPredicate::OLE,
+        FCmpPredicateAttr::ONE => FloatPredicate::ONE,
+        FCmpPredicateAttr::ORD => FloatPredicate::ORD,
+        FCmpPredicateAttr::UEQ => FloatPredicate::UEQ,
+        FCmpPredicateAttr::UGT => FloatPredicate::UGT,
+        FCmpPredicateAttr::UGE => FloatPredicate::UGE,
+        FCmpPredicateAttr::ULT => FloatPredicate::ULT,
+        FCmpPredicateAttr::ULE => FloatPredicate::ULE,
+        FCmpPredicateAttr::UNE => FloatPredicate::UNE,
+        FCmpPredicateAttr::UNO => FloatPredicate::UNO,
+        FCmpPredicateAttr::True => FloatPredicate::PredicateTrue,
+    }
+}
+
+fn cast_opcode(name: &str) -> InstructionOpcode {
+    match name {
+        "sext" => InstructionOpcode::SExt,
+        "zext" => InstructionOpcode::ZExt,
+        "trunc" => InstructionOpcode::Trunc,
+        "fptosi" => InstructionOpcode::FPToSI,
+        "fptoui" => InstructionOpcode::FPToUI,
+        "sitofp" => InstructionOpcode::SIToFP,
+        "uitofp" => InstructionOpcode::UIToFP,
+        "fpext" => InstructionOpcode::FPExt,
+        "fptrunc" => InstructionOpcode::FPTrunc,
+        "ptrtoint" => InstructionOpcode::PtrToInt,
+        "inttoptr" => InstructionOpcode::IntToPtr,
+        "addrspacecast" => InstructionOpcode::AddrSpaceCast,
+        _ => InstructionOpcode::BitCast,
+    }
+}
+
+impl<'ll> Translator<'_, 'll> {
+    /// The fast-math flags under the shared `llvm_fast_math_flags` key, if any.
+    fn fast_math_attr(&self, opr: Ptr<Operation>) -> Option<FastmathFlagsAttr> {
+        let op = opr.deref(self.ctx);
+        op.attributes
+            .get::<FastmathFlagsAttr>(&ATTR_KEY_FAST_MATH_FLAGS)
+            .copied()
+    }
+
+    pub(crate) fn int_binop(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
+        let opcode = match name {
+            "add" => InstructionOpcode::Add,
+            "sub" => InstructionOpcode::Sub,
+            "mul" => InstructionOpcode::Mul,
+            "udiv" => InstructionOpcode::UDiv,
+            "sdiv" => InstructionOpcode::SDiv,
+            "urem" => InstructionOpcode::URem,
+            "srem" => InstructionOpcode::SRem,
+            "and" => InstructionOpcode::And,
+            "or" => InstructionOpcode::Or,
+            "xor" => InstructionOpcode::Xor,
+            "shl" => InstructionOpcode::Shl,
+            "lshr" => InstructionOpcode::LShr,
+            _ => InstructionOpcode::AShr,
+        };
+        let (lhs, rhs) = (self.operand(opr, 0)?, self.operand(opr, 1)?);
+        let value = self.built(
+            opr,
+            self.builder
+                .build_binop(opcode, lhs, rhs, &self.result_name(opr)),
+        )?;
+        let flags = opr
+            .deref(self.ctx)
+            .attributes
+            .get::<IntegerOverflowFlagsAttr>(&ATTR_KEY_INTEGER_OVERFLOW_FLAGS)
+            .cloned();
+        if let (Some(flags), Some(inst)) = (flags, value.as_instruction_value()) {
+            // Only add/sub/mul/shl accept these; pliron only allows the attribute on those.
+            let _ = inst.set_no_signed_wrap_flag(flags.nsw);
+            let _ = inst.set_no_unsigned_wrap_flag(flags.nuw);
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn float_binop(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
+        let opcode = match name {
+            "fadd" => InstructionOpcode::FAdd,
+            "fsub" => InstructionOpcode::FSub,
+            "fmul" => InstructionOpcode::FMul,
+            "fdiv" => InstructionOpcode::FDiv,
+            _ => InstructionOpcode::FRem,
+        };
+        let (lhs, rhs) = (self.operand(opr, 0)?, self.operand(opr, 1)?);
+        let value = self.built(
+            opr,
+            self.builder
+                .build_binop(opcode, lhs, rhs, &self.result_name(opr)),
+        )?;
+        if let Some(fmf) = self.fast_math_attr(opr) {
+            apply_fast_math(value.as_instruction_value(), fmf);
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn fneg(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let name = self.result_name(opr);
+        let value: BasicValueEnum<'ll> = match self.operand(opr, 0)? {
+            BasicValueEnum::FloatValue(v) => self
+                .built(opr, self.builder.build_float_neg(v, &name))?
+                .into(),
+            BasicValueEnum::VectorValue(v) => self
+                .built(opr, self.builder.build_float_neg(v, &name))?
+                .into(),
+            _ => return Err(EmitError::invalid(self.ctx, opr, "operand is not a float")),
+        };
+        if let Some(fmf) = self.fast_math_attr(opr) {
+            apply_fast_math(value.as_instruction_value(), fmf);
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn icmp(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let ctx = self.ctx;
+        let pred = match Operation::get_op::<ICmpOp>(opr, ctx).and_then(|op| {
+            op.get_attr_llvm_icmp_predicate(ctx)
+                .map(|p| int_predicate(&p))
+        }) {
+            Some(pred) => pred,
+            None => return Err(EmitError::invalid(ctx, opr, "missing predicate")),
+        };
+        let name = self.result_name(opr);
+        let b = &self.builder;
+        let value: BasicValueEnum<'ll> = match (self.operand(opr, 0)?, self.operand(opr, 1)?) {
+            (BasicValueEnum::IntValue(l), BasicValueEnum::IntValue(r)) => self
+                .built(opr, b.build_int_compare(pred, l, r, &name))?
+                .into(),
+            (BasicValueEnum::PointerValue(l), BasicValueEnum::PointerValue(r)) => self
+                .built(opr, b.build_int_compare(pred, l, r, &name))?
+                .into(),
+            (BasicValueEnum::VectorValue(l), BasicValueEnum::VectorValue(r)) => self
+                .built(opr, b.build_int_compare(pred, l, r, &name))?
+                .into(),
+            _ => return Err(EmitError::invalid(ctx, opr, "operands are not comparable")),
+        };
+        Ok(Some(value))
+    }
+
+    pub(crate) fn fcmp(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let ctx = self.ctx;
+        let pred = match Operation::get_op::<FCmpOp>(opr, ctx).and_then(|op| {
+            op.get_attr_llvm_fcmp_predicate(ctx)
+                .map(|p| float_predicate(&p))
+        }) {
+            Some(pred) => pred,
+            None => return Err(EmitError::invalid(ctx, opr, "missing predicate")),
+        };
+        let name = self.result_name(opr);
+        let b = &self.builder;
+        let value: BasicValueEnum<'ll> = match (self.operand(opr, 0)?, self.operand(opr, 1)?) {
+            (BasicValueEnum::FloatValue(l), BasicValueEnum::FloatValue(r)) => self
+                .built(opr, b.build_float_compare(pred, l, r, &name))?
+                .into(),
+            (BasicValueEnum::VectorValue(l), BasicValueEnum::VectorValue(r)) => self
+                .built(opr, b.build_float_compare(pred, l, r, &name))?
+                .into(),
+            _ => return Err(EmitError::invalid(ctx, opr, "operands are not floats")),
+        };
+        if let Some(fmf) = self.fast_math_attr(opr) {
+            apply_fast_math(value.as_instruction_value(), fmf);
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn cast(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
+        let opcode = cast_opcode(name);
+        let arg = self.operand(opr, 0)?;
+        let to = self.result_type(opr)?;
+        let value = self.built(
+            opr,
+            self.builder
+                .build_cast(opcode, arg, to, &self.result_name(opr)),
+        )?;
+        let Some(inst) = value.as_instruction_value() else {
+            return Ok(Some(value));
+        };
+        let op = opr.deref(self.ctx);
+        if let Some(fmf) = op
+            .attributes
+            .get::<FastmathFlagsAttr>(&ATTR_KEY_FAST_MATH_FLAGS)
+        {
+            apply_fast_math(Some(inst), *fmf);
+        }
+        let nneg = op
+            .attributes
+            .get::<BoolAttr>(&ATTR_KEY_NNEG_FLAG)
+            .is_some_and(|b| bool::from(b.clone()));
+        if nneg && matches!(opcode, InstructionOpcode::ZExt | InstructionOpcode::UIToFP) {
+            // inkwell only exposes `nneg` for zext; LLVM's C API takes both.
+            unsafe { llvm_sys::core::LLVMSetNNeg(inst.as_value_ref(), 1) };
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn select(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let ctx = self.ctx;
+        let (then, otherwise) = (self.operand(opr, 1)?, self.operand(opr, 2)?);
+        let name = self.result_name(opr);
+        let value = match self.operand(opr, 0)? {
+            BasicValueEnum::IntValue(c) => self.builder.build_select(c, then, otherwise, &name),
+            BasicValueEnum::VectorValue(c) => self.builder.build_select(c, then, otherwise, &name),
+            _ => return Err(EmitError::invalid(ctx, opr, "condition is not an i1")),
+        };
+        let value = self.built(opr, value)?;
+        let fmf = Operation::get_op::<SelectOp>(opr, ctx)
+            .and_then(|s| s.get_attr_llvm_select_fast_math_flags(ctx).map(|f| *f));
+        if let Some(fmf) = fmf {
+            apply_fast_math(value.as_instruction_value(), fmf);
+        }
+        Ok(Some(value))
+    }
+
+    pub(crate) fn constant(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let ctx = self.ctx;
+        let ty = self.result_type(opr)?;
+        let Some(op) = Operation::get_op::<ConstantOp>(opr, ctx) else {
+            return Err(EmitError::unsupported(ctx, opr));
+        };
+        let Some(attr) = op.get_attr_llvm_constant_value(ctx) else {
+            return Err(EmitError::invalid(ctx, opr, "missing value"));
+        };
+        if let (Some(int), BasicTypeEnum::IntType(int_ty)) =
+            (attr.downcast_ref::<IntegerAttr>(), ty)
+        {
+            return Ok(Some(int_constant(int_ty, &int.value()).into()));
+        }
+        if let (Some(float), BasicTypeEnum::FloatType(float_ty)) =
+            (attr_cast::<dyn FloatAttr>(&**attr), ty)
+        {
+            // Going through the bit pattern keeps NaN payloads and f16/bf16 values exact.
+            let bits = float.to_bits();
+            let width = float.get_semantics().bits;
+            let int_ty = self.ll.custom_width_int_type(
+                std::num::NonZeroU32::new(width as u32).expect("float widths are non-zero"),
+            );
+            let int_ty = int_ty.map_err(|e| EmitError::invalid(ctx, opr, e))?;
+            let as_int = int_ty.const_int_arbitrary_precision(&[bits as u64, (bits >> 64) as u64]);
+            // The builder folds a bitcast of a constant into a floating-point constant.
+            let value = self.builder.build_bit_cast(as_int, float_ty, "");
+            return Ok(Some(self.built(opr, value)?));
+        }
+        if let Some(sym) = attr.downcast_ref::<SymbolAddrAttr>() {
+            if let Some(f) = self.functions.get(sym.symbol()) {
+                return Ok(Some(f.as_global_value().as_pointer_value().into()));
+            }
+            return Err(EmitError::invalid(
+                ctx,
+                opr,
+                format!("@{} is not a function of this module", sym.symbol()),
+            ));
+        }
+        Err(EmitError::invalid(
+            ctx,
+            opr,
+            "only integer, float and function-address constants are supported",
+        ))
+    }
+
+    /// `llvm.undef`, `llvm.poison` and `llvm.zero`.
+    pub(crate) fn special_constant(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
+        let ty = self.result_type(opr)?;
+        if name == "zero" {
+            return Ok(Some(ty.const_zero()));
+        }
+        let undef = name == "undef";
+        macro_rules! pick {
+            ($t:expr) => {
+                if undef {
+                    $t.get_undef().into()
+                } else {
+                    $t.get_poison().into()
+                }
+            };
+        }
+        let value: BasicValueEnum<'ll> = match ty {
+            BasicTypeEnum::IntType(t) => pick!(t),
+            BasicTypeEnum::FloatType(t) => pick!(t),
+            BasicTypeEnum::PointerType(t) => pick!(t),
+            BasicTypeEnum::ArrayType(t) => pick!(t),
+            BasicTypeEnum::StructType(t) => pick!(t),
+            BasicTypeEnum::VectorType(t) => pick!(t),
+            BasicTypeEnum::ScalableVectorType(t) => pick!(t),
+        };
+        Ok(Some(value))
+    }
+}

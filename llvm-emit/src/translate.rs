@@ -1,0 +1,396 @@
+//! Module- and function-level translation, and the per-op dispatch.
+//!
+//! The op translations themselves live in [`crate::control_flow`], [`crate::arith`] and
+//! [`crate::memory`], as further `impl Translator` blocks.
+
+use std::collections::{HashMap, HashSet};
+
+use inkwell::{
+    basic_block::BasicBlock as LlBlock,
+    builder::Builder,
+    context::Context as LlContext,
+    module::{Linkage, Module},
+    types::BasicTypeEnum,
+    values::{BasicValueEnum, FunctionValue, PhiValue},
+};
+use pliron::{
+    basic_block::BasicBlock,
+    builtin::op_interfaces::{
+        AtMostOneRegionInterface, SingleBlockRegionInterface, SymbolOpInterface,
+    },
+    builtin::ops::ModuleOp,
+    common_traits::Named,
+    context::{Context, Ptr},
+    identifier::Identifier,
+    linked_list::ContainsLinkedList,
+    op::Op,
+    operation::Operation,
+    r#type::{TypeHandle, Typed},
+    value::Value,
+};
+use pliron_llvm::{
+    op_interfaces::{IsDeclaration, LlvmSymbolName},
+    ops::FuncOp,
+};
+
+use crate::{
+    errors::{EmitError, op_text},
+    types::{TypeConverter, UnsupportedType},
+};
+
+/// LLVM's `CallingConv::PTX_Kernel`: makes the NVPTX backend emit `.entry` instead of `.func`.
+pub(crate) const PTX_KERNEL_CC: u32 = 71;
+
+/// What an op translation produces: the LLVM value of the op's (single) result, if it has a
+/// non-void one.
+pub(crate) type OpValue<'ll> = Result<Option<BasicValueEnum<'ll>>, EmitError>;
+
+/// Arguments passed along an edge, and the block that carries them (the destination itself,
+/// or a detour block).
+pub(crate) type EdgeArgs<'ll> = (Vec<BasicValueEnum<'ll>>, LlBlock<'ll>);
+
+/// State of one function's translation.
+#[derive(Default)]
+pub(crate) struct FunctionState<'ll> {
+    pub(crate) function: Option<FunctionValue<'ll>>,
+    pub(crate) values: HashMap<Value, BasicValueEnum<'ll>>,
+    pub(crate) blocks: HashMap<Ptr<BasicBlock>, LlBlock<'ll>>,
+    /// The phis standing for each non-entry block's arguments, in argument order.
+    pub(crate) phis: HashMap<Ptr<BasicBlock>, Vec<PhiValue<'ll>>>,
+    /// For each (LLVM predecessor, pliron successor): the argument lists already passed and
+    /// the block each one jumps to; see `Translator::edge`.
+    pub(crate) edges: HashMap<(LlBlock<'ll>, Ptr<BasicBlock>), Vec<EdgeArgs<'ll>>>,
+}
+
+pub(crate) struct Translator<'a, 'll> {
+    pub(crate) ctx: &'a Context,
+    pub(crate) ll: &'ll LlContext,
+    pub(crate) module: &'a Module<'ll>,
+    pub(crate) builder: Builder<'ll>,
+    pub(crate) types: TypeConverter<'ll>,
+    /// Functions by pliron symbol name (what `llvm.call` refers to).
+    pub(crate) functions: HashMap<Identifier, FunctionValue<'ll>>,
+    pub(crate) func: FunctionState<'ll>,
+}
+
+/// Translates every `llvm.func` of `module_op` into `module`.
+pub(crate) fn translate_module<'ll>(
+    ctx: &Context,
+    module_op: ModuleOp,
+    ll: &'ll LlContext,
+    module: &Module<'ll>,
+    kernels: &[String],
+) -> Result<(), EmitError> {
+    let mut tr = Translator {
+        ctx,
+        ll,
+        module,
+        builder: ll.create_builder(),
+        types: TypeConverter::new(ll),
+        functions: HashMap::new(),
+        func: FunctionState::default(),
+    };
+
+    let body = module_op.get_body(ctx, 0);
+    let mut funcs = Vec::new();
+    for opr in body.deref(ctx).iter(ctx) {
+        match Operation::get_op::<FuncOp>(opr, ctx) {
+            Some(func) => funcs.push(func),
+            None => return Err(EmitError::unsupported(ctx, opr)),
+        }
+    }
+
+    // Declare everything first so calls can refer to functions defined later.
+    let mut found_kernels = HashSet::new();
+    let mut declared = Vec::new();
+    for func in funcs {
+        let is_kernel = kernels.iter().find(|k| {
+            let k = k.as_str();
+            *k == func.get_symbol_name(ctx).to_string()
+                || Some(k) == llvm_name(ctx, func).as_deref()
+        });
+        if let Some(k) = is_kernel
+            && !func.is_declaration(ctx)
+        {
+            found_kernels.insert(k.clone());
+        }
+        let fv = tr.declare(func, is_kernel.is_some())?;
+        declared.push((func, fv));
+    }
+    if let Some(missing) = kernels.iter().find(|k| !found_kernels.contains(*k)) {
+        return Err(EmitError::UnknownKernel(missing.clone()));
+    }
+
+    for (func, fv) in declared {
+        if !func.is_declaration(ctx) {
+            tr.define(func, fv)?;
+        }
+    }
+    Ok(())
+}
+
+/// The `llvm_symbol_name` attribute: the LLVM name when it is not a valid pliron identifier.
+fn llvm_name(ctx: &Context, func: FuncOp) -> Option<String> {
+    func.llvm_symbol_name(ctx)
+}
+
+impl<'a, 'll> Translator<'a, 'll> {
+    fn declare(&mut self, func: FuncOp, is_kernel: bool) -> Result<FunctionValue<'ll>, EmitError> {
+        let ctx = self.ctx;
+        let opr = func.get_operation();
+        let sym = func.get_symbol_name(ctx);
+        let name = llvm_name(ctx, func).unwrap_or_else(|| sym.to_string());
+        if self.module.get_function(&name).is_some() {
+            return Err(EmitError::invalid(
+                ctx,
+                opr,
+                "a function with this name already exists",
+            ));
+        }
+        let fn_ty = self
+            .types
+            .function(ctx, func.get_type(ctx))
+            .map_err(|e| self.type_error(opr, e))?;
+        let fv = self.module.add_function(&name, fn_ty, None);
+        if is_kernel {
+            fv.set_call_conventions(PTX_KERNEL_CC);
+        } else if !func.is_declaration(ctx) {
+            // Only kernels are entry points; everything else may be inlined and dropped.
+            fv.set_linkage(Linkage::Internal);
+        }
+        self.functions.insert(sym, fv);
+        Ok(fv)
+    }
+
+    fn define(&mut self, func: FuncOp, fv: FunctionValue<'ll>) -> Result<(), EmitError> {
+        let ctx = self.ctx;
+        let opr = func.get_operation();
+        let entry = func
+            .get_region(ctx)
+            .and_then(|r| r.deref(ctx).get_head())
+            .ok_or_else(|| EmitError::invalid(ctx, opr, "function region has no blocks"))?;
+        self.func = FunctionState {
+            function: Some(fv),
+            ..FunctionState::default()
+        };
+
+        // Unreachable blocks are left out: nothing can observe them, and they are the only
+        // blocks whose operands might not be defined by the time an RPO walk reaches them.
+        let order = reverse_post_order(ctx, entry);
+        for (idx, &block) in order.iter().enumerate() {
+            let name = block
+                .deref(ctx)
+                .given_name(ctx)
+                .map_or_else(|| format!("bb{idx}"), |n| n.to_string());
+            let ll_block = self.ll.append_basic_block(fv, &name);
+            self.func.blocks.insert(block, ll_block);
+        }
+
+        let params = fv.get_params();
+        let entry_args: Vec<Value> = entry.deref(ctx).arguments().collect();
+        if params.len() != entry_args.len() {
+            return Err(EmitError::invalid(
+                ctx,
+                opr,
+                format!(
+                    "entry block has {} arguments but the signature has {} parameters",
+                    entry_args.len(),
+                    params.len()
+                ),
+            ));
+        }
+        for (arg, param) in entry_args.into_iter().zip(params) {
+            if let Some(name) = arg.given_name(ctx) {
+                param.set_name(name.as_ref());
+            }
+            self.func.values.insert(arg, param);
+        }
+
+        // Every block argument becomes a phi up front; branches fill in the incoming values
+        // as they are translated, so back edges need no second pass.
+        for &block in &order[1..] {
+            self.builder.position_at_end(self.func.blocks[&block]);
+            let args: Vec<Value> = block.deref(ctx).arguments().collect();
+            let mut phis = Vec::with_capacity(args.len());
+            for arg in args {
+                let ty = self.ty(opr, arg.get_type(ctx))?;
+                let name = arg
+                    .given_name(ctx)
+                    .map(|n| n.to_string())
+                    .unwrap_or_default();
+                let phi = self
+                    .builder
+                    .build_phi(ty, &name)
+                    .map_err(|e| EmitError::builder(ctx, opr, e))?;
+                self.func.values.insert(arg, phi.as_basic_value());
+                phis.push(phi);
+            }
+            self.func.phis.insert(block, phis);
+        }
+
+        // In reverse post-order every block comes after its dominators, hence after every
+        // definition it uses.
+        for &block in &order {
+            self.builder.position_at_end(self.func.blocks[&block]);
+            let ops: Vec<Ptr<Operation>> = block.deref(ctx).iter(ctx).collect();
+            for op in ops {
+                self.translate_op(op)?;
+            }
+        }
+        self.func = FunctionState::default();
+        Ok(())
+    }
+
+    fn translate_op(&mut self, opr: Ptr<Operation>) -> Result<(), EmitError> {
+        let ctx = self.ctx;
+        let opid = Operation::get_opid(opr, ctx).to_string();
+        let name = opid.strip_prefix("llvm.").unwrap_or("");
+        tracing::trace!(op = %opid, "translating");
+        let value = match name {
+            "return" => self.ret(opr),
+            "br" => self.br(opr),
+            "cond_br" => self.cond_br(opr),
+            "switch" => self.switch(opr),
+            "unreachable" => self.unreachable(opr),
+            "call" => self.call(opr),
+            "call_intrinsic" => self.call_intrinsic(opr),
+            "alloca" => self.alloca(opr),
+            "load" => self.load(opr),
+            "store" => self.store(opr),
+            "gep" => self.gep(opr),
+            "extract_value" => self.extract_value(opr),
+            "insert_value" => self.insert_value(opr),
+            "add" | "sub" | "mul" | "udiv" | "sdiv" | "urem" | "srem" | "and" | "or" | "xor"
+            | "shl" | "lshr" | "ashr" => self.int_binop(opr, name),
+            "fadd" | "fsub" | "fmul" | "fdiv" | "frem" => self.float_binop(opr, name),
+            "fneg" => self.fneg(opr),
+            "icmp" => self.icmp(opr),
+            "fcmp" => self.fcmp(opr),
+            "sext" | "zext" | "trunc" | "fptosi" | "fptoui" | "sitofp" | "uitofp" | "fpext"
+            | "fptrunc" | "bitcast" | "ptrtoint" | "inttoptr" | "addrspacecast" => {
+                self.cast(opr, name)
+            }
+            "select" => self.select(opr),
+            "constant" => self.constant(opr),
+            "undef" | "poison" | "zero" => self.special_constant(opr, name),
+            _ => Err(EmitError::unsupported(ctx, opr)),
+        }?;
+        let op = opr.deref(ctx);
+        if let (Some(value), 1) = (value, op.get_num_results()) {
+            self.func.values.insert(op.get_result(0), value);
+        }
+        Ok(())
+    }
+
+    // ---- helpers shared by the op translations ----
+
+    pub(crate) fn type_error(&self, opr: Ptr<Operation>, e: UnsupportedType) -> EmitError {
+        EmitError::UnsupportedType {
+            ty: e.0,
+            op: op_text(self.ctx, opr),
+        }
+    }
+
+    /// Converts `ty`, blaming `opr` if it has no LLVM equivalent.
+    pub(crate) fn ty(
+        &mut self,
+        opr: Ptr<Operation>,
+        ty: TypeHandle,
+    ) -> Result<BasicTypeEnum<'ll>, EmitError> {
+        self.types
+            .basic(self.ctx, ty)
+            .map_err(|e| self.type_error(opr, e))
+    }
+
+    /// The LLVM type of `opr`'s single result.
+    pub(crate) fn result_type(
+        &mut self,
+        opr: Ptr<Operation>,
+    ) -> Result<BasicTypeEnum<'ll>, EmitError> {
+        let ty = opr.deref(self.ctx).get_type(0);
+        self.ty(opr, ty)
+    }
+
+    pub(crate) fn value(
+        &self,
+        opr: Ptr<Operation>,
+        v: Value,
+    ) -> Result<BasicValueEnum<'ll>, EmitError> {
+        self.func.values.get(&v).copied().ok_or_else(|| {
+            EmitError::invalid(self.ctx, opr, "an operand is used before it is defined")
+        })
+    }
+
+    pub(crate) fn operand(
+        &self,
+        opr: Ptr<Operation>,
+        idx: usize,
+    ) -> Result<BasicValueEnum<'ll>, EmitError> {
+        let op = opr.deref(self.ctx);
+        if idx >= op.get_num_operands() {
+            return Err(EmitError::invalid(
+                self.ctx,
+                opr,
+                format!("missing operand {idx}"),
+            ));
+        }
+        self.value(opr, op.get_operand(idx))
+    }
+
+    pub(crate) fn operands(
+        &self,
+        opr: Ptr<Operation>,
+    ) -> Result<Vec<BasicValueEnum<'ll>>, EmitError> {
+        let opds: Vec<Value> = opr.deref(self.ctx).operands().collect();
+        opds.into_iter().map(|v| self.value(opr, v)).collect()
+    }
+
+    /// The name to give the LLVM value of `opr`'s result: its pliron name if it has one.
+    pub(crate) fn result_name(&self, opr: Ptr<Operation>) -> String {
+        let op = opr.deref(self.ctx);
+        if op.get_num_results() == 0 {
+            return String::new();
+        }
+        op.get_result(0)
+            .given_name(self.ctx)
+            .map(|n| n.to_string())
+            .unwrap_or_default()
+    }
+
+    /// Maps an inkwell builder failure to an error naming `opr`.
+    pub(crate) fn built<T>(
+        &self,
+        opr: Ptr<Operation>,
+        r: Result<T, inkwell::builder::BuilderError>,
+    ) -> Result<T, EmitError> {
+        r.map_err(|e| EmitError::builder(self.ctx, opr, e))
+    }
+}
+
+/// Blocks reachable from `entry`, in reverse post-order.
+fn reverse_post_order(ctx: &Context, entry: Ptr<BasicBlock>) -> Vec<Ptr<BasicBlock>> {
+    // Successors are visited last-first so that the first successor (a `cond_br`'s "then"
+    // side) comes first in the result, which keeps the LLVM block order close to the source.
+    let succs_of = |b: Ptr<BasicBlock>| {
+        let mut succs = b.deref(ctx).succs(ctx);
+        succs.reverse();
+        succs
+    };
+    let mut seen = HashSet::from([entry]);
+    let mut post = Vec::new();
+    // Explicit stack: deep CFGs (long match ladders) must not overflow the native stack.
+    let mut stack = vec![(entry, succs_of(entry), 0usize)];
+    while let Some((block, succs, next)) = stack.last_mut() {
+        if let Some(&succ) = succs.get(*next) {
+            *next += 1;
+            if seen.insert(succ) {
+                stack.push((succ, succs_of(succ), 0));
+            }
+        } else {
+            post.push(*block);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
+}

@@ -1,0 +1,181 @@
+//! Failures come back as typed errors that name the offending op.
+
+mod common;
+
+use common::*;
+use oxide_llvm_emit::{EmitError, EmitOptions, emit_ptx};
+use pliron::{
+    builtin::{attributes::StringAttr, op_interfaces::CallOpCallable},
+    context::Context,
+    identifier::Identifier,
+};
+use pliron_llvm::ops::{CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, ReturnOp};
+
+fn kernel_opts(name: &str) -> EmitOptions {
+    EmitOptions {
+        kernels: vec![name.into()],
+        ..EmitOptions::default()
+    }
+}
+
+/// `k(i32 %x) -> void` whose body is built by `body`, then `return`.
+fn one_kernel(
+    ctx: &mut Context,
+    body: impl FnOnce(&mut Context, pliron::context::Ptr<pliron::basic_block::BasicBlock>),
+) -> pliron::builtin::ops::ModuleOp {
+    let m = new_module(ctx, "m");
+    let (i32t, v) = (i32(ctx), void(ctx));
+    let ty = fn_ty(ctx, v, vec![i32t]);
+    let (_, entry) = define(ctx, m, "k", ty);
+    body(ctx, entry);
+    put(entry, ReturnOp::new(ctx, None), ctx);
+    m
+}
+
+#[test]
+fn unsupported_op_is_named() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let x = arg(ctx, entry, 0);
+        put(entry, FreezeOp::new(ctx, x), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(matches!(err, EmitError::UnsupportedOp { .. }), "{err:?}");
+    assert!(err.to_string().contains("llvm.freeze"), "{err}");
+}
+
+#[test]
+fn top_level_ops_other_than_functions_are_rejected() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let i32t = i32(ctx);
+    let global = GlobalOp::new(ctx, Identifier::try_from("g").unwrap(), i32t);
+    use pliron::builtin::op_interfaces::SingleBlockRegionInterface;
+    use pliron::op::Op;
+    m.append_operation(ctx, global.get_operation(), 0);
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(err.to_string().contains("llvm.global"), "{err}");
+}
+
+#[test]
+fn missing_kernel() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let err = emit_ptx(ctx, m, &kernel_opts("not_there")).unwrap_err();
+    assert!(
+        matches!(err, EmitError::UnknownKernel(ref k) if k == "not_there"),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn unknown_intrinsic() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let v = void(ctx);
+        let ty = fn_ty(ctx, v, vec![]);
+        let name = StringAttr::new("llvm.nvvm.no.such.thing".into());
+        put(entry, CallIntrinsicOp::new(ctx, name, ty, vec![]), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, EmitError::InvalidOp { .. }), "{err:?}");
+    assert!(
+        msg.contains("llvm.call_intrinsic") && msg.contains("llvm.nvvm.no.such.thing"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn intrinsic_with_wrong_type() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let i64t = i64(ctx);
+        let ty = fn_ty(ctx, i64t, vec![]);
+        let name = StringAttr::new("llvm.nvvm.read.ptx.sreg.tid.x".into());
+        put(entry, CallIntrinsicOp::new(ctx, name, ty, vec![]), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(
+        err.to_string().contains("does not match the intrinsic's"),
+        "{err}"
+    );
+}
+
+#[test]
+fn call_with_wrong_callee_type() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let (i64t, v) = (i64(ctx), void(ctx));
+        let wrong_ty = fn_ty(ctx, v, vec![i64t]);
+        let x = const_int(ctx, entry, 64, 7);
+        let callee = CallOpCallable::Direct(Identifier::try_from("k").unwrap());
+        put(entry, CallOp::new(ctx, callee, wrong_ty, vec![x]), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("does not match @k's type void (i32)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn call_with_wrong_argument_type() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let (i32t, v) = (i32(ctx), void(ctx));
+        let ty = fn_ty(ctx, v, vec![i32t]);
+        let x = const_int(ctx, entry, 64, 7);
+        let callee = CallOpCallable::Direct(Identifier::try_from("k").unwrap());
+        put(entry, CallOp::new(ctx, callee, ty, vec![x]), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("argument 0 is i64 but the parameter is i32"),
+        "{err}"
+    );
+}
+
+#[test]
+fn llvm_verifier_failure_carries_the_message_and_ir() {
+    // Returns an i64 from an i32 function: not checked by the translation, caught by LLVM.
+    let ctx = &mut Context::new();
+    let m = new_module(ctx, "m");
+    let (i32t, i64t) = (i32(ctx), i64(ctx));
+    let ty = fn_ty(ctx, i32t, vec![i64t]);
+    let (_, entry) = define(ctx, m, "bad", ty);
+    let x = arg(ctx, entry, 0);
+    put(entry, ReturnOp::new(ctx, Some(x)), ctx);
+    let err = emit_ptx(ctx, m, &EmitOptions::default()).unwrap_err();
+    match err {
+        EmitError::Verify { message, llvm_ir } => {
+            assert!(message.contains("return type does not match"), "{message}");
+            assert!(
+                llvm_ir.contains("define internal i32 @bad(i64"),
+                "{llvm_ir}"
+            );
+        }
+        other => panic!("expected a verifier error, got {other:?}"),
+    }
+}
+
+#[test]
+fn bad_options() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let opts = EmitOptions {
+        arch: "sm90".into(),
+        ..kernel_opts("k")
+    };
+    let err = emit_ptx(ctx, m, &opts).unwrap_err();
+    assert!(matches!(err, EmitError::InvalidOptions(_)), "{err:?}");
+
+    let opts = EmitOptions {
+        opt_level: 4,
+        ..kernel_opts("k")
+    };
+    let err = emit_ptx(ctx, m, &opts).unwrap_err();
+    assert!(err.to_string().contains("opt_level 4"), "{err}");
+}

@@ -1,0 +1,228 @@
+//! `mir` and `gpu` ops rewritten into pliron-llvm's LLVM dialect.
+//!
+//! Each op implements pliron-llvm's `ToLLVMDialect`, so the one conversion driver
+//! (`builtin_to_llvm`) converts them together with any builtin ops.
+
+use pliron::{
+    builtin::{
+        attributes::{IntegerAttr, StringAttr},
+        op_interfaces::OneResultInterface,
+        types::{IntegerType, Signedness},
+    },
+    context::Context,
+    derive::op_interface_impl,
+    input_err,
+    irbuild::{
+        dialect_conversion::{DialectConversionRewriter, OperandsInfo},
+        inserter::Inserter,
+        rewriter::Rewriter,
+    },
+    op::Op,
+    result::Result,
+    r#type::{TypeHandle, TypedHandle},
+    utils::apint::{APInt, bw},
+    value::Value,
+};
+use pliron_llvm::{
+    ToLLVMDialect,
+    op_interfaces::AlignableOpInterface,
+    ops::{
+        AllocaOp, CallIntrinsicOp, CallOp as LlvmCallOp, ConstantOp, GepIndex, GetElementPtrOp,
+        LoadOp as LlvmLoadOp, StoreOp as LlvmStoreOp, UnreachableOp,
+    },
+    types::{ArrayType, FuncType, PointerType, VoidType},
+};
+
+use crate::{
+    gpu::{BarrierOp, SpecialRegOp},
+    intrinsics,
+    mir::{CallOp, CopyOp, FieldPtrOp, IndexPtrOp, LoadOp, SlotOp, StoreOp, TrapOp},
+};
+
+fn int_type(ctx: &mut Context, width: u32) -> TypedHandle<IntegerType> {
+    IntegerType::get(ctx, width, Signedness::Signless)
+}
+
+fn int_const(ctx: &mut Context, rewriter: &mut DialectConversionRewriter, width: u32, v: u64) -> Value {
+    let ty = int_type(ctx, width);
+    let attr = IntegerAttr::new(ty, APInt::from_u64(v, bw(width as usize)));
+    let op = ConstantOp::new(ctx, Box::new(attr));
+    rewriter.insert_op(ctx, &op);
+    op.get_result(ctx)
+}
+
+fn intrinsic_call(
+    ctx: &mut Context,
+    rewriter: &mut DialectConversionRewriter,
+    name: &str,
+    result: TypeHandle,
+    args: Vec<Value>,
+) -> CallIntrinsicOp {
+    use pliron::r#type::Typed;
+    let arg_types = args.iter().map(|a| a.get_type(ctx)).collect();
+    let fn_ty = FuncType::get(ctx, result, arg_types, false);
+    let op = CallIntrinsicOp::new(ctx, StringAttr::new(name.to_string()), fn_ty, args);
+    rewriter.insert_op(ctx, &op);
+    op
+}
+
+fn operand(op: &dyn Op, ctx: &Context, idx: usize) -> Value {
+    op.get_operation().deref(ctx).get_operand(idx)
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for SlotOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let one = int_const(ctx, rw, 32, 1);
+        let content = self.content_type(ctx);
+        let alloca = AllocaOp::new(ctx, content, one, 0);
+        alloca.set_alignment(ctx, self.align(ctx));
+        rw.insert_op(ctx, &alloca);
+        rw.replace_operation(ctx, self.get_operation(), alloca.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for LoadOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        use pliron::r#type::Typed;
+        let ty = self.get_result(ctx).get_type(ctx);
+        let load = LlvmLoadOp::new(ctx, self.address(ctx), ty);
+        load.set_alignment(ctx, self.align(ctx));
+        rw.insert_op(ctx, &load);
+        rw.replace_operation(ctx, self.get_operation(), load.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for StoreOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let store = LlvmStoreOp::new(ctx, self.value(ctx), self.address(ctx));
+        store.set_alignment(ctx, self.align(ctx));
+        rw.insert_op(ctx, &store);
+        rw.erase_operation(ctx, self.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for FieldPtrOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let base = operand(self, ctx, 0);
+        let offset = self.offset(ctx);
+        if offset == 0 {
+            rw.replace_operation_with_values(ctx, self.get_operation(), vec![base]);
+            return Ok(());
+        }
+        let index = match u32::try_from(offset) {
+            Ok(small) => GepIndex::Constant(small),
+            Err(_) => GepIndex::Value(int_const(ctx, rw, 64, offset)),
+        };
+        let i8_ty = int_type(ctx, 8).into();
+        let gep = GetElementPtrOp::new(ctx, base, vec![index], i8_ty);
+        rw.insert_op(ctx, &gep);
+        rw.replace_operation(ctx, self.get_operation(), gep.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for IndexPtrOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let base = operand(self, ctx, 0);
+        let index = operand(self, ctx, 1);
+        // A GEP over `[stride x i8]` scales the index by the element stride, which keeps LLVM's
+        // view of the access as "element i" for its address-mode and vectorisation analyses.
+        let i8_ty = int_type(ctx, 8).into();
+        let elem = ArrayType::get(ctx, i8_ty, self.stride(ctx)).into();
+        let gep = GetElementPtrOp::new(ctx, base, vec![GepIndex::Value(index)], elem);
+        rw.insert_op(ctx, &gep);
+        rw.replace_operation(ctx, self.get_operation(), gep.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for CopyOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let dst = operand(self, ctx, 0);
+        let src = operand(self, ctx, 1);
+        let size = int_const(ctx, rw, 64, self.size(ctx));
+        let volatile = int_const(ctx, rw, 1, 0);
+        let void = VoidType::get(ctx).into();
+        intrinsic_call(ctx, rw, "llvm.memcpy.p0.p0.i64", void, vec![dst, src, size, volatile]);
+        rw.erase_operation(ctx, self.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for CallOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let callee = self.callee(ctx);
+        let callee_ty = TypedHandle::<FuncType>::from_handle(self.callee_type(ctx), ctx)?;
+        let args = self.get_operation().deref(ctx).operands().collect();
+        let call = LlvmCallOp::new(
+            ctx,
+            pliron::builtin::op_interfaces::CallOpCallable::Direct(callee),
+            callee_ty,
+            args,
+        );
+        rw.insert_op(ctx, &call);
+        if self.get_operation().deref(ctx).get_num_results() == 0 {
+            rw.erase_operation(ctx, self.get_operation());
+        } else {
+            rw.replace_operation(ctx, self.get_operation(), call.get_operation());
+        }
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for TrapOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let void = VoidType::get(ctx).into();
+        intrinsic_call(ctx, rw, "llvm.trap", void, vec![]);
+        let unreachable = UnreachableOp::new(ctx);
+        rw.insert_op(ctx, &unreachable);
+        rw.erase_operation(ctx, self.get_operation());
+        Ok(())
+    }
+}
+
+#[derive(thiserror::Error, Debug)]
+#[error("gpu.special_reg reads `{0}`, which is not in the intrinsic registry")]
+struct UnknownRegister(String);
+
+#[op_interface_impl]
+impl ToLLVMDialect for SpecialRegOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let register = self.register(ctx);
+        let Some(name) = intrinsics::special_reg_llvm_name(&register) else {
+            return input_err!(self.loc(ctx), UnknownRegister(register));
+        };
+        let i32_ty = int_type(ctx, 32).into();
+        let call = intrinsic_call(ctx, rw, name, i32_ty, vec![]);
+        rw.replace_operation(ctx, self.get_operation(), call.get_operation());
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for BarrierOp {
+    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+        let void = VoidType::get(ctx).into();
+        // Barrier 0, all threads of the CTA: `bar.sync 0`, what `__syncthreads()` is.
+        let barrier_id = int_const(ctx, rw, 32, 0);
+        intrinsic_call(ctx, rw, intrinsics::barrier().llvm_intrinsic, void, vec![barrier_id]);
+        rw.erase_operation(ctx, self.get_operation());
+        Ok(())
+    }
+}
+
+/// The pointer type every `mir` address has (the generic address space).
+pub fn generic_ptr(ctx: &mut Context) -> TypeHandle {
+    PointerType::get(ctx, 0).into()
+}
