@@ -30,6 +30,7 @@ fn main() {
     println!("cargo:rustc-link-lib=dylib:+verbatim={lib}");
     // Tests and tools built from this crate find the library without LD_LIBRARY_PATH.
     println!("cargo:rustc-link-arg=-Wl,-rpath,{}", libdir.display());
+    println!("cargo:libdir={}", libdir.display());
 }
 
 /// The real shared object (`libLLVM.so.<ver>-rust-<ver>`), not the `libLLVM-*.so` linker

@@ -1,6 +1,7 @@
 //! Finding the oxide repository and building the codegen backend (liboxide_codegen.so) on demand.
 
 use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
 
 use crate::cargo;
 use crate::error::{Error, Result};
@@ -86,4 +87,89 @@ pub fn ensure_backend(root: &Path) -> Result<PathBuf> {
         .ok_or(Error::BackendArtifactMissing)?;
     tracing::info!("backend: {}", path.display());
     Ok(path)
+}
+
+/// How many backend snapshots to keep in `<kernel target dir>/backend/`.
+const SNAPSHOTS_KEPT: usize = 4;
+
+/// A copy of the backend at `so` in `<target_dir>/backend/<mtime>-<size>/`, made once per build
+/// of the backend, to pass to `-Zcodegen-backend`.
+///
+/// Cargo fingerprints the rustc version and flags but not the codegen backend's file, so with a
+/// fixed path a rebuilt backend would leave every kernel crate "fresh" with its old PTX. A path
+/// that changes with each backend build changes the flags, so cargo rebuilds what the new backend
+/// compiles; and a rustc that runs from the copy is not disturbed by the next backend build.
+pub fn snapshot(so: &Path, target_dir: &Path) -> Result<PathBuf> {
+    let meta = so.metadata().map_err(Error::io(so))?;
+    let mtime = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_nanos());
+    let root = target_dir.join("backend");
+    let dir = root.join(format!("{mtime:x}-{:x}", meta.len()));
+    let dest = dir.join(so.file_name().unwrap_or_default());
+    if !dest.is_file() {
+        std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
+        // Copy then rename, so a concurrent cargo-oxide never loads a half-written file.
+        let partial = dir.join(format!(".partial-{}", std::process::id()));
+        std::fs::copy(so, &partial).map_err(Error::io(&partial))?;
+        std::fs::rename(&partial, &dest).map_err(Error::io(&dest))?;
+        prune(&root, &dir);
+    }
+    Ok(dest)
+}
+
+/// Removes all but the newest snapshots (never `keep`); failures only cost disk space.
+fn prune(root: &Path, keep: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    let mut dirs: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .filter(|(_, p)| p != keep)
+        .collect();
+    dirs.sort();
+    let excess = dirs.len().saturating_sub(SNAPSHOTS_KEPT - 1);
+    for (_, old) in dirs.into_iter().take(excess) {
+        let _ = std::fs::remove_dir_all(old);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn snapshots_follow_the_backend_and_are_pruned() {
+        let tmp = std::env::temp_dir().join(format!("cargo-oxide-snapshot-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        let so = tmp.join("liboxide_codegen.so");
+        let target = tmp.join("target");
+
+        std::fs::write(&so, "v1").unwrap();
+        let first = snapshot(&so, &target).unwrap();
+        assert_eq!(
+            snapshot(&so, &target).unwrap(),
+            first,
+            "unchanged backend, same path"
+        );
+        assert!(first.ends_with("liboxide_codegen.so"));
+        assert_eq!(std::fs::read_to_string(&first).unwrap(), "v1");
+
+        let mut paths = vec![first];
+        for v in 2..=6 {
+            std::fs::write(&so, "v".repeat(v)).unwrap();
+            let next = snapshot(&so, &target).unwrap();
+            assert!(!paths.contains(&next), "a rebuilt backend gets a new path");
+            assert_eq!(std::fs::read_to_string(&next).unwrap(), "v".repeat(v));
+            paths.push(next);
+        }
+        let kept = std::fs::read_dir(target.join("backend")).unwrap().count();
+        assert_eq!(kept, SNAPSHOTS_KEPT);
+        assert!(paths.last().unwrap().is_file());
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
 }

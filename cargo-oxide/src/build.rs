@@ -40,7 +40,7 @@ impl BuildOptions {
 pub struct BuildOutput {
     /// The kernel crate's workspace root.
     pub workspace: PathBuf,
-    /// The backend library used.
+    /// The backend library used: a snapshot of the built one (`backend::snapshot`).
     pub backend: PathBuf,
     /// The host triple the crate was built for.
     pub triple: String,
@@ -84,7 +84,12 @@ pub fn rustflags(backend: &Path, arch: &str, dump: bool) -> Vec<String> {
 
 /// The crate's Cargo.toml, or a message saying what to pass instead.
 pub fn manifest_of(crate_dir: &Path) -> Result<PathBuf> {
-    let manifest = crate_dir.join("Cargo.toml");
+    // `kernels/vecadd/Cargo.toml` names the crate as well as its folder does.
+    let manifest = if crate_dir.file_name().is_some_and(|n| n == "Cargo.toml") {
+        crate_dir.to_path_buf()
+    } else {
+        crate_dir.join("Cargo.toml")
+    };
     if manifest.is_file() {
         manifest.canonicalize().map_err(Error::io(manifest))
     } else {
@@ -119,9 +124,10 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
     let manifest = manifest_of(&opts.crate_dir)?;
     let workspace = cargo::workspace_root(&manifest)?;
     let oxide_root = backend::oxide_root(Some(&workspace))?;
-    let backend = backend::ensure_backend(&oxide_root)?;
+    let built_backend = backend::ensure_backend(&oxide_root)?;
     let triple = cargo::host_triple(&workspace)?;
     let target_dir = workspace.join(KERNEL_TARGET_DIR);
+    let backend = backend::snapshot(&built_backend, &target_dir)?;
     let profile_dir = if opts.release { "release" } else { "debug" };
     let deps_dir = target_dir.join(&triple).join(profile_dir).join("deps");
 
@@ -242,5 +248,13 @@ mod tests {
         let err = build(&BuildOptions::new("/nonexistent/kernel")).unwrap_err();
         assert!(matches!(err, Error::NoManifest(_)), "{err}");
         assert!(err.to_string().contains("cargo oxide build kernels/vecadd"));
+    }
+
+    #[test]
+    fn a_manifest_path_names_its_crate() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let from_dir = manifest_of(root).unwrap();
+        assert_eq!(manifest_of(&root.join("Cargo.toml")).unwrap(), from_dir);
+        assert!(from_dir.ends_with("cargo-oxide/Cargo.toml"));
     }
 }

@@ -1,6 +1,7 @@
 //! Command-line arguments (clap derive) and the dispatch to each subcommand.
 
 use std::ffi::OsString;
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
@@ -137,18 +138,17 @@ pub fn execute(cli: &Cli) -> Result<i32> {
         }
         Cmd::Run(r) => run::run(&r.kernel.options(), &r.args),
         Cmd::Inspect(i) => {
-            print!(
-                "{}",
-                inspect::inspect(&i.kernel.options(), i.kernel_name.as_deref())?
-            );
-            println!();
+            emit(&inspect::inspect(
+                &i.kernel.options(),
+                i.kernel_name.as_deref(),
+            )?);
             Ok(0)
         }
         Cmd::Pipeline(p) => {
-            print!(
-                "{}",
-                pipeline::pipeline(&p.kernel.options(), p.stage.as_deref())?
-            );
+            emit(&pipeline::pipeline(
+                &p.kernel.options(),
+                p.stage.as_deref(),
+            )?);
             Ok(0)
         }
         Cmd::Doctor => {
@@ -161,6 +161,15 @@ pub fn execute(cli: &Cli) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// Prints `text` ending in one newline; a closed pipe (`| head`) is not an error.
+fn emit(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let newline: &[u8] = if text.ends_with('\n') { b"" } else { b"\n" };
+    let _ = out
+        .write_all(text.as_bytes())
+        .and_then(|()| out.write_all(newline));
 }
 
 #[cfg(test)]

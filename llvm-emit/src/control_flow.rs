@@ -85,6 +85,9 @@ impl<'ll> Translator<'_, 'll> {
         let Some(switch) = Operation::get_op::<SwitchOp>(opr, ctx) else {
             return Err(EmitError::unsupported(ctx, opr));
         };
+        if switch.get_attr_llvm_switch_case_values(ctx).is_none() {
+            return Err(EmitError::invalid(ctx, opr, "missing case values"));
+        }
         let BasicValueEnum::IntValue(cond) = self.operand(opr, 0)? else {
             return Err(EmitError::invalid(ctx, opr, "condition is not an integer"));
         };

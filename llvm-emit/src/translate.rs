@@ -165,6 +165,8 @@ impl<'a, 'll> Translator<'a, 'll> {
     fn define(&mut self, func: FuncOp, fv: FunctionValue<'ll>) -> Result<(), EmitError> {
         let ctx = self.ctx;
         let opr = func.get_operation();
+        let name = func.get_symbol_name(ctx);
+        let _span = tracing::debug_span!("function", %name).entered();
         let entry = func
             .get_region(ctx)
             .and_then(|r| r.deref(ctx).get_head())

@@ -99,6 +99,8 @@ fn add_one_kernel_to_ptx() {
     let out = emit_ptx(ctx, m, &opts(&["add_one"], 3)).expect("emit");
 
     assert!(out.ptx.contains(".target sm_90"), "{}", out.ptx);
+    // The backend appends its own NUL when embedding the PTX.
+    assert!(!out.ptx.contains('\0'));
     assert!(out.ptx.contains(".entry add_one"), "{}", out.ptx);
     assert!(
         out.ptx.contains("mov.u32") && out.ptx.contains("%tid.x"),

@@ -111,9 +111,9 @@ impl PromotableAllocationInterface for SlotOp {
 /// A typed read of memory.
 #[pliron_op(
     name = "mir.load",
-    format = "$0 ` align ` attr($mir_align, $AlignmentAttr) ` : ` type($0)",
+    format = "$0 ` align ` attr($mir_load_align, $AlignmentAttr) ` : ` type($0)",
     interfaces = [OneResultInterface, OneOpdInterface],
-    attributes = (mir_align: AlignmentAttr),
+    attributes = (mir_load_align: AlignmentAttr),
     verifier = "succ"
 )]
 pub struct LoadOp;
@@ -129,7 +129,7 @@ impl LoadOp {
             0,
         );
         let op = LoadOp { op };
-        op.set_attr_mir_align(ctx, AlignmentAttr(align));
+        op.set_attr_mir_load_align(ctx, AlignmentAttr(align));
         op
     }
 
@@ -138,7 +138,7 @@ impl LoadOp {
     }
 
     pub fn align(&self, ctx: &Context) -> u32 {
-        self.get_attr_mir_align(ctx).map_or(1, |a| a.0)
+        self.get_attr_mir_load_align(ctx).map_or(1, |a| a.0)
     }
 }
 
@@ -171,9 +171,9 @@ impl PromotableOpInterface for LoadOp {
 /// A typed write of memory: `*address <- value`.
 #[pliron_op(
     name = "mir.store",
-    format = "`*` $1 ` <- ` $0 ` align ` attr($mir_align, $AlignmentAttr)",
+    format = "`*` $1 ` <- ` $0 ` align ` attr($mir_store_align, $AlignmentAttr)",
     interfaces = [NResultsInterface<0>, NOpdsInterface<2>],
-    attributes = (mir_align: AlignmentAttr),
+    attributes = (mir_store_align: AlignmentAttr),
     verifier = "succ"
 )]
 pub struct StoreOp;
@@ -189,7 +189,7 @@ impl StoreOp {
             0,
         );
         let op = StoreOp { op };
-        op.set_attr_mir_align(ctx, AlignmentAttr(align));
+        op.set_attr_mir_store_align(ctx, AlignmentAttr(align));
         op
     }
 
@@ -202,7 +202,7 @@ impl StoreOp {
     }
 
     pub fn align(&self, ctx: &Context) -> u32 {
-        self.get_attr_mir_align(ctx).map_or(1, |a| a.0)
+        self.get_attr_mir_store_align(ctx).map_or(1, |a| a.0)
     }
 }
 

@@ -45,7 +45,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let op = if types::is_signed(from) {
                     self.emit_value(|ctx| SIToFPOp::new(ctx, v, float_ty))
                 } else {
-                    self.emit_value(|ctx| UIToFPOp::new(ctx, v, float_ty))
+                    self.emit_value(|ctx| UIToFPOp::new_with_nneg(ctx, v, float_ty, false))
                 };
                 OperandVal::Imm(op)
             }

@@ -387,7 +387,7 @@ pub(crate) fn is_unit<'tcx>(ty: Ty<'tcx>) -> bool {
 pub(crate) mod prelude {
     pub(crate) use pliron::op::Op as _;
     pub(crate) use pliron_llvm::op_interfaces::{
-        BinArithOp as _, CastOpInterface as _, FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
+        BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _, FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
         IntBinArithOpWithOverflowFlag as _,
     };
 }

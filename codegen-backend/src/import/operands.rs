@@ -153,7 +153,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         } else if to > from && signed {
             self.emit_value(|ctx| SExtOp::new(ctx, value, ty))
         } else if to > from {
-            self.emit_value(|ctx| ZExtOp::new(ctx, value, ty))
+            self.emit_value(|ctx| ZExtOp::new_with_nneg(ctx, value, ty, false))
         } else {
             value
         }

@@ -184,7 +184,7 @@ impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn store_scalar(&mut self, value: Value, ptr: Value, scalar: Scalar, align: Align) {
         let value = if scalar.is_bool() {
             let i8_ty = types::int(self.ctx(), 8);
-            self.emit_value(|ctx| pliron_llvm::ops::ZExtOp::new(ctx, value, i8_ty))
+            self.emit_value(|ctx| pliron_llvm::ops::ZExtOp::new_with_nneg(ctx, value, i8_ty, false))
         } else {
             value
         };
