@@ -69,7 +69,8 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     let out_dir = output_dir(tcx);
     let ptx_path = out_dir.join(format!("{crate_name}.ptx"));
     if let Err(e) = std::fs::write(&ptx_path, &ptx) {
-        tcx.dcx().err(format!("oxide: cannot write {}: {e}", ptx_path.display()));
+        tcx.dcx()
+            .err(format!("oxide: cannot write {}: {e}", ptx_path.display()));
     }
     if config.dump {
         write_dumps(tcx, &out_dir.join(format!("{crate_name}.pipeline")), &dumps);
@@ -79,7 +80,9 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
 
 fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
     let any_output = tcx.output_filenames(()).with_extension("ptx");
-    any_output.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+    any_output
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
 fn find_kernels(tcx: TyCtxt<'_>) -> Vec<(Instance<'_>, String)> {
@@ -88,7 +91,9 @@ fn find_kernels(tcx: TyCtxt<'_>) -> Vec<(Instance<'_>, String)> {
         if tcx.def_kind(def_id) != DefKind::Fn {
             continue;
         }
-        let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name else { continue };
+        let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name else {
+            continue;
+        };
         if let Some(name) = symbol.as_str().strip_prefix(KERNEL_SYMBOL_PREFIX) {
             kernels.push((Instance::mono(tcx, def_id.to_def_id()), name.to_string()));
         }
@@ -114,14 +119,30 @@ fn compile<'tcx>(
     }
     let whole_crate = tcx.def_span(rustc_span::def_id::CRATE_DEF_ID);
     let internal = |message: String| {
-        vec![DeviceError::new(whole_crate, DeviceErrorKind::Internal { function: crate_name.to_string(), message })]
+        vec![DeviceError::new(
+            whole_crate,
+            DeviceErrorKind::Internal {
+                function: crate_name.to_string(),
+                message,
+            },
+        )]
     };
     let rustc_mir = std::mem::take(&mut module.mir_text);
     let kernel_names = module.kernels.clone();
-    let DeviceModule { mut ctx, module: module_op, .. } = module;
-    let stages = oxide_dialects::run_pipeline(&mut ctx, module_op).map_err(|e| internal(e.to_string()))?;
-    let options = oxide_llvm_emit::EmitOptions { arch: config.arch.clone(), opt_level: 3, kernels: kernel_names };
-    let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options).map_err(|e| internal(e.to_string()))?;
+    let DeviceModule {
+        mut ctx,
+        module: module_op,
+        ..
+    } = module;
+    let stages =
+        oxide_dialects::run_pipeline(&mut ctx, module_op).map_err(|e| internal(e.to_string()))?;
+    let options = oxide_llvm_emit::EmitOptions {
+        arch: config.arch.clone(),
+        opt_level: 3,
+        kernels: kernel_names,
+    };
+    let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options)
+        .map_err(|e| internal(e.to_string()))?;
     let dumps = Dumps {
         rustc_mir,
         stages,
@@ -133,9 +154,15 @@ fn compile<'tcx>(
 }
 
 fn report(tcx: TyCtxt<'_>, e: DeviceError) {
-    let mut diag = tcx.dcx().struct_span_err(e.span, format!("oxide: {}", e.kind));
+    let mut diag = tcx
+        .dcx()
+        .struct_span_err(e.span, format!("oxide: {}", e.kind));
     if e.call_path.len() > 1 {
-        diag.note(format!("reached from kernel `{}` through {}", e.call_path[0], e.call_path[1..].join(" -> ")));
+        diag.note(format!(
+            "reached from kernel `{}` through {}",
+            e.call_path[0],
+            e.call_path[1..].join(" -> ")
+        ));
     } else if let Some(kernel) = e.call_path.first() {
         diag.note(format!("in kernel `{kernel}`"));
     }
@@ -155,10 +182,16 @@ fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
         ("5b-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
         ("6-ptx.ptx", &dumps.ptx),
     ];
-    let result = std::fs::create_dir_all(dir)
-        .and_then(|()| files.iter().try_for_each(|(name, text)| std::fs::write(dir.join(name), text)));
+    let result = std::fs::create_dir_all(dir).and_then(|()| {
+        files
+            .iter()
+            .try_for_each(|(name, text)| std::fs::write(dir.join(name), text))
+    });
     if let Err(e) = result {
-        tcx.dcx().warn(format!("oxide: cannot write the pipeline dump to {}: {e}", dir.display()));
+        tcx.dcx().warn(format!(
+            "oxide: cannot write the pipeline dump to {}: {e}",
+            dir.display()
+        ));
     }
 }
 
@@ -170,7 +203,10 @@ thread_local! {
 fn without_panic_banner<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     let previous = std::panic::take_hook();
     std::panic::set_hook(Box::new(|info| {
-        let location = info.location().map(|l| format!(" at {l}")).unwrap_or_default();
+        let location = info
+            .location()
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
         let payload = info
             .payload()
             .downcast_ref::<&str>()
@@ -181,5 +217,9 @@ fn without_panic_banner<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     }));
     let result = catch_unwind(AssertUnwindSafe(f));
     std::panic::set_hook(previous);
-    result.map_err(|_| PANIC_MESSAGE.with(|m| m.borrow_mut().take()).unwrap_or_default())
+    result.map_err(|_| {
+        PANIC_MESSAGE
+            .with(|m| m.borrow_mut().take())
+            .unwrap_or_default()
+    })
 }

@@ -13,8 +13,14 @@ pub(crate) fn ptx_object(
     outputs: &OutputFilenames,
     ptx: &PtxImage,
 ) -> Result<CompiledModule, String> {
-    if sess.target.arch.to_string() != "x86_64" || sess.target.options.is_like_darwin || sess.target.options.is_like_windows {
-        return Err(format!("embedding PTX supports x86_64 ELF hosts, not `{}`", sess.target.llvm_target));
+    if sess.target.arch.to_string() != "x86_64"
+        || sess.target.options.is_like_darwin
+        || sess.target.options.is_like_windows
+    {
+        return Err(format!(
+            "embedding PTX supports x86_64 ELF hosts, not `{}`",
+            sess.target.llvm_target
+        ));
     }
     let mut obj = Object::new(BinaryFormat::Elf, Architecture::X86_64, Endianness::Little);
     let section = obj.section_id(StandardSection::ReadOnlyData);

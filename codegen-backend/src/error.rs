@@ -28,14 +28,23 @@ pub(crate) struct DeviceError {
 
 impl DeviceError {
     pub(crate) fn new(span: Span, kind: DeviceErrorKind) -> Self {
-        DeviceError { kind, span, call_path: Vec::new() }
+        DeviceError {
+            kind,
+            span,
+            call_path: Vec::new(),
+        }
     }
 }
 
 pub(crate) type DeviceResult<T> = Result<T, DeviceError>;
 
 pub(crate) fn unsupported<T>(span: Span, construct: impl Into<String>) -> DeviceResult<T> {
-    Err(DeviceError::new(span, DeviceErrorKind::Unsupported { construct: construct.into() }))
+    Err(DeviceError::new(
+        span,
+        DeviceErrorKind::Unsupported {
+            construct: construct.into(),
+        },
+    ))
 }
 
 pub(crate) fn not_on_gpu<T>(
@@ -45,6 +54,9 @@ pub(crate) fn not_on_gpu<T>(
 ) -> DeviceResult<T> {
     Err(DeviceError::new(
         span,
-        DeviceErrorKind::NotOnGpu { construct: construct.into(), why: why.into() },
+        DeviceErrorKind::NotOnGpu {
+            construct: construct.into(),
+            why: why.into(),
+        },
     ))
 }

@@ -27,10 +27,7 @@ mod import;
 
 use std::any::Any;
 
-use rustc_codegen_ssa::{
-    CompiledModules, CrateInfo, TargetConfig,
-    traits::CodegenBackend,
-};
+use rustc_codegen_ssa::{CompiledModules, CrateInfo, TargetConfig, traits::CodegenBackend};
 use rustc_data_structures::fx::FxIndexMap;
 use rustc_metadata::EncodedMetadata;
 use rustc_middle::{
@@ -93,7 +90,10 @@ impl CodegenBackend for OxideBackend {
 
     fn codegen_crate<'tcx>(&self, tcx: TyCtxt<'tcx>) -> Box<dyn Any> {
         let ptx = device::compile_kernels(tcx);
-        Box::new(OxideOngoing { host: self.llvm.codegen_crate(tcx), ptx })
+        Box::new(OxideOngoing {
+            host: self.llvm.codegen_crate(tcx),
+            ptx,
+        })
     }
 
     fn join_codegen(
@@ -103,13 +103,20 @@ impl CodegenBackend for OxideBackend {
         outputs: &OutputFilenames,
         crate_info: &CrateInfo,
     ) -> (CompiledModules, FxIndexMap<WorkProductId, WorkProduct>) {
-        let ongoing = ongoing.downcast::<OxideOngoing>().expect("oxide's own ongoing codegen");
-        let (mut modules, work_products) = self.llvm.join_codegen(ongoing.host, sess, outputs, crate_info);
+        let ongoing = ongoing
+            .downcast::<OxideOngoing>()
+            .expect("oxide's own ongoing codegen");
+        let (mut modules, work_products) =
+            self.llvm
+                .join_codegen(ongoing.host, sess, outputs, crate_info);
         if let Some(ptx) = ongoing.ptx {
             match embed::ptx_object(sess, outputs, &ptx) {
                 Ok(module) => modules.modules.push(module),
                 Err(e) => {
-                    sess.dcx().err(format!("oxide: could not embed the PTX of `{}`: {e}", ptx.crate_name));
+                    sess.dcx().err(format!(
+                        "oxide: could not embed the PTX of `{}`: {e}",
+                        ptx.crate_name
+                    ));
                 }
             }
         }
@@ -132,12 +139,15 @@ impl CodegenBackend for OxideBackend {
         metadata: EncodedMetadata,
         outputs: &OutputFilenames,
     ) {
-        self.llvm.link(sess, compiled_modules, crate_info, metadata, outputs)
+        self.llvm
+            .link(sess, compiled_modules, crate_info, metadata, outputs)
     }
 }
 
 /// The entry point rustc looks up in a `-Zcodegen-backend` library.
 #[unsafe(no_mangle)]
 pub fn __rustc_codegen_backend() -> Box<dyn CodegenBackend> {
-    Box::new(OxideBackend { llvm: rustc_codegen_llvm::LlvmCodegenBackend::new() })
+    Box::new(OxideBackend {
+        llvm: rustc_codegen_llvm::LlvmCodegenBackend::new(),
+    })
 }

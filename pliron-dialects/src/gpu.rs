@@ -25,7 +25,14 @@ pub struct SpecialRegOp;
 impl SpecialRegOp {
     pub fn new(ctx: &mut Context, register: &str) -> Self {
         let i32_ty = IntegerType::get(ctx, 32, Signedness::Signless).into();
-        let op = Operation::new(ctx, Self::get_concrete_op_info(), vec![i32_ty], vec![], vec![], 0);
+        let op = Operation::new(
+            ctx,
+            Self::get_concrete_op_info(),
+            vec![i32_ty],
+            vec![],
+            vec![],
+            0,
+        );
         let op = SpecialRegOp { op };
         op.set_attr_gpu_register(ctx, StringAttr::new(register.to_string()));
         op

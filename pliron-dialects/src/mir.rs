@@ -50,7 +50,14 @@ pub struct SlotOp;
 impl SlotOp {
     pub fn new(ctx: &mut Context, content: TypeHandle, align: u32) -> Self {
         let ptr = PointerType::get(ctx, 0).into();
-        let op = Operation::new(ctx, Self::get_concrete_op_info(), vec![ptr], vec![], vec![], 0);
+        let op = Operation::new(
+            ctx,
+            Self::get_concrete_op_info(),
+            vec![ptr],
+            vec![],
+            vec![],
+            0,
+        );
         let op = SlotOp { op };
         op.set_attr_mir_slot_type(ctx, TypeAttr::new(content));
         op.set_attr_mir_slot_align(ctx, AlignmentAttr(align));
@@ -146,7 +153,8 @@ impl LoadOp {
 impl PromotableOpInterface for LoadOp {
     fn promotion_kind(&self, ctx: &Context, alloc_info: &AllocInfo) -> PromotableOpKind {
         // Only a read of the whole slot at its own type can become the slot's SSA value.
-        if self.address(ctx) == alloc_info.ptr && self.get_result(ctx).get_type(ctx) == alloc_info.ty
+        if self.address(ctx) == alloc_info.ptr
+            && self.get_result(ctx).get_type(ctx) == alloc_info.ty
         {
             PromotableOpKind::Load
         } else {
@@ -248,7 +256,14 @@ pub struct FieldPtrOp;
 impl FieldPtrOp {
     pub fn new(ctx: &mut Context, base: Value, offset: u64) -> Self {
         let ptr = base.get_type(ctx);
-        let op = Operation::new(ctx, Self::get_concrete_op_info(), vec![ptr], vec![base], vec![], 0);
+        let op = Operation::new(
+            ctx,
+            Self::get_concrete_op_info(),
+            vec![ptr],
+            vec![base],
+            vec![],
+            0,
+        );
         let op = FieldPtrOp { op };
         op.set_attr_mir_offset(ctx, BytesAttr(offset));
         op

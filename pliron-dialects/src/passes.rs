@@ -12,7 +12,10 @@ use pliron::{
 #[derive(thiserror::Error, Debug)]
 pub enum PassError {
     #[error("the {stage} module does not verify: {message}")]
-    Verify { stage: &'static str, message: String },
+    Verify {
+        stage: &'static str,
+        message: String,
+    },
     #[error("pass `{pass}` failed: {message}")]
     Pass { pass: &'static str, message: String },
 }

@@ -43,7 +43,12 @@ fn int_type(ctx: &mut Context, width: u32) -> TypedHandle<IntegerType> {
     IntegerType::get(ctx, width, Signedness::Signless)
 }
 
-fn int_const(ctx: &mut Context, rewriter: &mut DialectConversionRewriter, width: u32, v: u64) -> Value {
+fn int_const(
+    ctx: &mut Context,
+    rewriter: &mut DialectConversionRewriter,
+    width: u32,
+    v: u64,
+) -> Value {
     let ty = int_type(ctx, width);
     let attr = IntegerAttr::new(ty, APInt::from_u64(v, bw(width as usize)));
     let op = ConstantOp::new(ctx, Box::new(attr));
@@ -72,7 +77,12 @@ fn operand(op: &dyn Op, ctx: &Context, idx: usize) -> Value {
 
 #[op_interface_impl]
 impl ToLLVMDialect for SlotOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let one = int_const(ctx, rw, 32, 1);
         let content = self.content_type(ctx);
         let alloca = AllocaOp::new(ctx, content, one, 0);
@@ -85,7 +95,12 @@ impl ToLLVMDialect for SlotOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for LoadOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         use pliron::r#type::Typed;
         let ty = self.get_result(ctx).get_type(ctx);
         let load = LlvmLoadOp::new(ctx, self.address(ctx), ty);
@@ -98,7 +113,12 @@ impl ToLLVMDialect for LoadOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for StoreOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let store = LlvmStoreOp::new(ctx, self.value(ctx), self.address(ctx));
         store.set_alignment(ctx, self.align(ctx));
         rw.insert_op(ctx, &store);
@@ -109,7 +129,12 @@ impl ToLLVMDialect for StoreOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for FieldPtrOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let base = operand(self, ctx, 0);
         let offset = self.offset(ctx);
         if offset == 0 {
@@ -130,7 +155,12 @@ impl ToLLVMDialect for FieldPtrOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for IndexPtrOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let base = operand(self, ctx, 0);
         let index = operand(self, ctx, 1);
         // A GEP over `[stride x i8]` scales the index by the element stride, which keeps LLVM's
@@ -146,13 +176,24 @@ impl ToLLVMDialect for IndexPtrOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for CopyOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let dst = operand(self, ctx, 0);
         let src = operand(self, ctx, 1);
         let size = int_const(ctx, rw, 64, self.size(ctx));
         let volatile = int_const(ctx, rw, 1, 0);
         let void = VoidType::get(ctx).into();
-        intrinsic_call(ctx, rw, "llvm.memcpy.p0.p0.i64", void, vec![dst, src, size, volatile]);
+        intrinsic_call(
+            ctx,
+            rw,
+            "llvm.memcpy.p0.p0.i64",
+            void,
+            vec![dst, src, size, volatile],
+        );
         rw.erase_operation(ctx, self.get_operation());
         Ok(())
     }
@@ -160,7 +201,12 @@ impl ToLLVMDialect for CopyOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for CallOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let callee = self.callee(ctx);
         let callee_ty = TypedHandle::<FuncType>::from_handle(self.callee_type(ctx), ctx)?;
         let args = self.get_operation().deref(ctx).operands().collect();
@@ -182,7 +228,12 @@ impl ToLLVMDialect for CallOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for TrapOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let void = VoidType::get(ctx).into();
         intrinsic_call(ctx, rw, "llvm.trap", void, vec![]);
         let unreachable = UnreachableOp::new(ctx);
@@ -198,7 +249,12 @@ struct UnknownRegister(String);
 
 #[op_interface_impl]
 impl ToLLVMDialect for SpecialRegOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let register = self.register(ctx);
         let Some(name) = intrinsics::special_reg_llvm_name(&register) else {
             return input_err!(self.loc(ctx), UnknownRegister(register));
@@ -212,11 +268,22 @@ impl ToLLVMDialect for SpecialRegOp {
 
 #[op_interface_impl]
 impl ToLLVMDialect for BarrierOp {
-    fn rewrite(&self, ctx: &mut Context, rw: &mut DialectConversionRewriter, _: &OperandsInfo) -> Result<()> {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
         let void = VoidType::get(ctx).into();
         // Barrier 0, all threads of the CTA: `bar.sync 0`, what `__syncthreads()` is.
         let barrier_id = int_const(ctx, rw, 32, 0);
-        intrinsic_call(ctx, rw, intrinsics::barrier().llvm_intrinsic, void, vec![barrier_id]);
+        intrinsic_call(
+            ctx,
+            rw,
+            intrinsics::barrier().llvm_intrinsic,
+            void,
+            vec![barrier_id],
+        );
         rw.erase_operation(ctx, self.get_operation());
         Ok(())
     }

@@ -3,9 +3,17 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
-use pliron::{basic_block::BasicBlock, context::Ptr, r#type::{TypeHandle, TypedHandle}, value::Value};
-use pliron_llvm::{ops::StoreOp as _LlvmStore, types::{FuncType, VoidType}};
 use oxide_dialects::mir::StoreOp;
+use pliron::{
+    basic_block::BasicBlock,
+    context::Ptr,
+    r#type::{TypeHandle, TypedHandle},
+    value::Value,
+};
+use pliron_llvm::{
+    ops::StoreOp as _LlvmStore,
+    types::{FuncType, VoidType},
+};
 use rustc_abi::BackendRepr;
 use rustc_middle::{
     mir::{Body, Local},
@@ -13,7 +21,12 @@ use rustc_middle::{
 };
 use rustc_span::Span;
 
-use super::{DeviceModule, FnCx, LocalPlace, operands::{Operand, OperandVal}, places::PlaceRef, types};
+use super::{
+    DeviceModule, FnCx, LocalPlace,
+    operands::{Operand, OperandVal},
+    places::PlaceRef,
+    types,
+};
 use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
 
 /// How one value crosses a call between device functions.
@@ -52,10 +65,20 @@ fn classify(layout: TyAndLayout<'_>) -> ArgPass {
     }
 }
 
-fn param_types(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>, pass: &ArgPass, span: Span) -> DeviceResult<Vec<TypeHandle>> {
+fn param_types(
+    m: &mut DeviceModule<'_>,
+    layout: TyAndLayout<'_>,
+    pass: &ArgPass,
+    span: Span,
+) -> DeviceResult<Vec<TypeHandle>> {
     let unsupported = |m: &DeviceModule<'_>| {
         let _ = m;
-        Err(DeviceError::new(span, DeviceErrorKind::Unsupported { construct: format!("a value of type `{}` as an argument", layout.ty) }))
+        Err(DeviceError::new(
+            span,
+            DeviceErrorKind::Unsupported {
+                construct: format!("a value of type `{}` as an argument", layout.ty),
+            },
+        ))
     };
     Ok(match (pass, layout.backend_repr) {
         (ArgPass::Ignore, _) => vec![],
@@ -64,7 +87,10 @@ fn param_types(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>, pass: &ArgPass
             None => return unsupported(m),
         },
         (ArgPass::Pair, BackendRepr::ScalarPair(a, b)) => {
-            match (types::scalar_immediate(&mut m.ctx, a), types::scalar_immediate(&mut m.ctx, b)) {
+            match (
+                types::scalar_immediate(&mut m.ctx, a),
+                types::scalar_immediate(&mut m.ctx, b),
+            ) {
                 (Some(x), Some(y)) => vec![x, y],
                 _ => return unsupported(m),
             }
@@ -74,13 +100,23 @@ fn param_types(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>, pass: &ArgPass
 }
 
 /// The argument layouts of a body, with a spread (`rust-call`) tuple argument untupled.
-fn arg_layouts<'tcx>(m: &DeviceModule<'tcx>, instance: Instance<'tcx>, body: &Body<'tcx>, span: Span) -> DeviceResult<Vec<(Local, Option<usize>, TyAndLayout<'tcx>)>> {
+fn arg_layouts<'tcx>(
+    m: &DeviceModule<'tcx>,
+    instance: Instance<'tcx>,
+    body: &Body<'tcx>,
+    span: Span,
+) -> DeviceResult<Vec<(Local, Option<usize>, TyAndLayout<'tcx>)>> {
     let mut out = Vec::new();
     for local in body.args_iter() {
         let ty = mono(m, instance, body.local_decls[local].ty);
         if body.spread_arg == Some(local) {
             let ty::Tuple(fields) = ty.kind() else {
-                return Err(DeviceError::new(span, DeviceErrorKind::Unsupported { construct: "a spread argument that is not a tuple".into() }));
+                return Err(DeviceError::new(
+                    span,
+                    DeviceErrorKind::Unsupported {
+                        construct: "a spread argument that is not a tuple".into(),
+                    },
+                ));
             };
             for (i, field) in fields.iter().enumerate() {
                 out.push((local, Some(i), m.layout_of(field, span)?));
@@ -93,7 +129,11 @@ fn arg_layouts<'tcx>(m: &DeviceModule<'tcx>, instance: Instance<'tcx>, body: &Bo
 }
 
 fn mono<'tcx>(m: &DeviceModule<'tcx>, instance: Instance<'tcx>, ty: Ty<'tcx>) -> Ty<'tcx> {
-    instance.instantiate_mir_and_normalize_erasing_regions(m.tcx, m.typing_env(), ty::EarlyBinder::bind(ty))
+    instance.instantiate_mir_and_normalize_erasing_regions(
+        m.tcx,
+        m.typing_env(),
+        ty::EarlyBinder::bind(ty),
+    )
 }
 
 pub(crate) fn device_fn_signature<'tcx>(
@@ -113,9 +153,15 @@ pub(crate) fn device_fn_signature<'tcx>(
         RetPass::OutPtr
     };
     let result: TypeHandle = match (&ret, ret_layout.backend_repr) {
-        (RetPass::Imm, BackendRepr::Scalar(s)) => types::scalar_immediate(&mut m.ctx, s).ok_or_else(|| {
-            DeviceError::new(span, DeviceErrorKind::Unsupported { construct: format!("returning `{}`", ret_layout.ty) })
-        })?,
+        (RetPass::Imm, BackendRepr::Scalar(s)) => types::scalar_immediate(&mut m.ctx, s)
+            .ok_or_else(|| {
+                DeviceError::new(
+                    span,
+                    DeviceErrorKind::Unsupported {
+                        construct: format!("returning `{}`", ret_layout.ty),
+                    },
+                )
+            })?,
         _ => VoidType::get(&m.ctx).into(),
     };
     let mut args = Vec::new();
@@ -140,9 +186,12 @@ enum KernelParam {
 }
 
 fn is_disjoint_slice(tcx: ty::TyCtxt<'_>, ty: Ty<'_>) -> bool {
-    let ty::Adt(adt, _) = ty.kind() else { return false };
+    let ty::Adt(adt, _) = ty.kind() else {
+        return false;
+    };
     let path = rustc_middle::ty::print::with_no_trimmed_paths!(tcx.def_path_str(adt.did()));
-    path.starts_with("oxide::") && path.ends_with("::DisjointSlice") || path == "oxide::DisjointSlice"
+    path.starts_with("oxide::") && path.ends_with("::DisjointSlice")
+        || path == "oxide::DisjointSlice"
 }
 
 fn kernel_param(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>) -> KernelParam {
@@ -150,13 +199,18 @@ fn kernel_param(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>) -> KernelPara
     if layout.is_zst() {
         return KernelParam::Ignore;
     }
-    if let ty::Ref(_, inner, _) = ty.kind() && matches!(inner.kind(), ty::Slice(_)) {
+    if let ty::Ref(_, inner, _) = ty.kind()
+        && matches!(inner.kind(), ty::Slice(_))
+    {
         return KernelParam::PointerAndLength;
     }
     if is_disjoint_slice(m.tcx, ty) {
         return KernelParam::PointerAndLength;
     }
-    if types::is_primitive_param(ty) && let Some(s) = types::as_scalar(layout) && let Some(t) = types::scalar_memory(&mut m.ctx, s) {
+    if types::is_primitive_param(ty)
+        && let Some(s) = types::as_scalar(layout)
+        && let Some(t) = types::scalar_memory(&mut m.ctx, s)
+    {
         return KernelParam::Primitive(t);
     }
     KernelParam::Bytes(types::bytes(&mut m.ctx, layout.size.bytes()))
@@ -170,7 +224,13 @@ pub(crate) fn kernel_signature<'tcx>(
 ) -> DeviceResult<TypedHandle<FuncType>> {
     let name = m.tcx.item_name(instance.def_id()).to_string();
     if !super::is_unit(mono(m, instance, body.return_ty())) {
-        return Err(DeviceError::new(span, DeviceErrorKind::BadKernel { kernel: name, why: "a kernel returns nothing; write results through a `DisjointSlice`".into() }));
+        return Err(DeviceError::new(
+            span,
+            DeviceErrorKind::BadKernel {
+                kernel: name,
+                why: "a kernel returns nothing; write results through a `DisjointSlice`".into(),
+            },
+        ));
     }
     let mut params = Vec::new();
     for (_, _, layout) in arg_layouts(m, instance, body, span)? {
@@ -192,21 +252,30 @@ fn entry_args(cx: &FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> Vec<Value> {
 }
 
 /// Writes the kernel's parameters into the slots of its argument locals.
-pub(crate) fn store_kernel_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+pub(crate) fn store_kernel_params(
+    cx: &mut FnCx<'_, '_>,
+    entry: Ptr<BasicBlock>,
+) -> DeviceResult<()> {
     let params = entry_args(cx, entry);
     let mut next = params.into_iter();
     let layouts = arg_layouts(cx.m, cx.instance, cx.mir, cx.span)?;
     for (local, _, layout) in layouts {
-        let LocalPlace::Slot(slot) = cx.locals[local] else { continue };
+        let LocalPlace::Slot(slot) = cx.locals[local] else {
+            continue;
+        };
         match kernel_param(cx.m, layout) {
             KernelParam::Ignore => {}
             KernelParam::PointerAndLength => {
-                let (ptr, len) = (next.next().expect("ptr param"), next.next().expect("len param"));
+                let (ptr, len) = (
+                    next.next().expect("ptr param"),
+                    next.next().expect("len param"),
+                );
                 for (field, value) in [(0usize, ptr), (1, len)] {
                     let offset = slot.layout.fields.offset(field);
                     let field_layout = slot.layout.field(&cx.layout_cx(), field);
                     let place = cx.offset_place(slot, offset, field_layout);
-                    let scalar = types::as_scalar(field_layout).expect("pointer and length are scalars");
+                    let scalar =
+                        types::as_scalar(field_layout).expect("pointer and length are scalars");
                     cx.store_scalar(value, place.ptr, scalar, place.align);
                 }
             }
@@ -221,7 +290,10 @@ pub(crate) fn store_kernel_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>)
 }
 
 /// Writes a device function's parameters into the slots of its argument locals.
-pub(crate) fn store_device_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+pub(crate) fn store_device_params(
+    cx: &mut FnCx<'_, '_>,
+    entry: Ptr<BasicBlock>,
+) -> DeviceResult<()> {
     let abi = cx.abi.clone().expect("device function");
     let mut next = entry_args(cx, entry).into_iter();
     if let RetPass::OutPtr = abi.ret {
@@ -229,7 +301,9 @@ pub(crate) fn store_device_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>)
     }
     let layouts = arg_layouts(cx.m, cx.instance, cx.mir, cx.span)?;
     for ((local, field, layout), pass) in layouts.into_iter().zip(abi.args.iter()) {
-        let LocalPlace::Slot(slot) = cx.locals[local] else { continue };
+        let LocalPlace::Slot(slot) = cx.locals[local] else {
+            continue;
+        };
         let dest: PlaceRef<'_> = match field {
             Some(i) => {
                 let offset = slot.layout.fields.offset(i);
@@ -240,7 +314,9 @@ pub(crate) fn store_device_params(cx: &mut FnCx<'_, '_>, entry: Ptr<BasicBlock>)
         let val = match pass {
             ArgPass::Ignore => continue,
             ArgPass::Imm => OperandVal::Imm(next.next().expect("param")),
-            ArgPass::Pair => OperandVal::Pair(next.next().expect("param"), next.next().expect("param")),
+            ArgPass::Pair => {
+                OperandVal::Pair(next.next().expect("param"), next.next().expect("param"))
+            }
             ArgPass::ByRef => OperandVal::Mem(next.next().expect("param")),
         };
         cx.store_operand(Operand { val, layout }, dest)?;

@@ -3,12 +3,12 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
-use pliron::value::Value;
 use oxide_dialects::{
     gpu::{BarrierOp, SpecialRegOp},
     intrinsics::{self, IntrinsicKind},
     mir::CallOp,
 };
+use pliron::value::Value;
 use rustc_abi::ExternAbi;
 use rustc_middle::{
     mir::{self, Operand as MirOperand},
@@ -36,11 +36,23 @@ impl<'tcx> FnCx<'tcx, '_> {
         let tcx = self.m.tcx;
         let callee_ty = self.monomorphize(func.ty(self.mir, tcx));
         let ty::FnDef(def_id, generic_args) = *callee_ty.kind() else {
-            return not_on_gpu(self.span, "calling a function pointer", "device code calls functions directly; use generics or closures");
+            return not_on_gpu(
+                self.span,
+                "calling a function pointer",
+                "device code calls functions directly; use generics or closures",
+            );
         };
         let instance = match Instance::try_resolve(tcx, self.m.typing_env(), def_id, generic_args) {
             Ok(Some(instance)) => instance,
-            _ => return unsupported(self.span, format!("calling `{}`, which does not resolve", tcx.def_path_str(def_id))),
+            _ => {
+                return unsupported(
+                    self.span,
+                    format!(
+                        "calling `{}`, which does not resolve",
+                        tcx.def_path_str(def_id)
+                    ),
+                );
+            }
         };
         let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(instance.def_id()));
 
@@ -55,7 +67,9 @@ impl<'tcx> FnCx<'tcx, '_> {
             return self.trap(&format!("panic in `{path}`"));
         }
         match instance.def {
-            InstanceKind::Intrinsic(_) => return self.core_intrinsic(instance, args, destination, target),
+            InstanceKind::Intrinsic(_) => {
+                return self.core_intrinsic(instance, args, destination, target);
+            }
             InstanceKind::Virtual(..) => {
                 return not_on_gpu(
                     self.span,
@@ -65,13 +79,24 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             InstanceKind::DropGlue(_, None) => return self.finish_call(target),
             InstanceKind::Item(_) if tcx.is_foreign_item(instance.def_id()) => {
-                return not_on_gpu(self.span, format!("the foreign function `{path}`"), "it is host code");
+                return not_on_gpu(
+                    self.span,
+                    format!("the foreign function `{path}`"),
+                    "it is host code",
+                );
             }
             InstanceKind::Item(_) if !tcx.is_mir_available(instance.def_id()) => {
                 if from_std && (path.starts_with("std::") || path.starts_with("alloc::")) {
-                    return not_on_gpu(self.span, format!("`{path}`"), "`std` and heap allocation are host-only");
+                    return not_on_gpu(
+                        self.span,
+                        format!("`{path}`"),
+                        "`std` and heap allocation are host-only",
+                    );
                 }
-                return Err(DeviceError::new(self.span, DeviceErrorKind::NoMir { callee: path }));
+                return Err(DeviceError::new(
+                    self.span,
+                    DeviceErrorKind::NoMir { callee: path },
+                ));
             }
             _ => {}
         }
@@ -95,7 +120,13 @@ impl<'tcx> FnCx<'tcx, '_> {
             IntrinsicKind::SpecialReg(register) => {
                 let value = self.emit_value(|ctx| SpecialRegOp::new(ctx, register));
                 let dest = self.place(destination)?;
-                self.store_operand(Operand { val: OperandVal::Imm(value), layout: dest.layout }, dest)?;
+                self.store_operand(
+                    Operand {
+                        val: OperandVal::Imm(value),
+                        layout: dest.layout,
+                    },
+                    dest,
+                )?;
             }
             IntrinsicKind::Barrier => {
                 self.emit(|ctx| BarrierOp::new(ctx));
@@ -133,7 +164,13 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
         }
         if values.len() != decl.abi.args.len() {
-            return unsupported(self.span, format!("calling `{}` with this argument shape", super::display_instance(self.m.tcx, instance)));
+            return unsupported(
+                self.span,
+                format!(
+                    "calling `{}` with this argument shape",
+                    super::display_instance(self.m.tcx, instance)
+                ),
+            );
         }
 
         let dest = self.place(destination)?;
@@ -162,7 +199,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                     match reloaded.val {
                         OperandVal::Imm(v) => params.push(v),
                         OperandVal::Pair(a, b) => params.extend([a, b]),
-                        _ => return unsupported(self.span, format!("passing a `{}`", value.layout.ty)),
+                        _ => {
+                            return unsupported(
+                                self.span,
+                                format!("passing a `{}`", value.layout.ty),
+                            );
+                        }
                     }
                 }
             }
@@ -171,11 +213,23 @@ impl<'tcx> FnCx<'tcx, '_> {
         match decl.abi.ret {
             RetPass::Imm => {
                 let result = call.get_operation().deref(&self.m.ctx).get_result(0);
-                self.store_operand(Operand { val: OperandVal::Imm(result), layout: dest.layout }, dest)?;
+                self.store_operand(
+                    Operand {
+                        val: OperandVal::Imm(result),
+                        layout: dest.layout,
+                    },
+                    dest,
+                )?;
             }
             RetPass::OutPtr => {
                 let slot = out.expect("out slot");
-                self.store_operand(Operand { val: OperandVal::Mem(slot.ptr), layout: dest.layout }, dest)?;
+                self.store_operand(
+                    Operand {
+                        val: OperandVal::Mem(slot.ptr),
+                        layout: dest.layout,
+                    },
+                    dest,
+                )?;
             }
             RetPass::Void => {}
         }
@@ -198,21 +252,50 @@ impl<'tcx> FnCx<'tcx, '_> {
             operands.push(self.operand(&arg.node)?);
         }
         let dest = self.place(destination)?;
-        let float_suffix = |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("f{}", layout.size.bits());
-        let int_suffix = |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
+        let float_suffix =
+            |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("f{}", layout.size.bits());
+        let int_suffix =
+            |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
         let result: Option<Value> = match name {
-            "assume" | "cold_path" | "assert_inhabited" | "assert_zero_valid" | "assert_mem_uninitialized_valid"
+            "assume"
+            | "cold_path"
+            | "assert_inhabited"
+            | "assert_zero_valid"
+            | "assert_mem_uninitialized_valid"
             | "assert_unsafe_precondition_check" => None,
             "black_box" | "likely" | "unlikely" => {
                 self.store_operand(operands[0], dest)?;
                 None
             }
             "abort" | "unreachable" => return self.trap(&format!("`core::intrinsics::{name}`")),
-            "sqrtf32" | "sqrtf64" | "fabsf32" | "fabsf64" | "floorf32" | "floorf64" | "ceilf32" | "ceilf64"
-            | "truncf32" | "truncf64" | "roundf32" | "roundf64" | "round_ties_even_f32" | "round_ties_even_f64"
-            | "fmaf32" | "fmaf64" | "fmuladdf32" | "fmuladdf64" | "minnumf32" | "minnumf64" | "maxnumf32"
-            | "maxnumf64" | "copysignf32" | "copysignf64" => {
-                let base = name.trim_end_matches("f32").trim_end_matches("f64").trim_end_matches('_');
+            "sqrtf32"
+            | "sqrtf64"
+            | "fabsf32"
+            | "fabsf64"
+            | "floorf32"
+            | "floorf64"
+            | "ceilf32"
+            | "ceilf64"
+            | "truncf32"
+            | "truncf64"
+            | "roundf32"
+            | "roundf64"
+            | "round_ties_even_f32"
+            | "round_ties_even_f64"
+            | "fmaf32"
+            | "fmaf64"
+            | "fmuladdf32"
+            | "fmuladdf64"
+            | "minnumf32"
+            | "minnumf64"
+            | "maxnumf32"
+            | "maxnumf64"
+            | "copysignf32"
+            | "copysignf64" => {
+                let base = name
+                    .trim_end_matches("f32")
+                    .trim_end_matches("f64")
+                    .trim_end_matches('_');
                 let llvm = match base {
                     "fabs" => "fabs",
                     "round_ties_even" => "roundeven",
@@ -221,7 +304,10 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 let suffix = float_suffix(operands[0].layout);
                 let ty = self.immediate_type(operands[0].layout)?;
-                let values = operands.iter().map(|o| o.immediate(self.span)).collect::<DeviceResult<Vec<_>>>()?;
+                let values = operands
+                    .iter()
+                    .map(|o| o.immediate(self.span))
+                    .collect::<DeviceResult<Vec<_>>>()?;
                 Some(self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values))
             }
             "ctpop" | "ctlz" | "cttz" | "ctlz_nonzero" | "cttz_nonzero" => {
@@ -234,7 +320,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                     _ => {
                         let zero_is_poison = self.const_int(1, name.ends_with("nonzero") as u128);
                         let base = &name[..4];
-                        self.intrinsic(&format!("llvm.{base}.{suffix}"), ty, vec![x, zero_is_poison])
+                        self.intrinsic(
+                            &format!("llvm.{base}.{suffix}"),
+                            ty,
+                            vec![x, zero_is_poison],
+                        )
                     }
                 };
                 Some(self.int_resize(count, bits, dest.layout.size.bits(), false))
@@ -251,7 +341,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let amount = operands[1].immediate(self.span)?;
                 let amount = self.int_resize(amount, operands[1].layout.size.bits(), bits, false);
                 let ty = types::int(self.ctx(), bits);
-                let funnel = if name == "rotate_left" { "fshl" } else { "fshr" };
+                let funnel = if name == "rotate_left" {
+                    "fshl"
+                } else {
+                    "fshr"
+                };
                 Some(self.intrinsic(&format!("llvm.{funnel}.i{bits}"), ty, vec![x, x, amount]))
             }
             "saturating_add" | "saturating_sub" => {
@@ -264,11 +358,15 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 let bits = operands[0].layout.size.bits();
                 let ty = types::int(self.ctx(), bits);
-                let (a, b) = (operands[0].immediate(self.span)?, operands[1].immediate(self.span)?);
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
                 Some(self.intrinsic(&format!("llvm.{op}.sat.i{bits}"), ty, vec![a, b]))
             }
-            "exact_div" | "unchecked_div" | "unchecked_rem" | "unchecked_add" | "unchecked_sub" | "unchecked_mul"
-            | "unchecked_shl" | "unchecked_shr" | "wrapping_add" | "wrapping_sub" | "wrapping_mul" => {
+            "exact_div" | "unchecked_div" | "unchecked_rem" | "unchecked_add" | "unchecked_sub"
+            | "unchecked_mul" | "unchecked_shl" | "unchecked_shr" | "wrapping_add"
+            | "wrapping_sub" | "wrapping_mul" => {
                 let op = match name {
                     "exact_div" | "unchecked_div" => mir::BinOp::Div,
                     "unchecked_rem" => mir::BinOp::Rem,
@@ -286,25 +384,44 @@ impl<'tcx> FnCx<'tcx, '_> {
             "size_of" | "align_of" => {
                 let ty = instance.args.type_at(0);
                 let layout = self.layout_of(ty)?;
-                let n = if name == "size_of" { layout.size.bytes() } else { layout.align.abi.bytes() };
+                let n = if name == "size_of" {
+                    layout.size.bytes()
+                } else {
+                    layout.align.abi.bytes()
+                };
                 Some(self.const_usize(n))
             }
             _ => return unsupported(self.span, format!("the core intrinsic `{name}`")),
         };
         if let Some(v) = result {
-            self.store_operand(Operand { val: OperandVal::Imm(v), layout: dest.layout }, dest)?;
+            self.store_operand(
+                Operand {
+                    val: OperandVal::Imm(v),
+                    layout: dest.layout,
+                },
+                dest,
+            )?;
         }
         self.finish_call(target)
     }
 
-    pub(crate) fn copy_nonoverlapping(&mut self, copy: &mir::CopyNonOverlapping<'tcx>) -> DeviceResult<()> {
+    pub(crate) fn copy_nonoverlapping(
+        &mut self,
+        copy: &mir::CopyNonOverlapping<'tcx>,
+    ) -> DeviceResult<()> {
         let src = self.operand(&copy.src)?;
         let dst = self.operand(&copy.dst)?;
         let count = self.operand(&copy.count)?.immediate(self.span)?;
-        let pointee = src.layout.ty.builtin_deref(true).expect("copy of a pointer");
+        let pointee = src
+            .layout
+            .ty
+            .builtin_deref(true)
+            .expect("copy of a pointer");
         let size = self.size_of(pointee)?.bytes();
         let size = self.const_usize(size);
-        let bytes = self.emit_value(|ctx| pliron_llvm::ops::MulOp::new_with_overflow_flag(ctx, count, size, Default::default()));
+        let bytes = self.emit_value(|ctx| {
+            pliron_llvm::ops::MulOp::new_with_overflow_flag(ctx, count, size, Default::default())
+        });
         let volatile = self.const_int(1, 0);
         let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
         let (d, s) = (dst.immediate(self.span)?, src.immediate(self.span)?);

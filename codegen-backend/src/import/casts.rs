@@ -20,24 +20,41 @@ use super::{
 use crate::error::{DeviceResult, not_on_gpu, unsupported};
 
 impl<'tcx> FnCx<'tcx, '_> {
-    pub(crate) fn cast(&mut self, kind: CastKind, value: Operand<'tcx>, to: Ty<'tcx>) -> DeviceResult<Operand<'tcx>> {
+    pub(crate) fn cast(
+        &mut self,
+        kind: CastKind,
+        value: Operand<'tcx>,
+        to: Ty<'tcx>,
+    ) -> DeviceResult<Operand<'tcx>> {
         let layout = self.layout_of(to)?;
         let from = value.layout.ty;
         let val = match kind {
             CastKind::IntToInt => {
                 let v = value.immediate(self.span)?;
-                let from_bits = if from.is_bool() { 1 } else { value.layout.size.bits() };
+                let from_bits = if from.is_bool() {
+                    1
+                } else {
+                    value.layout.size.bits()
+                };
                 let to_bits = layout.size.bits();
                 OperandVal::Imm(self.int_resize(v, from_bits, to_bits, types::is_signed(from)))
             }
             CastKind::FloatToInt => {
                 // The saturating intrinsics are exactly Rust's `as` (NaN -> 0, clamp to range).
                 let v = value.immediate(self.span)?;
-                let sign = if types::is_signed(to) { "fptosi" } else { "fptoui" };
+                let sign = if types::is_signed(to) {
+                    "fptosi"
+                } else {
+                    "fptoui"
+                };
                 let to_bits = layout.size.bits();
                 let from_bits = value.layout.size.bits();
                 let int_ty = types::int(self.ctx(), to_bits);
-                OperandVal::Imm(self.intrinsic(&format!("llvm.{sign}.sat.i{to_bits}.f{from_bits}"), int_ty, vec![v]))
+                OperandVal::Imm(self.intrinsic(
+                    &format!("llvm.{sign}.sat.i{to_bits}.f{from_bits}"),
+                    int_ty,
+                    vec![v],
+                ))
             }
             CastKind::IntToFloat => {
                 let v = value.immediate(self.span)?;
@@ -61,10 +78,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                     v
                 })
             }
-            CastKind::PtrToPtr | CastKind::FnPtrToPtr | CastKind::Subtype => match (value.val, layout.backend_repr) {
-                (OperandVal::Pair(p, _), BackendRepr::Scalar(_)) => OperandVal::Imm(p),
-                (v, _) => v,
-            },
+            CastKind::PtrToPtr | CastKind::FnPtrToPtr | CastKind::Subtype => {
+                match (value.val, layout.backend_repr) {
+                    (OperandVal::Pair(p, _), BackendRepr::Scalar(_)) => OperandVal::Imm(p),
+                    (v, _) => v,
+                }
+            }
             CastKind::PointerExposeProvenance => {
                 let v = value.immediate(self.span)?;
                 let int_ty = types::int(self.ctx(), layout.size.bits());
@@ -75,7 +94,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let ptr_ty = types::ptr(self.ctx());
                 OperandVal::Imm(self.emit_value(|ctx| IntToPtrOp::new(ctx, v, ptr_ty)))
             }
-            CastKind::PointerCoercion(coercion, _) => return self.pointer_coercion(coercion, value, layout, to),
+            CastKind::PointerCoercion(coercion, _) => {
+                return self.pointer_coercion(coercion, value, layout, to);
+            }
             CastKind::Transmute => return self.transmute(value, layout),
         };
         Ok(Operand { val, layout })
@@ -110,8 +131,14 @@ impl<'tcx> FnCx<'tcx, '_> {
                     _ => return unsupported(self.span, format!("the unsizing coercion to `{to}`")),
                 }
             }
-            PointerCoercion::ReifyFnPointer(_) | PointerCoercion::ClosureFnPointer(_) | PointerCoercion::UnsafeFnPointer => {
-                return not_on_gpu(self.span, "a function pointer", "device code calls functions directly; use generics or closures");
+            PointerCoercion::ReifyFnPointer(_)
+            | PointerCoercion::ClosureFnPointer(_)
+            | PointerCoercion::UnsafeFnPointer => {
+                return not_on_gpu(
+                    self.span,
+                    "a function pointer",
+                    "device code calls functions directly; use generics or closures",
+                );
             }
             _ => return unsupported(self.span, format!("the pointer coercion {coercion:?}")),
         };
@@ -128,8 +155,12 @@ impl<'tcx> FnCx<'tcx, '_> {
         {
             let to_ty = self.immediate_type(layout)?;
             let val = match (from.primitive(), to.primitive()) {
-                (Primitive::Pointer(_), Primitive::Int(..)) => self.emit_value(|ctx| PtrToIntOp::new(ctx, v, to_ty)),
-                (Primitive::Int(..), Primitive::Pointer(_)) => self.emit_value(|ctx| IntToPtrOp::new(ctx, v, to_ty)),
+                (Primitive::Pointer(_), Primitive::Int(..)) => {
+                    self.emit_value(|ctx| PtrToIntOp::new(ctx, v, to_ty))
+                }
+                (Primitive::Int(..), Primitive::Pointer(_)) => {
+                    self.emit_value(|ctx| IntToPtrOp::new(ctx, v, to_ty))
+                }
                 _ if from.is_bool() || to.is_bool() => {
                     let from_bits = if from.is_bool() { 1 } else { 8 };
                     let to_bits = if to.is_bool() { 1 } else { 8 };
@@ -138,7 +169,10 @@ impl<'tcx> FnCx<'tcx, '_> {
                 (a, b) if a == b => v,
                 _ => self.emit_value(|ctx| BitcastOp::new(ctx, v, to_ty)),
             };
-            return Ok(Operand { val: OperandVal::Imm(val), layout });
+            return Ok(Operand {
+                val: OperandVal::Imm(val),
+                layout,
+            });
         }
         // Anything else goes through memory, which is exactly what transmute means.
         let slot = self.new_slot(value.layout);
@@ -153,7 +187,10 @@ impl<'tcx> FnCx<'tcx, '_> {
     ) -> DeviceResult<pliron::r#type::TypeHandle> {
         match types::as_scalar(layout).and_then(|s| types::scalar_immediate(self.ctx(), s)) {
             Some(t) => Ok(t),
-            None => unsupported(self.span, format!("a value of type `{}` in a register", layout.ty)),
+            None => unsupported(
+                self.span,
+                format!("a value of type `{}` in a register", layout.ty),
+            ),
         }
     }
 }

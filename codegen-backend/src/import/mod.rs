@@ -81,12 +81,16 @@ impl<'tcx> DeviceModule<'tcx> {
     }
 
     pub(crate) fn layout_of(&self, ty: Ty<'tcx>, span: Span) -> DeviceResult<TyAndLayout<'tcx>> {
-        self.tcx.layout_of(self.typing_env().as_query_input(ty)).map_err(|e| {
-            DeviceError::new(
-                span,
-                DeviceErrorKind::Unsupported { construct: format!("the type `{ty}` ({e})") },
-            )
-        })
+        self.tcx
+            .layout_of(self.typing_env().as_query_input(ty))
+            .map_err(|e| {
+                DeviceError::new(
+                    span,
+                    DeviceErrorKind::Unsupported {
+                        construct: format!("the type `{ty}` ({e})"),
+                    },
+                )
+            })
     }
 
     fn unique_name(&mut self, wanted: &str) -> Identifier {
@@ -101,7 +105,11 @@ impl<'tcx> DeviceModule<'tcx> {
     }
 
     /// Imports a kernel and, transitively, every function it calls.
-    pub(crate) fn import_kernel(&mut self, instance: Instance<'tcx>, entry_name: &str) -> DeviceResult<()> {
+    pub(crate) fn import_kernel(
+        &mut self,
+        instance: Instance<'tcx>,
+        entry_name: &str,
+    ) -> DeviceResult<()> {
         let name = self.unique_name(entry_name);
         let path = vec![entry_name.to_string()];
         FnCx::import(self, instance, FnKind::Kernel(name), path.clone())?;
@@ -139,7 +147,13 @@ impl<'tcx> DeviceModule<'tcx> {
 fn sanitize(name: &str) -> String {
     let mut out: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
@@ -148,7 +162,9 @@ fn sanitize(name: &str) -> String {
 }
 
 pub(crate) fn display_instance<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> String {
-    rustc_middle::ty::print::with_no_trimmed_paths!(tcx.def_path_str_with_args(instance.def_id(), instance.args))
+    rustc_middle::ty::print::with_no_trimmed_paths!(
+        tcx.def_path_str_with_args(instance.def_id(), instance.args)
+    )
 }
 
 pub(crate) enum FnKind {
@@ -186,7 +202,8 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         call_path: Vec<String>,
     ) -> DeviceResult<()> {
         let tcx = m.tcx;
-        let _span = tracing::debug_span!("import_fn", function = %display_instance(tcx, instance)).entered();
+        let _span = tracing::debug_span!("import_fn", function = %display_instance(tcx, instance))
+            .entered();
         let mir = tcx.instance_mir(instance.def);
         {
             let mut text = Vec::new();
@@ -205,9 +222,13 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi)),
         };
         let func = FuncOp::new(&mut m.ctx, name, ty);
-        m.module.append_operation(&mut m.ctx, func.get_operation(), 0);
+        m.module
+            .append_operation(&mut m.ctx, func.get_operation(), 0);
         let entry = func.get_or_create_entry_block(&mut m.ctx);
-        let region = entry.deref(&m.ctx).get_parent_region().expect("entry block in a region");
+        let region = entry
+            .deref(&m.ctx)
+            .get_parent_region()
+            .expect("entry block in a region");
 
         let mut cx = FnCx {
             m,
@@ -260,7 +281,9 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         self.emit(|ctx| pliron_llvm::ops::BrOp::new(ctx, start, vec![]));
 
         for (bb, data) in self.mir.basic_blocks.iter_enumerated() {
-            let Some(block) = self.blocks[bb] else { continue };
+            let Some(block) = self.blocks[bb] else {
+                continue;
+            };
             self.cur = block;
             for stmt in &data.statements {
                 self.span = stmt.source_info.span;
@@ -334,7 +357,11 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let content = content.unwrap_or_else(|| types::bytes(&mut self.m.ctx, layout.size.bytes()));
         let align = layout.align.abi.bytes() as u32;
         let slot = oxide_dialects::mir::SlotOp::new(&mut self.m.ctx, content, align);
-        let entry = self.region.deref(&self.m.ctx).get_head().expect("entry block");
+        let entry = self
+            .region
+            .deref(&self.m.ctx)
+            .get_head()
+            .expect("entry block");
         match first_non_slot(&self.m.ctx, entry) {
             Some(op) => slot.get_operation().insert_before(&self.m.ctx, op),
             None => slot.get_operation().insert_at_back(entry, &self.m.ctx),
@@ -351,13 +378,18 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
                 let dest = self.place(*place)?;
                 self.rvalue(dest, rvalue)
             }
-            S::SetDiscriminant { place, variant_index } => {
+            S::SetDiscriminant {
+                place,
+                variant_index,
+            } => {
                 let dest = self.place(**place)?;
                 self.set_discriminant(dest, *variant_index)
             }
             S::Intrinsic(intrinsic) => match &**intrinsic {
                 mir::NonDivergingIntrinsic::Assume(_) => Ok(()),
-                mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) => self.copy_nonoverlapping(copy),
+                mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) => {
+                    self.copy_nonoverlapping(copy)
+                }
             },
             S::StorageLive(_)
             | S::StorageDead(_)
@@ -373,7 +405,10 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
 }
 
 /// The first op of `block` that is not a `mir.slot`: slots stay grouped at the top.
-fn first_non_slot(ctx: &Context, block: Ptr<BasicBlock>) -> Option<Ptr<pliron::operation::Operation>> {
+fn first_non_slot(
+    ctx: &Context,
+    block: Ptr<BasicBlock>,
+) -> Option<Ptr<pliron::operation::Operation>> {
     block.deref(ctx).iter(ctx).find(|op| {
         pliron::operation::Operation::get_op::<oxide_dialects::mir::SlotOp>(*op, ctx).is_none()
     })
@@ -387,7 +422,8 @@ pub(crate) fn is_unit<'tcx>(ty: Ty<'tcx>) -> bool {
 pub(crate) mod prelude {
     pub(crate) use pliron::op::Op as _;
     pub(crate) use pliron_llvm::op_interfaces::{
-        BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _, FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
+        BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _,
+        FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
         IntBinArithOpWithOverflowFlag as _,
     };
 }

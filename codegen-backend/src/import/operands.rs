@@ -3,6 +3,7 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
+use oxide_dialects::mir::CopyOp;
 use pliron::{
     builtin::{
         attributes::{FPDoubleAttr, FPSingleAttr, IntegerAttr},
@@ -12,7 +13,6 @@ use pliron::{
     value::Value,
 };
 use pliron_llvm::ops::{ConstantOp, IntToPtrOp, SExtOp, TruncOp, ZExtOp};
-use oxide_dialects::mir::CopyOp;
 use rustc_abi::{BackendRepr, Primitive, Scalar, Size};
 use rustc_middle::{
     mir::{self, ConstValue, interpret::Scalar as ConstScalar},
@@ -44,7 +44,10 @@ impl<'tcx> Operand<'tcx> {
     pub(crate) fn immediate(&self, span: Span) -> DeviceResult<Value> {
         match self.val {
             OperandVal::Imm(v) => Ok(v),
-            _ => unsupported(span, format!("using `{}` as a single scalar", self.layout.ty)),
+            _ => unsupported(
+                span,
+                format!("using `{}` as a single scalar", self.layout.ty),
+            ),
         }
     }
 }
@@ -60,7 +63,10 @@ impl<'tcx> FnCx<'tcx, '_> {
             mir::Operand::RuntimeChecks(check) => {
                 let on = check.value(self.m.tcx.sess);
                 let layout = self.layout_of(self.m.tcx.types.bool)?;
-                Ok(Operand { val: OperandVal::Imm(self.const_int(1, on as u128)), layout })
+                Ok(Operand {
+                    val: OperandVal::Imm(self.const_int(1, on as u128)),
+                    layout,
+                })
             }
         }
     }
@@ -68,15 +74,21 @@ impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn load_operand(&mut self, place: PlaceRef<'tcx>) -> DeviceResult<Operand<'tcx>> {
         let layout = place.layout;
         if layout.is_zst() {
-            return Ok(Operand { val: OperandVal::ZeroSized, layout });
+            return Ok(Operand {
+                val: OperandVal::ZeroSized,
+                layout,
+            });
         }
         let val = match layout.backend_repr {
-            BackendRepr::Scalar(s) => OperandVal::Imm(self.load_scalar(place.ptr, s, place.align)?),
+            BackendRepr::Scalar(s) => {
+                OperandVal::Imm(self.load_scalar(place.ptr, s, place.align)?)
+            }
             BackendRepr::ScalarPair(a, b) => {
                 let b_offset = self.pair_b_offset(a, b);
                 let first = self.load_scalar(place.ptr, a, place.align)?;
                 let b_ptr = self.offset_place(place, b_offset, layout).ptr;
-                let second = self.load_scalar(b_ptr, b, place.align.restrict_for_offset(b_offset))?;
+                let second =
+                    self.load_scalar(b_ptr, b, place.align.restrict_for_offset(b_offset))?;
                 OperandVal::Pair(first, second)
             }
             _ => OperandVal::Mem(place.ptr),
@@ -90,10 +102,16 @@ impl<'tcx> FnCx<'tcx, '_> {
     }
 
     /// Writes `value` into `dest`; the layouts must agree.
-    pub(crate) fn store_operand(&mut self, value: Operand<'tcx>, dest: PlaceRef<'tcx>) -> DeviceResult<()> {
+    pub(crate) fn store_operand(
+        &mut self,
+        value: Operand<'tcx>,
+        dest: PlaceRef<'tcx>,
+    ) -> DeviceResult<()> {
         match (value.val, dest.layout.backend_repr) {
             (OperandVal::ZeroSized, _) => {}
-            (OperandVal::Imm(v), BackendRepr::Scalar(s)) => self.store_scalar(v, dest.ptr, s, dest.align),
+            (OperandVal::Imm(v), BackendRepr::Scalar(s)) => {
+                self.store_scalar(v, dest.ptr, s, dest.align)
+            }
             (OperandVal::Pair(x, y), BackendRepr::ScalarPair(a, b)) => {
                 let b_offset = self.pair_b_offset(a, b);
                 self.store_scalar(x, dest.ptr, a, dest.align);
@@ -109,15 +127,22 @@ impl<'tcx> FnCx<'tcx, '_> {
             _ => {
                 // An immediate stored into memory of another shape (e.g. a scalar into a
                 // single-field struct with a `Memory` layout): go through the value's own layout.
-                let place = PlaceRef { layout: value.layout, ..dest };
+                let place = PlaceRef {
+                    layout: value.layout,
+                    ..dest
+                };
                 match (value.val, value.layout.backend_repr) {
-                    (OperandVal::Imm(_), BackendRepr::Scalar(_)) | (OperandVal::Pair(..), BackendRepr::ScalarPair(..)) => {
+                    (OperandVal::Imm(_), BackendRepr::Scalar(_))
+                    | (OperandVal::Pair(..), BackendRepr::ScalarPair(..)) => {
                         return self.store_operand(value, place);
                     }
                     _ => {
                         return unsupported(
                             self.span,
-                            format!("storing a `{}` into a `{}`", value.layout.ty, dest.layout.ty),
+                            format!(
+                                "storing a `{}` into a `{}`",
+                                value.layout.ty, dest.layout.ty
+                            ),
                         );
                     }
                 }
@@ -136,7 +161,11 @@ impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn const_int(&mut self, bits: u64, value: u128) -> Value {
         let ty = IntegerType::get(self.ctx(), bits as u32, Signedness::Signless);
         let width = std::num::NonZero::new(bits as usize).expect("non-zero width");
-        let masked = if bits >= 128 { value } else { value & ((1u128 << bits) - 1) };
+        let masked = if bits >= 128 {
+            value
+        } else {
+            value & ((1u128 << bits) - 1)
+        };
         let attr = IntegerAttr::new(ty, APInt::from_u128(masked, width));
         self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
     }
@@ -170,16 +199,23 @@ impl<'tcx> FnCx<'tcx, '_> {
         let val = match value {
             ConstValue::ZeroSized => OperandVal::ZeroSized,
             ConstValue::Scalar(scalar) => match layout.backend_repr {
-                BackendRepr::Scalar(s) => OperandVal::Imm(self.scalar_constant(scalar, s, constant.span)?),
+                BackendRepr::Scalar(s) => {
+                    OperandVal::Imm(self.scalar_constant(scalar, s, constant.span)?)
+                }
                 _ => {
                     let slot = self.new_slot(layout);
                     let int_scalar = Scalar::Initialized {
-                        value: Primitive::Int(rustc_abi::Integer::from_size(layout.size).map_err(|_| {
-                            crate::error::DeviceError::new(
-                                constant.span,
-                                crate::error::DeviceErrorKind::Unsupported { construct: format!("a constant of type `{ty}`") },
-                            )
-                        })?, false),
+                        value: Primitive::Int(
+                            rustc_abi::Integer::from_size(layout.size).map_err(|_| {
+                                crate::error::DeviceError::new(
+                                    constant.span,
+                                    crate::error::DeviceErrorKind::Unsupported {
+                                        construct: format!("a constant of type `{ty}`"),
+                                    },
+                                )
+                            })?,
+                            false,
+                        ),
                         valid_range: rustc_abi::WrappingRange::full(layout.size),
                     };
                     let v = self.scalar_constant(scalar, int_scalar, constant.span)?;
@@ -191,26 +227,42 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let alloc = self.m.tcx.global_alloc(alloc_id).unwrap_memory();
                 let alloc = alloc.inner();
                 if !alloc.provenance().ptrs().is_empty() {
-                    return unsupported(constant.span, format!("a constant of type `{ty}` that holds pointers"));
+                    return unsupported(
+                        constant.span,
+                        format!("a constant of type `{ty}` that holds pointers"),
+                    );
                 }
                 let start = offset.bytes_usize();
                 let bytes = alloc
-                    .inspect_with_uninit_and_ptr_outside_interpreter(start..start + layout.size.bytes_usize())
+                    .inspect_with_uninit_and_ptr_outside_interpreter(
+                        start..start + layout.size.bytes_usize(),
+                    )
                     .to_vec();
                 let slot = self.new_slot(layout);
                 self.store_bytes(slot, &bytes);
                 return self.load_operand(slot);
             }
             ConstValue::Slice { .. } => {
-                return unsupported(constant.span, format!("a constant slice or string of type `{ty}`"));
+                return unsupported(
+                    constant.span,
+                    format!("a constant slice or string of type `{ty}`"),
+                );
             }
         };
         Ok(Operand { val, layout })
     }
 
-    fn scalar_constant(&mut self, scalar: ConstScalar, abi: Scalar, span: Span) -> DeviceResult<Value> {
+    fn scalar_constant(
+        &mut self,
+        scalar: ConstScalar,
+        abi: Scalar,
+        span: Span,
+    ) -> DeviceResult<Value> {
         let ConstScalar::Int(int) = scalar else {
-            return unsupported(span, "a constant pointer to memory (a string, a static or promoted data)");
+            return unsupported(
+                span,
+                "a constant pointer to memory (a string, a static or promoted data)",
+            );
         };
         let bits = int.size().bits();
         let raw = int.to_bits(int.size());
@@ -246,7 +298,8 @@ impl<'tcx> FnCx<'tcx, '_> {
             let dest = self.offset_place(slot, offset, byte_layout);
             let scalar = Scalar::Initialized {
                 value: Primitive::Int(
-                    rustc_abi::Integer::from_size(Size::from_bytes(chunk.len())).unwrap_or(rustc_abi::Integer::I8),
+                    rustc_abi::Integer::from_size(Size::from_bytes(chunk.len()))
+                        .unwrap_or(rustc_abi::Integer::I8),
                     false,
                 ),
                 valid_range: rustc_abi::WrappingRange::full(Size::from_bytes(chunk.len())),

@@ -2,9 +2,9 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
+use oxide_dialects::mir::{FieldPtrOp, IndexPtrOp, LoadOp, StoreOp};
 use pliron::value::Value;
 use pliron_llvm::ops::ZeroOp;
-use oxide_dialects::mir::{FieldPtrOp, IndexPtrOp, LoadOp, StoreOp};
 use rustc_abi::{Align, FieldIdx, Primitive, Scalar, Size, TagEncoding, VariantIdx, Variants};
 use rustc_middle::{
     mir::{self, PlaceTy, ProjectionElem},
@@ -25,7 +25,12 @@ pub(crate) struct PlaceRef<'tcx> {
 
 impl<'tcx> PlaceRef<'tcx> {
     pub(crate) fn new_sized(ptr: Value, layout: TyAndLayout<'tcx>) -> Self {
-        PlaceRef { ptr, meta: None, layout, align: layout.align.abi }
+        PlaceRef {
+            ptr,
+            meta: None,
+            layout,
+            align: layout.align.abi,
+        }
     }
 }
 
@@ -49,7 +54,10 @@ impl<'tcx> FnCx<'tcx, '_> {
             current = self.project(current, elem, next_ty)?;
             place_ty = PlaceTy::from_ty(next_ty);
             if let ProjectionElem::Downcast(_, variant) = elem {
-                place_ty = PlaceTy { ty: place_ty.ty, variant_index: Some(variant) };
+                place_ty = PlaceTy {
+                    ty: place_ty.ty,
+                    variant_index: Some(variant),
+                };
             }
         }
         Ok(current)
@@ -68,9 +76,19 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let (ptr, meta) = match pointer.val {
                     super::operands::OperandVal::Imm(p) => (p, None),
                     super::operands::OperandVal::Pair(p, m) => (p, Some(m)),
-                    _ => return unsupported(self.span, format!("dereferencing `{}`", base.layout.ty)),
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            format!("dereferencing `{}`", base.layout.ty),
+                        );
+                    }
                 };
-                PlaceRef { ptr, meta, layout, align: layout.align.abi }
+                PlaceRef {
+                    ptr,
+                    meta,
+                    layout,
+                    align: layout.align.abi,
+                }
             }
             ProjectionElem::Field(field, _) => {
                 let layout = if let Variants::Single { .. } = base.layout.variants {
@@ -86,7 +104,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let index = self.load_operand(index_place)?.immediate(self.span)?;
                 self.index_place(base, index, next_ty)?
             }
-            ProjectionElem::ConstantIndex { offset, from_end, .. } => {
+            ProjectionElem::ConstantIndex {
+                offset, from_end, ..
+            } => {
                 let index = if from_end {
                     let len = self.place_len(base)?;
                     let back = self.const_usize(offset);
@@ -109,9 +129,17 @@ impl<'tcx> FnCx<'tcx, '_> {
                 if from_end {
                     let len = self.place_len(base)?;
                     let cut = self.const_usize(from + to);
-                    let sub = pliron_llvm::ops::SubOp::new_with_overflow_flag(self.ctx(), len, cut, Default::default());
+                    let sub = pliron_llvm::ops::SubOp::new_with_overflow_flag(
+                        self.ctx(),
+                        len,
+                        cut,
+                        Default::default(),
+                    );
                     let meta = self.push_value(sub);
-                    PlaceRef { meta: Some(meta), ..start }
+                    PlaceRef {
+                        meta: Some(meta),
+                        ..start
+                    }
                 } else {
                     start
                 }
@@ -120,9 +148,10 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let layout = base.layout.for_variant(&self.layout_cx(), variant);
                 PlaceRef { layout, ..base }
             }
-            ProjectionElem::OpaqueCast(_) | ProjectionElem::UnwrapUnsafeBinder(_) => {
-                PlaceRef { layout: self.layout_of(next_ty)?, ..base }
-            }
+            ProjectionElem::OpaqueCast(_) | ProjectionElem::UnwrapUnsafeBinder(_) => PlaceRef {
+                layout: self.layout_of(next_ty)?,
+                ..base
+            },
         })
     }
 
@@ -139,7 +168,12 @@ impl<'tcx> FnCx<'tcx, '_> {
         };
         // An unsized tail keeps the metadata of its parent.
         let meta = if layout.is_unsized() { base.meta } else { None };
-        PlaceRef { ptr, meta, layout, align: base.align.restrict_for_offset(offset) }
+        PlaceRef {
+            ptr,
+            meta,
+            layout,
+            align: base.align.restrict_for_offset(offset),
+        }
     }
 
     fn index_place(
@@ -150,7 +184,12 @@ impl<'tcx> FnCx<'tcx, '_> {
     ) -> DeviceResult<PlaceRef<'tcx>> {
         let layout = self.layout_of(elem_ty)?;
         let ptr = self.emit_value(|ctx| IndexPtrOp::new(ctx, base.ptr, index, layout.size.bytes()));
-        Ok(PlaceRef { ptr, meta: None, layout, align: base.align.min(layout.align.abi) })
+        Ok(PlaceRef {
+            ptr,
+            meta: None,
+            layout,
+            align: base.align.min(layout.align.abi),
+        })
     }
 
     /// The element count of an array or slice place.
@@ -161,7 +200,10 @@ impl<'tcx> FnCx<'tcx, '_> {
         match place.layout.ty.kind() {
             rustc_middle::ty::Array(_, len) => {
                 let Some(n) = len.try_to_target_usize(self.m.tcx) else {
-                    return unsupported(self.span, "an array whose length is not known after monomorphisation");
+                    return unsupported(
+                        self.span,
+                        "an array whose length is not known after monomorphisation",
+                    );
                 };
                 Ok(self.const_usize(n))
             }
@@ -169,7 +211,12 @@ impl<'tcx> FnCx<'tcx, '_> {
         }
     }
 
-    pub(crate) fn load_scalar(&mut self, ptr: Value, scalar: Scalar, align: Align) -> DeviceResult<Value> {
+    pub(crate) fn load_scalar(
+        &mut self,
+        ptr: Value,
+        scalar: Scalar,
+        align: Align,
+    ) -> DeviceResult<Value> {
         let Some(mem_ty) = types::scalar_memory(self.ctx(), scalar) else {
             return unsupported(self.span, "`f128`");
         };
@@ -212,61 +259,102 @@ impl<'tcx> FnCx<'tcx, '_> {
                     .map_or(index.as_u32() as u128, |d| d.val);
                 Ok(self.const_int(discr_bits, value))
             }
-            Variants::Multiple { tag, tag_encoding, tag_field, .. } => {
+            Variants::Multiple {
+                tag,
+                tag_encoding,
+                tag_field,
+                ..
+            } => {
                 let tag_place = self.tag_place(place, *tag_field, *tag);
                 let mut tag_value = self.load_scalar(tag_place.ptr, *tag, tag_place.align)?;
                 let tag_bits = tag.size(&tcx).bits();
                 if let Primitive::Pointer(_) = tag.primitive() {
                     let int_ty = types::int(self.ctx(), tag_bits);
-                    tag_value = self.emit_value(|ctx| pliron_llvm::ops::PtrToIntOp::new(ctx, tag_value, int_ty));
+                    tag_value = self.emit_value(|ctx| {
+                        pliron_llvm::ops::PtrToIntOp::new(ctx, tag_value, int_ty)
+                    });
                 }
                 match tag_encoding {
                     TagEncoding::Direct => {
                         let signed = matches!(tag.primitive(), Primitive::Int(_, true));
                         Ok(self.int_resize(tag_value, tag_bits, discr_bits, signed))
                     }
-                    TagEncoding::Niche { untagged_variant, niche_variants, niche_start } => {
+                    TagEncoding::Niche {
+                        untagged_variant,
+                        niche_variants,
+                        niche_start,
+                    } => {
                         let first = niche_variants.start().as_u32() as u128;
                         let count = niche_variants.end().as_u32() as u128 - first;
                         let start = self.const_int(tag_bits, *niche_start);
-                        let relative = self.emit_value(|ctx| pliron_llvm::ops::SubOp::new_with_overflow_flag(ctx,
-                            tag_value,
-                            start,
-                            Default::default(),
-                        ));
+                        let relative = self.emit_value(|ctx| {
+                            pliron_llvm::ops::SubOp::new_with_overflow_flag(
+                                ctx,
+                                tag_value,
+                                start,
+                                Default::default(),
+                            )
+                        });
                         let count = self.const_int(tag_bits, count);
-                        let is_niche = self.emit_value(|ctx| pliron_llvm::ops::ICmpOp::new(ctx,
-                            pliron_llvm::attributes::ICmpPredicateAttr::ULE,
-                            relative,
-                            count,
-                        ));
+                        let is_niche = self.emit_value(|ctx| {
+                            pliron_llvm::ops::ICmpOp::new(
+                                ctx,
+                                pliron_llvm::attributes::ICmpPredicateAttr::ULE,
+                                relative,
+                                count,
+                            )
+                        });
                         let relative = self.int_resize(relative, tag_bits, discr_bits, false);
                         let first = self.const_int(discr_bits, first);
-                        let niche_discr = self.emit_value(|ctx| pliron_llvm::ops::AddOp::new_with_overflow_flag(ctx,
-                            relative,
-                            first,
-                            Default::default(),
-                        ));
-                        let untagged = self.const_int(discr_bits, untagged_variant.as_u32() as u128);
-                        Ok(self.emit_value(|ctx| pliron_llvm::ops::SelectOp::new(ctx, is_niche, niche_discr, untagged)))
+                        let niche_discr = self.emit_value(|ctx| {
+                            pliron_llvm::ops::AddOp::new_with_overflow_flag(
+                                ctx,
+                                relative,
+                                first,
+                                Default::default(),
+                            )
+                        });
+                        let untagged =
+                            self.const_int(discr_bits, untagged_variant.as_u32() as u128);
+                        Ok(self.emit_value(|ctx| {
+                            pliron_llvm::ops::SelectOp::new(ctx, is_niche, niche_discr, untagged)
+                        }))
                     }
                 }
             }
         }
     }
 
-    pub(crate) fn set_discriminant(&mut self, place: PlaceRef<'tcx>, variant: VariantIdx) -> DeviceResult<()> {
+    pub(crate) fn set_discriminant(
+        &mut self,
+        place: PlaceRef<'tcx>,
+        variant: VariantIdx,
+    ) -> DeviceResult<()> {
         let tcx = self.m.tcx;
-        let Variants::Multiple { tag, tag_encoding, tag_field, .. } = &place.layout.variants else {
+        let Variants::Multiple {
+            tag,
+            tag_encoding,
+            tag_field,
+            ..
+        } = &place.layout.variants
+        else {
             return Ok(());
         };
         let tag_bits = tag.size(&tcx).bits();
         let value = match tag_encoding {
             TagEncoding::Direct => {
-                let discr = place.layout.ty.discriminant_for_variant(tcx, variant).map_or(variant.as_u32() as u128, |d| d.val);
+                let discr = place
+                    .layout
+                    .ty
+                    .discriminant_for_variant(tcx, variant)
+                    .map_or(variant.as_u32() as u128, |d| d.val);
                 discr & mask(tag_bits)
             }
-            TagEncoding::Niche { untagged_variant, niche_variants, niche_start } => {
+            TagEncoding::Niche {
+                untagged_variant,
+                niche_variants,
+                niche_start,
+            } => {
                 if variant == *untagged_variant {
                     return Ok(());
                 }
@@ -276,7 +364,10 @@ impl<'tcx> FnCx<'tcx, '_> {
         };
         let tag_place = self.tag_place(place, *tag_field, *tag);
         let int_tag = Scalar::Initialized {
-            value: Primitive::Int(rustc_abi::Integer::from_size(tag.size(&tcx)).expect("tag size"), false),
+            value: Primitive::Int(
+                rustc_abi::Integer::from_size(tag.size(&tcx)).expect("tag size"),
+                false,
+            ),
             valid_range: rustc_abi::WrappingRange::full(tag.size(&tcx)),
         };
         let value = self.const_int(tag_bits, value);
@@ -284,7 +375,12 @@ impl<'tcx> FnCx<'tcx, '_> {
         Ok(())
     }
 
-    fn tag_place(&mut self, place: PlaceRef<'tcx>, tag_field: FieldIdx, _tag: Scalar) -> PlaceRef<'tcx> {
+    fn tag_place(
+        &mut self,
+        place: PlaceRef<'tcx>,
+        tag_field: FieldIdx,
+        _tag: Scalar,
+    ) -> PlaceRef<'tcx> {
         let offset = place.layout.fields.offset(tag_field.as_usize());
         let layout = place.layout.field(&self.layout_cx(), tag_field.as_usize());
         self.offset_place(place, offset, layout)
@@ -292,5 +388,9 @@ impl<'tcx> FnCx<'tcx, '_> {
 }
 
 fn mask(bits: u64) -> u128 {
-    if bits >= 128 { u128::MAX } else { (1u128 << bits) - 1 }
+    if bits >= 128 {
+        u128::MAX
+    } else {
+        (1u128 << bits) - 1
+    }
 }

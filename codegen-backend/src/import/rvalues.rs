@@ -2,10 +2,15 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
+use oxide_dialects::mir::IndexPtrOp;
 use pliron::value::Value;
 use pliron_llvm::{
-    attributes::{FCmpPredicateAttr as F, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr as I},
-    op_interfaces::{FloatBinArithOpWithFastMathFlags, IntBinArithOp, IntBinArithOpWithOverflowFlag},
+    attributes::{
+        FCmpPredicateAttr as F, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr as I,
+    },
+    op_interfaces::{
+        FloatBinArithOpWithFastMathFlags, IntBinArithOp, IntBinArithOpWithOverflowFlag,
+    },
     ops::{
         AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FRemOp,
         FSubOp, ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp,
@@ -13,7 +18,6 @@ use pliron_llvm::{
     },
     types::{StructLayout, StructType},
 };
-use oxide_dialects::mir::IndexPtrOp;
 use rustc_abi::{FIRST_VARIANT, Size};
 use rustc_middle::{
     mir::{self, AggregateKind, BinOp, Rvalue, UnOp},
@@ -29,7 +33,11 @@ use super::{
 use crate::error::{DeviceResult, not_on_gpu, unsupported};
 
 impl<'tcx> FnCx<'tcx, '_> {
-    pub(crate) fn rvalue(&mut self, dest: PlaceRef<'tcx>, rvalue: &Rvalue<'tcx>) -> DeviceResult<()> {
+    pub(crate) fn rvalue(
+        &mut self,
+        dest: PlaceRef<'tcx>,
+        rvalue: &Rvalue<'tcx>,
+    ) -> DeviceResult<()> {
         match rvalue {
             Rvalue::Use(operand, _) | Rvalue::WrapUnsafeBinder(operand, _) => {
                 let value = self.operand(operand)?;
@@ -47,7 +55,13 @@ impl<'tcx> FnCx<'tcx, '_> {
                     Some(meta) => OperandVal::Pair(place.ptr, meta),
                     None => OperandVal::Imm(place.ptr),
                 };
-                self.store_operand(Operand { val, layout: dest.layout }, dest)
+                self.store_operand(
+                    Operand {
+                        val,
+                        layout: dest.layout,
+                    },
+                    dest,
+                )
             }
             Rvalue::Cast(kind, operand, ty) => {
                 let value = self.operand(operand)?;
@@ -60,17 +74,35 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let lhs = self.operand(lhs)?;
                 let rhs = self.operand(rhs)?;
                 let val = self.binary_op(*op, lhs, rhs)?;
-                self.store_operand(Operand { val, layout: dest.layout }, dest)
+                self.store_operand(
+                    Operand {
+                        val,
+                        layout: dest.layout,
+                    },
+                    dest,
+                )
             }
             Rvalue::UnaryOp(op, operand) => {
                 let value = self.operand(operand)?;
                 let val = self.unary_op(*op, value)?;
-                self.store_operand(Operand { val, layout: dest.layout }, dest)
+                self.store_operand(
+                    Operand {
+                        val,
+                        layout: dest.layout,
+                    },
+                    dest,
+                )
             }
             Rvalue::Discriminant(place) => {
                 let place = self.place(*place)?;
                 let discr = self.read_discriminant(place, dest.layout)?;
-                self.store_operand(Operand { val: OperandVal::Imm(discr), layout: dest.layout }, dest)
+                self.store_operand(
+                    Operand {
+                        val: OperandVal::Imm(discr),
+                        layout: dest.layout,
+                    },
+                    dest,
+                )
             }
             Rvalue::Aggregate(kind, fields) => self.aggregate(dest, kind, fields),
             Rvalue::Repeat(operand, count) => {
@@ -80,7 +112,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 self.repeat(dest, value, count)
             }
-            Rvalue::ThreadLocalRef(_) => not_on_gpu(self.span, "a thread-local static", "GPU threads have no thread-local storage"),
+            Rvalue::ThreadLocalRef(_) => not_on_gpu(
+                self.span,
+                "a thread-local static",
+                "GPU threads have no thread-local storage",
+            ),
         }
     }
 
@@ -113,10 +149,20 @@ impl<'tcx> FnCx<'tcx, '_> {
                     OperandVal::Imm(m) => OperandVal::Pair(data.immediate(self.span)?, m),
                     _ => return unsupported(self.span, "a raw pointer with this metadata"),
                 };
-                return self.store_operand(Operand { val, layout: dest.layout }, dest);
+                return self.store_operand(
+                    Operand {
+                        val,
+                        layout: dest.layout,
+                    },
+                    dest,
+                );
             }
             AggregateKind::Coroutine(..) | AggregateKind::CoroutineClosure(..) => {
-                return not_on_gpu(self.span, "a coroutine or async block", "kernels run to completion");
+                return not_on_gpu(
+                    self.span,
+                    "a coroutine or async block",
+                    "kernels run to completion",
+                );
             }
         };
         for (i, field) in fields.iter_enumerated() {
@@ -133,17 +179,31 @@ impl<'tcx> FnCx<'tcx, '_> {
         Ok(())
     }
 
-    fn repeat(&mut self, dest: PlaceRef<'tcx>, value: Operand<'tcx>, count: u64) -> DeviceResult<()> {
+    fn repeat(
+        &mut self,
+        dest: PlaceRef<'tcx>,
+        value: Operand<'tcx>,
+        count: u64,
+    ) -> DeviceResult<()> {
         // Short arrays are unrolled; LLVM turns runs of stores into wide ones.
         const UNROLL_LIMIT: u64 = 256;
         if count > UNROLL_LIMIT {
-            return unsupported(self.span, format!("an array repeat `[x; {count}]` longer than {UNROLL_LIMIT}"));
+            return unsupported(
+                self.span,
+                format!("an array repeat `[x; {count}]` longer than {UNROLL_LIMIT}"),
+            );
         }
         let elem = value.layout;
         for i in 0..count {
             let index = self.const_usize(i);
-            let ptr = self.emit_value(|ctx| IndexPtrOp::new(ctx, dest.ptr, index, elem.size.bytes()));
-            let place = PlaceRef { ptr, meta: None, layout: elem, align: dest.align.restrict_for_offset(elem.size * i) };
+            let ptr =
+                self.emit_value(|ctx| IndexPtrOp::new(ctx, dest.ptr, index, elem.size.bytes()));
+            let place = PlaceRef {
+                ptr,
+                meta: None,
+                layout: elem,
+                align: dest.align.restrict_for_offset(elem.size * i),
+            };
             self.store_operand(value, place)?;
         }
         Ok(())
@@ -158,7 +218,11 @@ impl<'tcx> FnCx<'tcx, '_> {
             },
             UnOp::Not => {
                 let v = value.immediate(self.span)?;
-                let bits = if ty.is_bool() { 1 } else { value.layout.size.bits() };
+                let bits = if ty.is_bool() {
+                    1
+                } else {
+                    value.layout.size.bits()
+                };
                 let ones = self.const_int(bits, u128::MAX);
                 OperandVal::Imm(self.emit_value(|ctx| XorOp::new(ctx, v, ones)))
             }
@@ -166,25 +230,45 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let v = value.immediate(self.span)?;
                 if types::is_float(ty) {
                     let flags = FastmathFlagsAttr::from(FastmathFlags::empty());
-                    OperandVal::Imm(self.emit_value(|ctx| FNegOp::new_with_fast_math_flags(ctx, v, flags)))
+                    OperandVal::Imm(
+                        self.emit_value(|ctx| FNegOp::new_with_fast_math_flags(ctx, v, flags)),
+                    )
                 } else {
                     let zero = self.const_int(value.layout.size.bits(), 0);
-                    OperandVal::Imm(self.emit_value(|ctx| SubOp::new_with_overflow_flag(ctx, zero, v, Default::default())))
+                    OperandVal::Imm(self.emit_value(|ctx| {
+                        SubOp::new_with_overflow_flag(ctx, zero, v, Default::default())
+                    }))
                 }
             }
         })
     }
 
-    pub(crate) fn binary_op(&mut self, op: BinOp, lhs: Operand<'tcx>, rhs: Operand<'tcx>) -> DeviceResult<OperandVal> {
+    pub(crate) fn binary_op(
+        &mut self,
+        op: BinOp,
+        lhs: Operand<'tcx>,
+        rhs: Operand<'tcx>,
+    ) -> DeviceResult<OperandVal> {
         let ty = lhs.layout.ty;
         if let BinOp::Offset = op {
             let ptr = lhs.immediate(self.span)?;
             let count = rhs.immediate(self.span)?;
             let pointee = ty.builtin_deref(true).expect("offset of a pointer");
             let stride = self.layout_of(pointee)?.size.bytes();
-            return Ok(OperandVal::Imm(self.emit_value(|ctx| IndexPtrOp::new(ctx, ptr, count, stride))));
+            return Ok(OperandVal::Imm(
+                self.emit_value(|ctx| IndexPtrOp::new(ctx, ptr, count, stride)),
+            ));
         }
-        if !matches!(ty.kind(), ty::Bool | ty::Char | ty::Int(_) | ty::Uint(_) | ty::Float(_) | ty::RawPtr(..) | ty::FnPtr(..)) {
+        if !matches!(
+            ty.kind(),
+            ty::Bool
+                | ty::Char
+                | ty::Int(_)
+                | ty::Uint(_)
+                | ty::Float(_)
+                | ty::RawPtr(..)
+                | ty::FnPtr(..)
+        ) {
             return unsupported(self.span, format!("the operator `{op:?}` on `{ty}`"));
         }
         let a = lhs.immediate(self.span)?;
@@ -193,49 +277,59 @@ impl<'tcx> FnCx<'tcx, '_> {
             return self.float_op(op, a, b).map(OperandVal::Imm);
         }
         let signed = types::is_signed(ty);
-        let bits = if ty.is_bool() { 1 } else { lhs.layout.size.bits() };
-        let v = match op {
-            BinOp::Add | BinOp::AddUnchecked => self.emit_value(|ctx| AddOp::new_with_overflow_flag(ctx, a, b, Default::default())),
-            BinOp::Sub | BinOp::SubUnchecked => self.emit_value(|ctx| SubOp::new_with_overflow_flag(ctx, a, b, Default::default())),
-            BinOp::Mul | BinOp::MulUnchecked => self.emit_value(|ctx| MulOp::new_with_overflow_flag(ctx, a, b, Default::default())),
-            BinOp::Div if signed => self.emit_value(|ctx| SDivOp::new(ctx, a, b)),
-            BinOp::Div => self.emit_value(|ctx| UDivOp::new(ctx, a, b)),
-            BinOp::Rem if signed => self.emit_value(|ctx| SRemOp::new(ctx, a, b)),
-            BinOp::Rem => self.emit_value(|ctx| URemOp::new(ctx, a, b)),
-            BinOp::BitAnd => self.emit_value(|ctx| AndOp::new(ctx, a, b)),
-            BinOp::BitOr => self.emit_value(|ctx| OrOp::new(ctx, a, b)),
-            BinOp::BitXor => self.emit_value(|ctx| XorOp::new(ctx, a, b)),
-            BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
-                let rhs_bits = rhs.layout.size.bits();
-                let rhs_signed = types::is_signed(rhs.layout.ty);
-                let mut amount = self.int_resize(b, rhs_bits, bits, rhs_signed);
-                if matches!(op, BinOp::Shl | BinOp::Shr) {
-                    // Rust's `<<`/`>>` in MIR shift by the amount modulo the width.
-                    let mask = self.const_int(bits, (bits - 1) as u128);
-                    amount = self.emit_value(|ctx| AndOp::new(ctx, amount, mask));
-                }
-                        match op {
-                    BinOp::Shl | BinOp::ShlUnchecked => self.emit_value(|ctx| ShlOp::new_with_overflow_flag(ctx, a, amount, Default::default())),
-                    _ if signed => self.emit_value(|ctx| AShrOp::new(ctx, a, amount)),
-                    _ => self.emit_value(|ctx| LShrOp::new(ctx, a, amount)),
-                }
-            }
-            BinOp::Eq => self.icmp(I::EQ, a, b),
-            BinOp::Ne => self.icmp(I::NE, a, b),
-            BinOp::Lt => self.icmp(if signed { I::SLT } else { I::ULT }, a, b),
-            BinOp::Le => self.icmp(if signed { I::SLE } else { I::ULE }, a, b),
-            BinOp::Gt => self.icmp(if signed { I::SGT } else { I::UGT }, a, b),
-            BinOp::Ge => self.icmp(if signed { I::SGE } else { I::UGE }, a, b),
-            BinOp::Cmp => {
-                let lt = self.icmp(if signed { I::SLT } else { I::ULT }, a, b);
-                let gt = self.icmp(if signed { I::SGT } else { I::UGT }, a, b);
-                self.three_way(lt, gt)
-            }
-            BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow => {
-                return self.with_overflow(op, a, b, bits, signed);
-            }
-            BinOp::Offset => unreachable!("handled above"),
+        let bits = if ty.is_bool() {
+            1
+        } else {
+            lhs.layout.size.bits()
         };
+        let v =
+            match op {
+                BinOp::Add | BinOp::AddUnchecked => self
+                    .emit_value(|ctx| AddOp::new_with_overflow_flag(ctx, a, b, Default::default())),
+                BinOp::Sub | BinOp::SubUnchecked => self
+                    .emit_value(|ctx| SubOp::new_with_overflow_flag(ctx, a, b, Default::default())),
+                BinOp::Mul | BinOp::MulUnchecked => self
+                    .emit_value(|ctx| MulOp::new_with_overflow_flag(ctx, a, b, Default::default())),
+                BinOp::Div if signed => self.emit_value(|ctx| SDivOp::new(ctx, a, b)),
+                BinOp::Div => self.emit_value(|ctx| UDivOp::new(ctx, a, b)),
+                BinOp::Rem if signed => self.emit_value(|ctx| SRemOp::new(ctx, a, b)),
+                BinOp::Rem => self.emit_value(|ctx| URemOp::new(ctx, a, b)),
+                BinOp::BitAnd => self.emit_value(|ctx| AndOp::new(ctx, a, b)),
+                BinOp::BitOr => self.emit_value(|ctx| OrOp::new(ctx, a, b)),
+                BinOp::BitXor => self.emit_value(|ctx| XorOp::new(ctx, a, b)),
+                BinOp::Shl | BinOp::ShlUnchecked | BinOp::Shr | BinOp::ShrUnchecked => {
+                    let rhs_bits = rhs.layout.size.bits();
+                    let rhs_signed = types::is_signed(rhs.layout.ty);
+                    let mut amount = self.int_resize(b, rhs_bits, bits, rhs_signed);
+                    if matches!(op, BinOp::Shl | BinOp::Shr) {
+                        // Rust's `<<`/`>>` in MIR shift by the amount modulo the width.
+                        let mask = self.const_int(bits, (bits - 1) as u128);
+                        amount = self.emit_value(|ctx| AndOp::new(ctx, amount, mask));
+                    }
+                    match op {
+                        BinOp::Shl | BinOp::ShlUnchecked => self.emit_value(|ctx| {
+                            ShlOp::new_with_overflow_flag(ctx, a, amount, Default::default())
+                        }),
+                        _ if signed => self.emit_value(|ctx| AShrOp::new(ctx, a, amount)),
+                        _ => self.emit_value(|ctx| LShrOp::new(ctx, a, amount)),
+                    }
+                }
+                BinOp::Eq => self.icmp(I::EQ, a, b),
+                BinOp::Ne => self.icmp(I::NE, a, b),
+                BinOp::Lt => self.icmp(if signed { I::SLT } else { I::ULT }, a, b),
+                BinOp::Le => self.icmp(if signed { I::SLE } else { I::ULE }, a, b),
+                BinOp::Gt => self.icmp(if signed { I::SGT } else { I::UGT }, a, b),
+                BinOp::Ge => self.icmp(if signed { I::SGE } else { I::UGE }, a, b),
+                BinOp::Cmp => {
+                    let lt = self.icmp(if signed { I::SLT } else { I::ULT }, a, b);
+                    let gt = self.icmp(if signed { I::SGT } else { I::UGT }, a, b);
+                    self.three_way(lt, gt)
+                }
+                BinOp::AddWithOverflow | BinOp::SubWithOverflow | BinOp::MulWithOverflow => {
+                    return self.with_overflow(op, a, b, bits, signed);
+                }
+                BinOp::Offset => unreachable!("handled above"),
+            };
         Ok(OperandVal::Imm(v))
     }
 
@@ -275,7 +369,14 @@ impl<'tcx> FnCx<'tcx, '_> {
         self.emit_value(|ctx| SelectOp::new(ctx, lt, minus_one, greater))
     }
 
-    fn with_overflow(&mut self, op: BinOp, a: Value, b: Value, bits: u64, signed: bool) -> DeviceResult<OperandVal> {
+    fn with_overflow(
+        &mut self,
+        op: BinOp,
+        a: Value,
+        b: Value,
+        bits: u64,
+        signed: bool,
+    ) -> DeviceResult<OperandVal> {
         let name = match (op, signed) {
             (BinOp::AddWithOverflow, true) => "sadd",
             (BinOp::AddWithOverflow, false) => "uadd",
@@ -286,11 +387,18 @@ impl<'tcx> FnCx<'tcx, '_> {
         };
         let int_ty = types::int(self.ctx(), bits);
         let bool_ty = types::int(self.ctx(), 1);
-        let result_ty = StructType::get_unnamed(self.ctx(), (vec![int_ty, bool_ty], StructLayout::Unpacked)).into();
-        let call = self.intrinsic(&format!("llvm.{name}.with.overflow.i{bits}"), result_ty, vec![a, b]);
+        let result_ty =
+            StructType::get_unnamed(self.ctx(), (vec![int_ty, bool_ty], StructLayout::Unpacked))
+                .into();
+        let call = self.intrinsic(
+            &format!("llvm.{name}.with.overflow.i{bits}"),
+            result_ty,
+            vec![a, b],
+        );
         let value = ExtractValueOp::new(self.ctx(), call, vec![0]).map_err(|e| self.internal(e))?;
         let value = self.push_value(value);
-        let overflow = ExtractValueOp::new(self.ctx(), call, vec![1]).map_err(|e| self.internal(e))?;
+        let overflow =
+            ExtractValueOp::new(self.ctx(), call, vec![1]).map_err(|e| self.internal(e))?;
         let overflow = self.push_value(overflow);
         Ok(OperandVal::Pair(value, overflow))
     }
@@ -306,7 +414,12 @@ impl<'tcx> FnCx<'tcx, '_> {
     }
 
     /// Calls an LLVM intrinsic by name and returns its result.
-    pub(crate) fn intrinsic(&mut self, name: &str, result: pliron::r#type::TypeHandle, args: Vec<Value>) -> Value {
+    pub(crate) fn intrinsic(
+        &mut self,
+        name: &str,
+        result: pliron::r#type::TypeHandle,
+        args: Vec<Value>,
+    ) -> Value {
         use pliron::r#type::Typed;
         let arg_types = args.iter().map(|a| a.get_type(&self.m.ctx)).collect();
         let fn_ty = pliron_llvm::types::FuncType::get(self.ctx(), result, arg_types, false);

@@ -2,12 +2,16 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
-use pliron::{builtin::attributes::IntegerAttr, builtin::types::{IntegerType, Signedness}, utils::apint::APInt};
+use oxide_dialects::mir::TrapOp;
+use pliron::{
+    builtin::attributes::IntegerAttr,
+    builtin::types::{IntegerType, Signedness},
+    utils::apint::APInt,
+};
 use pliron_llvm::{
     attributes::ICmpPredicateAttr,
     ops::{BrOp, CondBrOp, ReturnOp, SwitchCase, SwitchOp},
 };
-use oxide_dialects::mir::TrapOp;
 use rustc_middle::mir::{self, AssertKind, TerminatorKind};
 
 use super::{FnCx, LocalPlace, abi::RetPass, operands::OperandVal};
@@ -17,24 +21,49 @@ impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn terminator(&mut self, term: &mir::Terminator<'tcx>) -> DeviceResult<()> {
         match &term.kind {
             TerminatorKind::Goto { target }
-            | TerminatorKind::FalseEdge { real_target: target, .. }
-            | TerminatorKind::FalseUnwind { real_target: target, .. } => self.goto(*target),
+            | TerminatorKind::FalseEdge {
+                real_target: target,
+                ..
+            }
+            | TerminatorKind::FalseUnwind {
+                real_target: target,
+                ..
+            } => self.goto(*target),
             TerminatorKind::SwitchInt { discr, targets } => self.switch_int(discr, targets),
             TerminatorKind::Return => self.ret(),
             TerminatorKind::Unreachable => self.trap("entered unreachable code"),
-            TerminatorKind::UnwindResume | TerminatorKind::UnwindTerminate(_) => self.trap("unwinding"),
+            TerminatorKind::UnwindResume | TerminatorKind::UnwindTerminate(_) => {
+                self.trap("unwinding")
+            }
             TerminatorKind::Drop { place, target, .. } => {
                 let ty = self.monomorphize(place.ty(self.mir, self.m.tcx).ty);
                 if ty.needs_drop(self.m.tcx, self.m.typing_env()) {
-                    return not_on_gpu(self.span, format!("dropping a `{ty}`"), "destructors (`Drop`) are not run on the GPU");
+                    return not_on_gpu(
+                        self.span,
+                        format!("dropping a `{ty}`"),
+                        "destructors (`Drop`) are not run on the GPU",
+                    );
                 }
                 self.goto(*target)
             }
-            TerminatorKind::Call { func, args, destination, target, fn_span, .. } => {
+            TerminatorKind::Call {
+                func,
+                args,
+                destination,
+                target,
+                fn_span,
+                ..
+            } => {
                 self.span = *fn_span;
                 self.call(func, args, *destination, *target)
             }
-            TerminatorKind::Assert { cond, expected, msg, target, .. } => {
+            TerminatorKind::Assert {
+                cond,
+                expected,
+                msg,
+                target,
+                ..
+            } => {
                 let cond = self.operand(cond)?.immediate(self.span)?;
                 let ok = self.block(*target);
                 let fail = self.new_block("panic");
@@ -43,7 +72,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.cur = fail;
                 self.trap(&assert_message(msg))
             }
-            TerminatorKind::TailCall { .. } => unsupported(self.span, "`become` (explicit tail calls)"),
+            TerminatorKind::TailCall { .. } => {
+                unsupported(self.span, "`become` (explicit tail calls)")
+            }
             TerminatorKind::InlineAsm { .. } => unsupported(self.span, "inline assembly"),
             TerminatorKind::Yield { .. } | TerminatorKind::CoroutineDrop => {
                 not_on_gpu(self.span, "a coroutine", "kernels run to completion")
@@ -62,10 +93,18 @@ impl<'tcx> FnCx<'tcx, '_> {
         Ok(())
     }
 
-    fn switch_int(&mut self, discr: &mir::Operand<'tcx>, targets: &mir::SwitchTargets) -> DeviceResult<()> {
+    fn switch_int(
+        &mut self,
+        discr: &mir::Operand<'tcx>,
+        targets: &mir::SwitchTargets,
+    ) -> DeviceResult<()> {
         let discr = self.operand(discr)?;
         let value = discr.immediate(self.span)?;
-        let bits = if discr.layout.ty.is_bool() { 1 } else { discr.layout.size.bits() };
+        let bits = if discr.layout.ty.is_bool() {
+            1
+        } else {
+            discr.layout.size.bits()
+        };
         let otherwise = self.block(targets.otherwise());
         let cases: Vec<(u128, mir::BasicBlock)> = targets.iter().collect();
         if let [(case, target)] = cases[..] {
@@ -104,7 +143,13 @@ impl<'tcx> FnCx<'tcx, '_> {
                 if let LocalPlace::Slot(slot) = self.locals[ret_local] {
                     let out = self.ret_out.expect("out pointer parameter");
                     let dest = super::places::PlaceRef::new_sized(out, slot.layout);
-                    self.store_operand(super::operands::Operand { val: OperandVal::Mem(slot.ptr), layout: slot.layout }, dest)?;
+                    self.store_operand(
+                        super::operands::Operand {
+                            val: OperandVal::Mem(slot.ptr),
+                            layout: slot.layout,
+                        },
+                        dest,
+                    )?;
                 }
                 self.emit(|ctx| ReturnOp::new(ctx, None));
             }
@@ -119,7 +164,9 @@ fn assert_message(msg: &AssertKind<mir::Operand<'_>>) -> String {
         AssertKind::Overflow(op, ..) => format!("attempt to compute `{op:?}` with overflow"),
         AssertKind::OverflowNeg(_) => "attempt to negate with overflow".into(),
         AssertKind::DivisionByZero(_) => "attempt to divide by zero".into(),
-        AssertKind::RemainderByZero(_) => "attempt to calculate the remainder with a divisor of zero".into(),
+        AssertKind::RemainderByZero(_) => {
+            "attempt to calculate the remainder with a divisor of zero".into()
+        }
         AssertKind::MisalignedPointerDereference { .. } => "misaligned pointer dereference".into(),
         AssertKind::NullPointerDereference => "null pointer dereference".into(),
         other => format!("assertion failed: {other:?}"),
