@@ -12,10 +12,12 @@ mod arith;
 mod control_flow;
 mod errors;
 mod memory;
+mod params;
 mod target;
 mod translate;
 mod types;
 
+pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
 use inkwell::context::Context as LlContext;
 use pliron::{
     builtin::{op_interfaces::SymbolOpInterface, ops::ModuleOp},

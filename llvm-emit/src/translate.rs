@@ -158,6 +158,8 @@ impl<'a, 'll> Translator<'a, 'll> {
             // Only kernels are entry points; everything else may be inlined and dropped.
             fv.set_linkage(Linkage::Internal);
         }
+        crate::params::apply(ctx, func, self.ll, fv)
+            .map_err(|reason| EmitError::invalid(ctx, opr, &reason))?;
         self.functions.insert(sym, fv);
         Ok(fv)
     }

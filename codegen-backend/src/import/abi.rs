@@ -11,7 +11,7 @@ use pliron::{
     value::Value,
 };
 use pliron_llvm::{
-    ops::StoreOp as _LlvmStore,
+    llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr},
     types::{FuncType, VoidType},
 };
 use rustc_abi::BackendRepr;
@@ -177,8 +177,8 @@ pub(crate) fn device_fn_signature<'tcx>(
 /// How a kernel argument arrives (docs/contracts.md, "Kernel parameter ABI").
 enum KernelParam {
     Ignore,
-    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`.
-    PointerAndLength,
+    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`. `read_only` for `&[T]`.
+    PointerAndLength { read_only: bool, elem_align: u64 },
     /// One primitive scalar, in its memory representation.
     Primitive(TypeHandle),
     /// The bytes of any other `Copy` value.
@@ -194,18 +194,22 @@ fn is_disjoint_slice(tcx: ty::TyCtxt<'_>, ty: Ty<'_>) -> bool {
         || path == "oxide::DisjointSlice"
 }
 
-fn kernel_param(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>) -> KernelParam {
+fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> KernelParam {
     let ty = layout.ty;
     if layout.is_zst() {
         return KernelParam::Ignore;
     }
-    if let ty::Ref(_, inner, _) = ty.kind()
-        && matches!(inner.kind(), ty::Slice(_))
+    if let ty::Ref(_, inner, mutability) = ty.kind()
+        && let ty::Slice(elem) = inner.kind()
     {
-        return KernelParam::PointerAndLength;
+        let elem_align = m.layout_of(*elem, rustc_span::DUMMY_SP).map_or(1, |l| l.align.abi.bytes());
+        return KernelParam::PointerAndLength { read_only: !mutability.is_mut(), elem_align };
     }
-    if is_disjoint_slice(m.tcx, ty) {
-        return KernelParam::PointerAndLength;
+    if is_disjoint_slice(m.tcx, ty)
+        && let ty::Adt(_, args) = ty.kind()
+    {
+        let elem_align = m.layout_of(args.type_at(0), rustc_span::DUMMY_SP).map_or(1, |l| l.align.abi.bytes());
+        return KernelParam::PointerAndLength { read_only: false, elem_align };
     }
     if types::is_primitive_param(ty)
         && let Some(s) = types::as_scalar(layout)
@@ -216,12 +220,15 @@ fn kernel_param(m: &mut DeviceModule<'_>, layout: TyAndLayout<'_>) -> KernelPara
     KernelParam::Bytes(types::bytes(&mut m.ctx, layout.size.bytes()))
 }
 
+/// The kernel's LLVM type and, per parameter, the LLVM attributes that tell the optimiser what
+/// Rust already proved: slices passed to a kernel never alias (the host launcher borrows each
+/// buffer once, mutably or not), and `&[T]` is read-only, which gives `ld.global.nc`.
 pub(crate) fn kernel_signature<'tcx>(
     m: &mut DeviceModule<'tcx>,
     instance: Instance<'tcx>,
     body: &Body<'tcx>,
     span: Span,
-) -> DeviceResult<TypedHandle<FuncType>> {
+) -> DeviceResult<(TypedHandle<FuncType>, Vec<LlvmAttributesAttr>)> {
     let name = m.tcx.item_name(instance.def_id()).to_string();
     if !super::is_unit(mono(m, instance, body.return_ty())) {
         return Err(DeviceError::new(
@@ -233,18 +240,30 @@ pub(crate) fn kernel_signature<'tcx>(
         ));
     }
     let mut params = Vec::new();
+    let mut attrs = Vec::new();
     for (_, _, layout) in arg_layouts(m, instance, body, span)? {
         match kernel_param(m, layout) {
             KernelParam::Ignore => {}
-            KernelParam::PointerAndLength => {
+            KernelParam::PointerAndLength { read_only, elem_align } => {
                 params.push(types::ptr(&mut m.ctx));
                 params.push(types::int(&mut m.ctx, 64));
+                let mut ptr_attrs = LlvmAttributesAttr::new();
+                ptr_attrs.set("noalias", LlvmAttrValue::Unit);
+                ptr_attrs.set("align", LlvmAttrValue::Int(elem_align));
+                if read_only {
+                    ptr_attrs.set("readonly", LlvmAttrValue::Unit);
+                }
+                attrs.push(ptr_attrs);
+                attrs.push(LlvmAttributesAttr::new());
             }
-            KernelParam::Primitive(t) | KernelParam::Bytes(t) => params.push(t),
+            KernelParam::Primitive(t) | KernelParam::Bytes(t) => {
+                params.push(t);
+                attrs.push(LlvmAttributesAttr::new());
+            }
         }
     }
     let void = VoidType::get(&m.ctx).into();
-    Ok(FuncType::get(&mut m.ctx, void, params, false))
+    Ok((FuncType::get(&mut m.ctx, void, params, false), attrs))
 }
 
 fn entry_args(cx: &FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> Vec<Value> {
@@ -265,7 +284,7 @@ pub(crate) fn store_kernel_params(
         };
         match kernel_param(cx.m, layout) {
             KernelParam::Ignore => {}
-            KernelParam::PointerAndLength => {
+            KernelParam::PointerAndLength { .. } => {
                 let (ptr, len) = (
                     next.next().expect("ptr param"),
                     next.next().expect("len param"),
@@ -324,5 +343,3 @@ pub(crate) fn store_device_params(
     Ok(())
 }
 
-#[allow(unused_imports)]
-use _LlvmStore as _;

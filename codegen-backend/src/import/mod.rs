@@ -214,14 +214,17 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             m.mir_text.push('\n');
         }
         let span = mir.span;
-        let (name, ty, abi) = match kind {
+        let (name, ty, abi, param_attrs) = match kind {
             FnKind::Kernel(name) => {
-                let ty = abi::kernel_signature(m, instance, mir, span)?;
-                (name, ty, None)
+                let (ty, attrs) = abi::kernel_signature(m, instance, mir, span)?;
+                (name, ty, None, Some(attrs))
             }
-            FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi)),
+            FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi), None),
         };
         let func = FuncOp::new(&mut m.ctx, name, ty);
+        if let Some(attrs) = param_attrs {
+            oxide_llvm_emit::set_param_attrs(&m.ctx, func, attrs);
+        }
         m.module
             .append_operation(&mut m.ctx, func.get_operation(), 0);
         let entry = func.get_or_create_entry_block(&mut m.ctx);
