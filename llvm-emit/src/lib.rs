@@ -17,8 +17,8 @@ mod target;
 mod translate;
 mod types;
 
-pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
 use inkwell::context::Context as LlContext;
+pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
 use pliron::{
     builtin::{op_interfaces::SymbolOpInterface, ops::ModuleOp},
     context::Context,

@@ -30,7 +30,12 @@ pub fn set_param_attrs(ctx: &Context, func: FuncOp, attrs: Vec<LlvmAttributesAtt
 
 /// Applies the parameter attributes of `func` to its LLVM function. Unknown attribute names are
 /// reported by name.
-pub(crate) fn apply(ctx: &Context, func: FuncOp, ll: &LlContext, fv: FunctionValue<'_>) -> Result<(), String> {
+pub(crate) fn apply(
+    ctx: &Context,
+    func: FuncOp,
+    ll: &LlContext,
+    fv: FunctionValue<'_>,
+) -> Result<(), String> {
     let op = func.get_operation().deref(ctx);
     let Some(list) = op.attributes.get::<VecAttr>(&ATTR_KEY_LLVM_PARAM_ATTRS) else {
         return Ok(());
@@ -47,10 +52,18 @@ pub(crate) fn apply(ctx: &Context, func: FuncOp, ll: &LlContext, fv: FunctionVal
                     if kind == 0 {
                         return Err(format!("unknown LLVM parameter attribute `{name}`"));
                     }
-                    let int = if let LlvmAttrValue::Int(i) = value { *i } else { 0 };
+                    let int = if let LlvmAttrValue::Int(i) = value {
+                        *i
+                    } else {
+                        0
+                    };
                     ll.create_enum_attribute(kind, int)
                 }
-                LlvmAttrValue::Type(_) => return Err(format!("type-valued parameter attribute `{name}` is not supported")),
+                LlvmAttrValue::Type(_) => {
+                    return Err(format!(
+                        "type-valued parameter attribute `{name}` is not supported"
+                    ));
+                }
             };
             fv.add_attribute(AttributeLoc::Param(index as u32), attribute);
         }

@@ -91,7 +91,7 @@ fn counting_loop(ctx: &mut Context) -> ModuleOp {
     })
     .get_result(ctx);
     push(ctx, body, |ctx| StoreOp::new(ctx, next, slot, 4));
-    push(ctx, body, |ctx| BarrierOp::new(ctx));
+    push(ctx, body, BarrierOp::new);
     push(ctx, body, |ctx| BrOp::new(ctx, header, vec![]));
 
     let tid = push(ctx, exit, |ctx| SpecialRegOp::new(ctx, "tid.x")).get_result(ctx);

@@ -170,7 +170,7 @@ pub(crate) fn device_fn_signature<'tcx>(
         params.extend(param_types(m, layout, &pass, span)?);
         args.push(pass);
     }
-    let ty = FuncType::get(&mut m.ctx, result, params, false);
+    let ty = FuncType::get(&m.ctx, result, params, false);
     Ok((DeviceAbi { args, ret }, ty))
 }
 
@@ -178,7 +178,10 @@ pub(crate) fn device_fn_signature<'tcx>(
 enum KernelParam {
     Ignore,
     /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`. `read_only` for `&[T]`.
-    PointerAndLength { read_only: bool, elem_align: u64 },
+    PointerAndLength {
+        read_only: bool,
+        elem_align: u64,
+    },
     /// One primitive scalar, in its memory representation.
     Primitive(TypeHandle),
     /// The bytes of any other `Copy` value.
@@ -202,14 +205,24 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
     if let ty::Ref(_, inner, mutability) = ty.kind()
         && let ty::Slice(elem) = inner.kind()
     {
-        let elem_align = m.layout_of(*elem, rustc_span::DUMMY_SP).map_or(1, |l| l.align.abi.bytes());
-        return KernelParam::PointerAndLength { read_only: !mutability.is_mut(), elem_align };
+        let elem_align = m
+            .layout_of(*elem, rustc_span::DUMMY_SP)
+            .map_or(1, |l| l.align.abi.bytes());
+        return KernelParam::PointerAndLength {
+            read_only: !mutability.is_mut(),
+            elem_align,
+        };
     }
     if is_disjoint_slice(m.tcx, ty)
         && let ty::Adt(_, args) = ty.kind()
     {
-        let elem_align = m.layout_of(args.type_at(0), rustc_span::DUMMY_SP).map_or(1, |l| l.align.abi.bytes());
-        return KernelParam::PointerAndLength { read_only: false, elem_align };
+        let elem_align = m
+            .layout_of(args.type_at(0), rustc_span::DUMMY_SP)
+            .map_or(1, |l| l.align.abi.bytes());
+        return KernelParam::PointerAndLength {
+            read_only: false,
+            elem_align,
+        };
     }
     if types::is_primitive_param(ty)
         && let Some(s) = types::as_scalar(layout)
@@ -244,7 +257,10 @@ pub(crate) fn kernel_signature<'tcx>(
     for (_, _, layout) in arg_layouts(m, instance, body, span)? {
         match kernel_param(m, layout) {
             KernelParam::Ignore => {}
-            KernelParam::PointerAndLength { read_only, elem_align } => {
+            KernelParam::PointerAndLength {
+                read_only,
+                elem_align,
+            } => {
                 params.push(types::ptr(&mut m.ctx));
                 params.push(types::int(&mut m.ctx, 64));
                 let mut ptr_attrs = LlvmAttributesAttr::new();
@@ -263,7 +279,7 @@ pub(crate) fn kernel_signature<'tcx>(
         }
     }
     let void = VoidType::get(&m.ctx).into();
-    Ok((FuncType::get(&mut m.ctx, void, params, false), attrs))
+    Ok((FuncType::get(&m.ctx, void, params, false), attrs))
 }
 
 fn entry_args(cx: &FnCx<'_, '_>, entry: Ptr<BasicBlock>) -> Vec<Value> {
@@ -342,4 +358,3 @@ pub(crate) fn store_device_params(
     }
     Ok(())
 }
-

@@ -129,7 +129,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 )?;
             }
             IntrinsicKind::Barrier => {
-                self.emit(|ctx| BarrierOp::new(ctx));
+                self.emit(BarrierOp::new);
             }
         }
         self.finish_call(target)

@@ -140,7 +140,6 @@ impl<'tcx> FnCx<'tcx, '_> {
                     "device code calls functions directly; use generics or closures",
                 );
             }
-            _ => return unsupported(self.span, format!("the pointer coercion {coercion:?}")),
         };
         Ok(Operand { val, layout })
     }

@@ -426,7 +426,6 @@ pub(crate) mod prelude {
     pub(crate) use pliron::op::Op as _;
     pub(crate) use pliron_llvm::op_interfaces::{
         BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _,
-        FloatBinArithOpWithFastMathFlags as _, IntBinArithOp as _,
         IntBinArithOpWithOverflowFlag as _,
     };
 }
