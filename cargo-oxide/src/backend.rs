@@ -92,7 +92,7 @@ pub fn ensure_backend(root: &Path) -> Result<PathBuf> {
 /// How many backend snapshots to keep in `<kernel target dir>/backend/`.
 const SNAPSHOTS_KEPT: usize = 4;
 
-/// A copy of the backend at `so` in `<target_dir>/backend/<mtime>-<size>/`, made once per build
+/// A snapshot (hard link or copy) of the backend at `so` in `<target_dir>/backend/<mtime>-<size>/`, made once per build
 /// of the backend, to pass to `-Zcodegen-backend`.
 ///
 /// Cargo fingerprints the rustc version and flags but not the codegen backend's file, so with a
@@ -111,9 +111,14 @@ pub fn snapshot(so: &Path, target_dir: &Path) -> Result<PathBuf> {
     let dest = dir.join(so.file_name().unwrap_or_default());
     if !dest.is_file() {
         std::fs::create_dir_all(&dir).map_err(Error::io(&dir))?;
-        // Copy then rename, so a concurrent cargo-oxide never loads a half-written file.
+        // A hard link costs nothing and stays valid: the linker and cargo replace the built .so
+        // with a new file rather than rewriting it. Else copy, then rename, so that a concurrent
+        // cargo-oxide never loads a half-written file.
         let partial = dir.join(format!(".partial-{}", std::process::id()));
-        std::fs::copy(so, &partial).map_err(Error::io(&partial))?;
+        let _ = std::fs::remove_file(&partial);
+        if std::fs::hard_link(so, &partial).is_err() {
+            std::fs::copy(so, &partial).map_err(Error::io(&partial))?;
+        }
         std::fs::rename(&partial, &dest).map_err(Error::io(&dest))?;
         prune(&root, &dir);
     }
@@ -161,6 +166,8 @@ mod tests {
 
         let mut paths = vec![first];
         for v in 2..=6 {
+            // As the linker does: a new file, not the old one rewritten.
+            std::fs::remove_file(&so).unwrap();
             std::fs::write(&so, "v".repeat(v)).unwrap();
             let next = snapshot(&so, &target).unwrap();
             assert!(!paths.contains(&next), "a rebuilt backend gets a new path");
@@ -169,7 +176,7 @@ mod tests {
         }
         let kept = std::fs::read_dir(target.join("backend")).unwrap().count();
         assert_eq!(kept, SNAPSHOTS_KEPT);
-        assert!(paths.last().unwrap().is_file());
+        assert_eq!(std::fs::read_to_string(&paths[4]).unwrap(), "vvvvv");
         std::fs::remove_dir_all(&tmp).unwrap();
     }
 }

@@ -8,7 +8,7 @@ use clap::{ArgAction, Args, Parser, Subcommand};
 
 use crate::build::{self, BuildOptions};
 use crate::error::Result;
-use crate::{backend, cargo, doctor, inspect, pipeline, run};
+use crate::{backend, doctor, inspect, pipeline, run};
 
 /// Build, run and inspect Rust GPU kernel crates with the oxide codegen backend.
 #[derive(Debug, Parser)]
@@ -152,11 +152,12 @@ pub fn execute(cli: &Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Doctor => {
+            // The oxide checkout around the current folder, else the one cargo-oxide came from.
             let here = std::env::current_dir().ok();
-            let ws = here
+            let around = here
                 .as_deref()
-                .and_then(|d| cargo::workspace_root(&d.join("Cargo.toml")).ok());
-            let root = backend::oxide_root(ws.as_deref())?;
+                .and_then(|d| d.ancestors().find(|a| backend::is_oxide_root(a)));
+            let root = backend::oxide_root(around)?;
             doctor::doctor(&root)?;
             Ok(0)
         }
