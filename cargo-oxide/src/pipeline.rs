@@ -1,5 +1,5 @@
 //! `cargo oxide pipeline`: build with `--cfg oxide_dump` and show every stage the backend wrote to
-//! `<deps>/<crate>.pipeline/` (`1-rustc-mir.txt` ... `6-ptx.ptx`).
+//! `<deps>/<crate>.pipeline/` (`1-rustc-mir.txt` ... `7-ptx.ptx`).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

@@ -179,8 +179,8 @@ fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
         ("3-mir-dialect-opt.txt", &dumps.stages.mir_dialect_opt),
         ("4-llvm-dialect.txt", &dumps.stages.llvm_dialect),
         ("5-llvm-ir.ll", &dumps.llvm_ir),
-        ("5b-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
-        ("6-ptx.ptx", &dumps.ptx),
+        ("6-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
+        ("7-ptx.ptx", &dumps.ptx),
     ];
     let result = std::fs::create_dir_all(dir).and_then(|()| {
         files
