@@ -243,7 +243,8 @@ impl PromotableOpInterface for StoreOp {
     }
 }
 
-/// `base + offset` bytes: a field of a place.
+/// `base + offset` bytes: a field of a place. Like every place projection and `ptr::add`, it
+/// stays inside `base`'s allocation, which the LLVM lowering states as `inbounds`.
 #[pliron_op(
     name = "mir.field_ptr",
     format = "$0 ` + ` attr($mir_offset, $BytesAttr) ` : ` type($0)",
@@ -274,7 +275,8 @@ impl FieldPtrOp {
     }
 }
 
-/// `base + index * stride` bytes: an element of an array or slice place.
+/// `base + index * stride` bytes: an element of an array or slice place, or `ptr::add`; in
+/// bounds of `base`'s allocation.
 #[pliron_op(
     name = "mir.index_ptr",
     format = "$0 ` [` $1 ` x ` attr($mir_stride, $BytesAttr) `] : ` type($0)",

@@ -25,6 +25,7 @@ use pliron::{
 };
 use pliron_llvm::{
     ToLLVMDialect,
+    attributes::GepNoWrapFlags,
     op_interfaces::AlignableOpInterface,
     ops::{
         AllocaOp, CallIntrinsicOp, CallOp as LlvmCallOp, ConstantOp, GepIndex, GetElementPtrOp,
@@ -146,7 +147,13 @@ impl ToLLVMDialect for FieldPtrOp {
             Err(_) => GepIndex::Value(int_const(ctx, rw, 64, offset)),
         };
         let i8_ty = int_type(ctx, 8).into();
-        let gep = GetElementPtrOp::new(ctx, base, vec![index], i8_ty);
+        let gep = GetElementPtrOp::new_with_no_wrap_flags(
+            ctx,
+            base,
+            vec![index],
+            i8_ty,
+            GepNoWrapFlags::INBOUNDS,
+        );
         rw.insert_op(ctx, &gep);
         rw.replace_operation(ctx, self.get_operation(), gep.get_operation());
         Ok(())
@@ -167,7 +174,13 @@ impl ToLLVMDialect for IndexPtrOp {
         // view of the access as "element i" for its address-mode and vectorisation analyses.
         let i8_ty = int_type(ctx, 8).into();
         let elem = ArrayType::get(ctx, i8_ty, self.stride(ctx)).into();
-        let gep = GetElementPtrOp::new(ctx, base, vec![GepIndex::Value(index)], elem);
+        let gep = GetElementPtrOp::new_with_no_wrap_flags(
+            ctx,
+            base,
+            vec![GepIndex::Value(index)],
+            elem,
+            GepNoWrapFlags::INBOUNDS,
+        );
         rw.insert_op(ctx, &gep);
         rw.replace_operation(ctx, self.get_operation(), gep.get_operation());
         Ok(())

@@ -11,8 +11,9 @@ use oxide::prelude::*;
 
 #[kernel]
 pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
-    let i = thread::index_1d();
-    if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(out) = c.get_mut(idx) {
         *out = a[i] + b[i];
     }
 }
