@@ -1,12 +1,91 @@
-//! The host's answer to "which GPU thread am I?".
+//! The CPU emulator of the thread model: runs a kernel over a whole grid on the host, every GPU
+//! thread of a block being a real OS thread. It is the oracle for differential testing: the
+//! kernel is ordinary Rust, so the code the backend compiles to PTX is the very code run here.
 //!
-//! On the GPU the backend replaces the [`crate::thread`] intrinsics with special registers. On
-//! the host their bodies read a per-OS-thread [`ThreadContext`], which is thread 0 of a 1x1x1
-//! grid unless [`with_thread_context`] says otherwise. This is the hook a CPU emulator will use
-//! to run a kernel once per simulated thread; the emulator itself (grid loops, `sync_threads`
-//! barriers) is not written yet.
+//! ```
+//! use oxide::prelude::*;
+//!
+//! #[kernel]
+//! pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+//!     let i = thread::index_1d();
+//!     if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+//!         *out = a[i] + b[i];
+//!     }
+//! }
+//!
+//! let (a, b, mut c) = ([1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0], [0.0f32; 3]);
+//! let cfg = LaunchConfig::for_num_elems(3, 2).unwrap();
+//! vecadd::emulate(&cfg, &a, &b, &mut c).unwrap();
+//! assert_eq!(c, [11.0, 22.0, 33.0]);
+//! ```
+//!
+//! `#[kernel]` generates `<kernel>::emulate(&cfg, args...)` (`&[T]` stays `&[T]`, a
+//! `DisjointSlice<T>` becomes `&mut [T]`, other arguments are passed by value), which calls
+//! [`run`]. What `run` does:
+//!
+//! - It validates the launch shape as the GPU launch does ([`LaunchConfig::validate`]) and
+//!   returns [`FailureKind::LaunchShape`] instead of panicking.
+//! - It spawns one OS thread per thread of a block (`std::thread::scope`); OS thread `t` plays
+//!   thread `t` of every block. Blocks run one after another, in launch order (x fastest, then y,
+//!   then z): a block starts when every thread of the previous one has finished. So the results
+//!   of a race-free kernel are deterministic.
+//! - Each OS thread's [`ThreadContext`] (what the [`crate::thread`] functions read) says which
+//!   GPU thread it is. [`crate::thread::sync_threads`] is a real barrier over the block's threads
+//!   (a `Mutex` and a `Condvar`), and orders memory like `__syncthreads`.
+//! - A kernel panic (an index out of bounds, an `unwrap` of `None`, ...) fails the launch with
+//!   [`FailureKind::Panicked`], naming the block and the thread: the block's threads that wait at
+//!   `sync_threads()`, or reach it later, unwind instead of waiting forever, the other threads
+//!   finish, and no later block runs. The panic prints nothing (the emulator's panic hook, set
+//!   once per process, records the location and defers to the previous hook on every thread
+//!   that is not an emulated one); the error carries the message.
+//! - `sync_threads()` that not every thread of the block reaches (some returned from the kernel
+//!   while others wait) is undefined behaviour on the GPU, and here fails the launch with
+//!   [`FailureKind::BarrierDivergence`] instead of hanging.
+//!
+//! What it cannot catch: a thread that never returns (an endless loop, or spinning on a flag
+//! that another thread never sets) hangs the launch as it would hang the GPU; `panic = "abort"`
+//! aborts the process. Dynamic shared memory (`shared_mem_bytes`) is not emulated.
+//!
+//! # Soundness of `DisjointSlice` under emulation
+//!
+//! The generated `emulate` gives every emulated thread its own `DisjointSlice<T>` over the one
+//! `&mut [T]` it borrowed (`DisjointSlice::from_raw_parts(ptr, len)` through a [`RawSlice`]).
+//! That meets the contract of [`DisjointSlice::from_raw_parts`](crate::DisjointSlice::from_raw_parts):
+//!
+//! 1. *Valid memory, no other access.* `ptr` and `len` come from a `&'a mut [T]` that `emulate`
+//!    holds for the whole call of [`run`], and `run` returns only after `std::thread::scope` has
+//!    joined every thread; each per-thread `DisjointSlice` lives inside one call of the kernel
+//!    on one of those threads. So the memory is valid and nothing outside the kernel touches it
+//!    while any of them lives.
+//! 2. *Same `ptr` and `len` everywhere*: all are built from the same `RawSlice`.
+//! 3. *A distinct `ThreadIndex` on every thread that runs at the same time.* Safe code writes an
+//!    element only through `get_mut(ThreadIndex)`, and a `ThreadIndex` comes only from
+//!    `ThreadIndex::linear()`, computed from the calling OS thread's context. `run` gives the OS
+//!    threads of a block distinct `thread_idx` in one block, and `linear` is injective over a
+//!    validated grid (the grid's thread count fits in `usize`). A kernel cannot change its
+//!    context ([`with_thread_context`] panics on an emulated thread), cannot move a
+//!    `ThreadIndex` or a `DisjointSlice` to another OS thread (neither is `Send`), and cannot
+//!    keep one past `run` (the OS threads, and their thread-locals, end with `run`). An index
+//!    kept from an earlier block (in a thread-local) names an element of OS thread `t`'s own
+//!    earlier GPU threads, which no other OS thread is ever given: the sets of indices the OS
+//!    threads can hold are disjoint.
+//! 4. *Sending elements.* Elements are written from other OS threads than the caller's, so
+//!    `RawSlice<T>` is `Sync` only for `T: Send`; `&[T]` arguments are shared, so they need
+//!    `T: Sync`, and by-value arguments (copied by every thread) `T: Sync` as well.
+//!
+//! `DisjointSlice::get_unchecked_mut` is `unsafe`: what a kernel does with it is the kernel
+//! author's obligation, on the GPU and here alike.
+//!
+//! [`LaunchConfig::validate`]: crate::host::LaunchConfig::validate
 
-use std::cell::Cell;
+use std::any::Any;
+use std::cell::{Cell, RefCell};
+use std::marker::PhantomData;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, PoisonError};
+use std::thread;
+
+use crate::host::{Error, LaunchConfig};
 
 /// Indices and dimensions of one simulated GPU thread, each as `[x, y, z]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +118,18 @@ impl Default for ThreadContext {
 
 thread_local! {
     static CONTEXT: Cell<ThreadContext> = const { Cell::new(ThreadContext::SINGLE) };
+    /// Set on the OS threads of [`run`] only: their block's barrier and their thread number in
+    /// the block.
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// Where the last kernel panic on this (emulated) thread happened; set by the panic hook.
+    static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// What an OS thread of [`run`] knows about itself.
+struct Worker {
+    block: Arc<Block>,
+    /// Linear thread number in the block: `(z * block_dim_y + y) * block_dim_x + x`.
+    thread: u32,
 }
 
 /// The calling OS thread's simulated GPU thread.
@@ -46,9 +137,25 @@ pub(crate) fn current() -> ThreadContext {
     CONTEXT.with(Cell::get)
 }
 
+fn is_worker() -> bool {
+    WORKER
+        .try_with(|w| w.try_borrow().map_or(true, |w| w.is_some()))
+        .unwrap_or(false)
+}
+
 /// Runs `f` as the simulated GPU thread `ctx` on the calling OS thread, then restores the
-/// previous context (also when `f` panics).
+/// previous context (also when `f` panics). This runs one simulated thread at a time, with no
+/// barrier: [`crate::thread::sync_threads`] does nothing. [`run`] runs a whole grid.
+///
+/// # Panics
+/// On a thread of [`run`]: an emulated thread cannot change which GPU thread it is (that would
+/// let two threads hold the same [`crate::ThreadIndex`]).
 pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
+    assert!(
+        !is_worker(),
+        "with_thread_context called on a thread of oxide::emulate::run: an emulated GPU thread \
+         cannot change its indices"
+    );
     struct Restore(ThreadContext);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -58,3 +165,531 @@ pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
     let _restore = Restore(CONTEXT.with(|c| c.replace(ctx)));
     f();
 }
+
+/// The host body of [`crate::thread::sync_threads`]: the block barrier on a thread of [`run`],
+/// nothing elsewhere (a plain host call is a block of one thread).
+pub(crate) fn sync_threads() {
+    let worker = WORKER.with(|w| {
+        w.borrow()
+            .as_ref()
+            .map(|w| (Arc::clone(&w.block), w.thread))
+    });
+    if let Some((block, thread)) = worker {
+        block.sync(thread);
+    }
+}
+
+/// A failed emulated launch: which kernel, and what went wrong.
+#[derive(Debug, thiserror::Error)]
+#[error("kernel `{kernel}`: {kind}")]
+pub struct KernelFailure {
+    /// The kernel's name (the PTX entry's).
+    pub kernel: &'static str,
+    /// What went wrong.
+    pub kind: FailureKind,
+}
+
+/// What went wrong in an emulated launch.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A grid or block shape the GPU cannot run; nothing ran.
+    #[error("invalid launch shape: {0}")]
+    LaunchShape(String),
+    /// A thread of the kernel panicked. When several threads of the block panic, this is the
+    /// lowest-numbered of those that panicked before the block was stopped.
+    #[error("thread {thread:?} of block {block:?} panicked{}: {message}", at(.location))]
+    Panicked {
+        /// `blockIdx` of the thread.
+        block: [u32; 3],
+        /// `threadIdx` of the thread.
+        thread: [u32; 3],
+        /// The panic message.
+        message: String,
+        /// `file:line:column` of the panic, when known.
+        location: Option<String>,
+    },
+    /// `sync_threads()` that not every thread of the block reached: every thread that has not
+    /// returned waits at it, and at least one returned from the kernel without reaching it.
+    #[error(
+        "thread {thread:?} of block {block:?} waits at sync_threads() for threads that \
+         returned from the kernel without reaching it (the first: thread {returned:?}); every \
+         thread of a block must reach every sync_threads() (undefined behaviour on the GPU)"
+    )]
+    BarrierDivergence {
+        /// `blockIdx` of the block.
+        block: [u32; 3],
+        /// `threadIdx` of the lowest-numbered waiting thread.
+        thread: [u32; 3],
+        /// `threadIdx` of the lowest-numbered thread that returned.
+        returned: [u32; 3],
+    },
+    /// The OS could not start the block's threads.
+    #[error("could not start the {threads} OS threads of a block: {source}")]
+    Spawn {
+        /// Threads per block.
+        threads: u32,
+        /// The OS's reason.
+        source: std::io::Error,
+    },
+}
+
+fn at(location: &Option<String>) -> String {
+    location
+        .as_ref()
+        .map_or_else(String::new, |l| format!(" at {l}"))
+}
+
+impl KernelFailure {
+    /// `blockIdx` of the failing thread, if a thread failed.
+    pub fn block(&self) -> Option<[u32; 3]> {
+        match &self.kind {
+            FailureKind::Panicked { block, .. } | FailureKind::BarrierDivergence { block, .. } => {
+                Some(*block)
+            }
+            _ => None,
+        }
+    }
+
+    /// `threadIdx` of the failing thread, if a thread failed.
+    pub fn thread(&self) -> Option<[u32; 3]> {
+        match &self.kind {
+            FailureKind::Panicked { thread, .. }
+            | FailureKind::BarrierDivergence { thread, .. } => Some(*thread),
+            _ => None,
+        }
+    }
+}
+
+impl From<KernelFailure> for Error {
+    fn from(f: KernelFailure) -> Error {
+        match f.kind {
+            FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
+            kind => Error::KernelFailed {
+                kernel: f.kernel.to_owned(),
+                message: kind.to_string(),
+            },
+        }
+    }
+}
+
+/// Runs `kernel` as every thread of the grid `cfg` (see the [module docs](self)), and returns
+/// the first failure. `name` names the kernel in the failure.
+///
+/// `kernel` is one GPU thread's work: it reads its indices through [`crate::thread`] and may
+/// call [`crate::thread::sync_threads`]. The `emulate` function that `#[kernel]` generates
+/// calls this with a closure that builds the thread's arguments and calls the kernel.
+pub fn run(
+    name: &'static str,
+    cfg: &LaunchConfig,
+    kernel: impl Fn() + Sync,
+) -> Result<(), KernelFailure> {
+    let fail = |kind| KernelFailure { kernel: name, kind };
+    cfg.validate().map_err(|e| {
+        fail(FailureKind::LaunchShape(match e {
+            Error::LaunchShape(reason) => reason,
+            e => e.to_string(),
+        }))
+    })?;
+    install_panic_hook();
+    let shape = Shape {
+        block_dim: [cfg.block.0, cfg.block.1, cfg.block.2],
+        grid_dim: [cfg.grid.0, cfg.grid.1, cfg.grid.2],
+    };
+    // At most 1024, as validated.
+    let threads = shape.block_dim.iter().product::<u32>();
+    let block = Arc::new(Block::new(threads));
+    let kernel: &(dyn Fn() + Sync) = &kernel;
+
+    let spawned = thread::scope(|scope| {
+        for thread in 0..threads {
+            let block = Arc::clone(&block);
+            let worker = move || run_thread(block, thread, shape, kernel);
+            if let Err(e) = thread::Builder::new().spawn_scoped(scope, worker) {
+                // The threads started so far see `Aborted` and return without running.
+                block.start(false);
+                return Err(e);
+            }
+        }
+        block.start(true);
+        Ok(())
+    });
+    if let Err(source) = spawned {
+        return Err(fail(FailureKind::Spawn { threads, source }));
+    }
+    match block.lock().failure.take() {
+        None => Ok(()),
+        Some(failure) => Err(fail(failure.into_kind(shape.block_dim))),
+    }
+}
+
+#[derive(Clone, Copy)]
+struct Shape {
+    block_dim: [u32; 3],
+    grid_dim: [u32; 3],
+}
+
+/// `[x, y, z]` of linear number `n` in a box of `dim`, x fastest.
+fn unlinear(n: u64, dim: [u32; 3]) -> [u32; 3] {
+    let (dx, dy) = (u64::from(dim[0]), u64::from(dim[1]));
+    // Each coordinate is below its dimension, a u32.
+    [(n % dx) as u32, (n / dx % dy) as u32, (n / dx / dy) as u32]
+}
+
+/// OS thread `thread` of [`run`]: plays thread `thread` of every block, in launch order.
+fn run_thread(block: Arc<Block>, thread: u32, shape: Shape, kernel: &(dyn Fn() + Sync)) {
+    if !block.wait_for_start() {
+        return;
+    }
+    let thread_idx = unlinear(u64::from(thread), shape.block_dim);
+    WORKER.with(|w| {
+        *w.borrow_mut() = Some(Worker {
+            block: Arc::clone(&block),
+            thread,
+        })
+    });
+    let blocks: u64 = shape.grid_dim.iter().map(|&d| u64::from(d)).product();
+    for b in 0..blocks {
+        let block_idx = unlinear(b, shape.grid_dim);
+        CONTEXT.with(|c| {
+            c.set(ThreadContext {
+                thread_idx,
+                block_idx,
+                block_dim: shape.block_dim,
+                grid_dim: shape.grid_dim,
+            })
+        });
+        PANIC_LOCATION.with(|l| l.borrow_mut().take());
+        let outcome = match panic::catch_unwind(AssertUnwindSafe(kernel)) {
+            Ok(()) => Outcome::Returned,
+            Err(payload) if payload.is::<Unwound>() => Outcome::Unwound,
+            Err(payload) => {
+                let message = panic_message(payload.as_ref());
+                // A payload's destructor may panic too; that must not escape the thread.
+                if let Err(again) = panic::catch_unwind(AssertUnwindSafe(move || drop(payload))) {
+                    std::mem::forget(again);
+                }
+                Outcome::Panicked(Failure::Panicked {
+                    block: block_idx,
+                    thread,
+                    message,
+                    location: PANIC_LOCATION.with(|l| l.borrow_mut().take()),
+                })
+            }
+        };
+        if block.finish(thread, block_idx, outcome) {
+            break;
+        }
+    }
+    WORKER.with(|w| w.borrow_mut().take());
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic payload that is not a string)".to_owned()
+    }
+}
+
+/// Installs, once per process, a panic hook that records the location of a panic on an
+/// emulated thread (for [`FailureKind::Panicked`]) instead of printing it, and calls the hook
+/// it replaced for a panic on any other thread.
+fn install_panic_hook() {
+    static HOOK: Once = Once::new();
+    HOOK.call_once(|| {
+        let previous = panic::take_hook();
+        panic::set_hook(Box::new(move |info| {
+            if is_worker() {
+                let location = info.location().map(ToString::to_string);
+                let _ = PANIC_LOCATION.try_with(|l| {
+                    if let Ok(mut l) = l.try_borrow_mut() {
+                        *l = location;
+                    }
+                });
+            } else {
+                previous(info);
+            }
+        }));
+    });
+}
+
+/// The payload with which threads waiting at (or reaching) `sync_threads()` in a failed block
+/// unwind. `resume_unwind` does not call the panic hook, so it prints nothing.
+struct Unwound;
+
+fn unwind() -> ! {
+    panic::resume_unwind(Box::new(Unwound))
+}
+
+/// How one GPU thread ended.
+enum Outcome {
+    Returned,
+    /// Stopped at `sync_threads()` because the block failed.
+    Unwound,
+    Panicked(Failure),
+}
+
+/// The first failure of a block, with threads as linear numbers in the block.
+enum Failure {
+    Panicked {
+        block: [u32; 3],
+        thread: u32,
+        message: String,
+        location: Option<String>,
+    },
+    Divergence {
+        block: [u32; 3],
+        waiting: u32,
+        returned: u32,
+    },
+}
+
+impl Failure {
+    fn into_kind(self, block_dim: [u32; 3]) -> FailureKind {
+        let idx = |t: u32| unlinear(u64::from(t), block_dim);
+        match self {
+            Failure::Panicked {
+                block,
+                thread,
+                message,
+                location,
+            } => FailureKind::Panicked {
+                block,
+                thread: idx(thread),
+                message,
+                location,
+            },
+            Failure::Divergence {
+                block,
+                waiting,
+                returned,
+            } => FailureKind::BarrierDivergence {
+                block,
+                thread: idx(waiting),
+                returned: idx(returned),
+            },
+        }
+    }
+}
+
+/// The barrier of the block being run, reused block after block, and the end-of-block
+/// rendezvous of the OS threads.
+///
+/// Poisonable: once a thread of the block has failed, every thread waiting at `sync_threads()`
+/// is woken and unwinds (with [`Unwound`]), and so does every thread that reaches it later, so
+/// the block always finishes.
+struct Block {
+    /// Threads per block.
+    threads: u32,
+    state: Mutex<State>,
+    changed: Condvar,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Threads are being spawned: they wait.
+    Starting,
+    Running,
+    /// A thread could not be spawned: those that were return at once.
+    Aborted,
+}
+
+struct State {
+    phase: Phase,
+    /// Blocks finished so far.
+    blocks_done: u64,
+    /// Completed `sync_threads()` in this block (so a waiter knows it was released).
+    generation: u64,
+    /// Threads waiting at `sync_threads()`, and the lowest of them.
+    waiting: u32,
+    lowest_waiting: u32,
+    /// Threads of this block that finished, and the lowest that returned normally.
+    finished: u32,
+    lowest_returned: u32,
+    /// Some thread of this block failed: no thread waits any more and no later block runs.
+    failed: bool,
+    failure: Option<Failure>,
+}
+
+impl Block {
+    fn new(threads: u32) -> Block {
+        Block {
+            threads,
+            state: Mutex::new(State {
+                phase: Phase::Starting,
+                blocks_done: 0,
+                generation: 0,
+                waiting: 0,
+                lowest_waiting: u32::MAX,
+                finished: 0,
+                lowest_returned: u32::MAX,
+                failed: false,
+                failure: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // Nothing panics while holding the lock; if something did, the counts are still whole.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn wait<'a>(&self, guard: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        self.changed
+            .wait(guard)
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn start(&self, run: bool) {
+        self.lock().phase = if run { Phase::Running } else { Phase::Aborted };
+        self.changed.notify_all();
+    }
+
+    /// Waits until all threads are spawned; false when the launch was aborted.
+    fn wait_for_start(&self) -> bool {
+        let mut st = self.lock();
+        while st.phase == Phase::Starting {
+            st = self.wait(st);
+        }
+        st.phase == Phase::Running
+    }
+
+    /// Records `failure` (keeping the lowest-numbered panicking thread) and stops the block.
+    fn fail(&self, st: &mut State, failure: Failure) {
+        let replace = match (&st.failure, &failure) {
+            (None, _) => true,
+            (
+                Some(Failure::Panicked { thread: old, .. }),
+                Failure::Panicked { thread: new, .. },
+            ) => new < old,
+            _ => false,
+        };
+        if replace {
+            st.failure = Some(failure);
+        }
+        st.failed = true;
+        self.changed.notify_all();
+    }
+
+    /// When every thread that has not returned waits at `sync_threads()` but some returned,
+    /// the barrier can never complete: a divergent barrier.
+    fn check_divergence(&self, st: &mut State, block: [u32; 3]) {
+        if !st.failed && st.waiting > 0 && st.finished > 0 && st.waiting + st.finished == self.threads
+        {
+            let failure = Failure::Divergence {
+                block,
+                waiting: st.lowest_waiting,
+                returned: st.lowest_returned,
+            };
+            self.fail(st, failure);
+        }
+    }
+
+    /// `sync_threads()` of thread `thread`: returns when every thread of the block has reached
+    /// it, or unwinds when the block has failed.
+    fn sync(&self, thread: u32) {
+        let mut st = self.lock();
+        if st.failed {
+            drop(st);
+            unwind();
+        }
+        st.waiting += 1;
+        st.lowest_waiting = st.lowest_waiting.min(thread);
+        if st.waiting == self.threads {
+            st.waiting = 0;
+            st.lowest_waiting = u32::MAX;
+            st.generation += 1;
+            self.changed.notify_all();
+            return;
+        }
+        let block = current().block_idx;
+        self.check_divergence(&mut st, block);
+        let generation = st.generation;
+        loop {
+            if st.generation != generation {
+                return;
+            }
+            if st.failed {
+                drop(st);
+                unwind();
+            }
+            st = self.wait(st);
+        }
+    }
+
+    /// Thread `thread` has finished block `block` with `outcome`. Waits until every thread of
+    /// the block has finished; returns whether to stop (the block failed).
+    fn finish(&self, thread: u32, block: [u32; 3], outcome: Outcome) -> bool {
+        let mut st = self.lock();
+        st.finished += 1;
+        match outcome {
+            Outcome::Returned => st.lowest_returned = st.lowest_returned.min(thread),
+            Outcome::Unwound => {}
+            Outcome::Panicked(failure) => self.fail(&mut st, failure),
+        }
+        self.check_divergence(&mut st, block);
+        if st.finished == self.threads {
+            st.finished = 0;
+            st.lowest_returned = u32::MAX;
+            st.waiting = 0;
+            st.lowest_waiting = u32::MAX;
+            st.blocks_done += 1;
+            self.changed.notify_all();
+            return st.failed;
+        }
+        let done = st.blocks_done;
+        while st.blocks_done == done {
+            st = self.wait(st);
+        }
+        st.failed
+    }
+}
+
+/// The `&mut [T]` behind a `DisjointSlice<T>` argument of an emulated kernel, shared by the
+/// emulated threads, each of which builds its own `DisjointSlice` from [`ptr`](Self::ptr) and
+/// [`len`](Self::len). Used by the `emulate` function `#[kernel]` generates; see "Soundness" in
+/// the [module docs](self).
+#[doc(hidden)]
+pub struct RawSlice<'a, T> {
+    ptr: *mut T,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+impl<'a, T> RawSlice<'a, T> {
+    /// Borrows `slice` for as long as the value lives.
+    pub fn new(slice: &'a mut [T]) -> Self {
+        RawSlice {
+            ptr: slice.as_mut_ptr(),
+            len: slice.len(),
+            _borrow: PhantomData,
+        }
+    }
+
+    /// The slice's data pointer.
+    pub fn ptr(&self) -> *mut T {
+        self.ptr
+    }
+
+    /// The slice's element count.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the slice is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+// SAFETY: a `RawSlice` only hands out its pointer and length; writing through them takes
+// `unsafe` (`DisjointSlice::from_raw_parts`), whose contract the emulator meets (module docs).
+// The elements are written, and their old values dropped, on the emulated threads, so `T` must
+// be `Send`, as for sending a `&mut [T]` to another thread.
+unsafe impl<T: Send> Sync for RawSlice<'_, T> {}
+// SAFETY: as above; moving the value moves the unique borrow, like moving a `&mut [T]`.
+unsafe impl<T: Send> Send for RawSlice<'_, T> {}

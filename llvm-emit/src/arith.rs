@@ -2,25 +2,18 @@
 
 use inkwell::{
     FloatPredicate, IntPredicate,
-    types::{BasicTypeEnum, IntType},
+    types::IntType,
     values::{
         AsValueRef, BasicValue, BasicValueEnum, FastMathFlags, InstructionOpcode, InstructionValue,
     },
 };
 use pliron::{
-    attribute::attr_cast,
-    builtin::{
-        attr_interfaces::FloatAttr,
-        attributes::{BoolAttr, IntegerAttr},
-    },
-    context::Ptr,
-    operation::Operation,
-    utils::apint::APInt,
+    builtin::attributes::BoolAttr, context::Ptr, operation::Operation, utils::apint::APInt,
 };
 use pliron_llvm::{
     attributes::{
         FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr,
-        IntegerOverflowFlagsAttr, SymbolAddrAttr,
+        IntegerOverflowFlagsAttr,
     },
     op_interfaces::{
         ATTR_KEY_FAST_MATH_FLAGS, ATTR_KEY_INTEGER_OVERFLOW_FLAGS, ATTR_KEY_NNEG_FLAG,
@@ -29,6 +22,7 @@ use pliron_llvm::{
 };
 
 use crate::{
+    constants::undef_or_poison,
     errors::EmitError,
     translate::{OpValue, Translator},
 };
@@ -307,50 +301,17 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
+    /// `llvm.constant`: any of the attributes [`crate::constants`] supports.
     pub(crate) fn constant(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
         let ctx = self.ctx;
-        let ty = self.result_type(opr)?;
         let Some(op) = Operation::get_op::<ConstantOp>(opr, ctx) else {
             return Err(EmitError::unsupported(ctx, opr));
         };
         let Some(attr) = op.get_attr_llvm_constant_value(ctx) else {
             return Err(EmitError::invalid(ctx, opr, "missing value"));
         };
-        if let (Some(int), BasicTypeEnum::IntType(int_ty)) =
-            (attr.downcast_ref::<IntegerAttr>(), ty)
-        {
-            return Ok(Some(int_constant(int_ty, &int.value()).into()));
-        }
-        if let (Some(float), BasicTypeEnum::FloatType(float_ty)) =
-            (attr_cast::<dyn FloatAttr>(&**attr), ty)
-        {
-            // Going through the bit pattern keeps NaN payloads and f16/bf16 values exact.
-            let bits = float.to_bits();
-            let width = float.get_semantics().bits;
-            let int_ty = self.ll.custom_width_int_type(
-                std::num::NonZeroU32::new(width as u32).expect("float widths are non-zero"),
-            );
-            let int_ty = int_ty.map_err(|e| EmitError::invalid(ctx, opr, e))?;
-            let as_int = int_ty.const_int_arbitrary_precision(&[bits as u64, (bits >> 64) as u64]);
-            // The builder folds a bitcast of a constant into a floating-point constant.
-            let value = self.builder.build_bit_cast(as_int, float_ty, "");
-            return Ok(Some(self.built(opr, value)?));
-        }
-        if let Some(sym) = attr.downcast_ref::<SymbolAddrAttr>() {
-            if let Some(f) = self.functions.get(sym.symbol()) {
-                return Ok(Some(f.as_global_value().as_pointer_value().into()));
-            }
-            return Err(EmitError::invalid(
-                ctx,
-                opr,
-                format!("@{} is not a function of this module", sym.symbol()),
-            ));
-        }
-        Err(EmitError::invalid(
-            ctx,
-            opr,
-            "only integer, float and function-address constants are supported",
-        ))
+        let ty = opr.deref(ctx).get_type(0);
+        self.const_value(opr, &**attr, ty).map(Some)
     }
 
     /// `llvm.undef`, `llvm.poison` and `llvm.zero`.
@@ -359,25 +320,6 @@ impl<'ll> Translator<'_, 'll> {
         if name == "zero" {
             return Ok(Some(ty.const_zero()));
         }
-        let undef = name == "undef";
-        macro_rules! pick {
-            ($t:expr) => {
-                if undef {
-                    $t.get_undef().into()
-                } else {
-                    $t.get_poison().into()
-                }
-            };
-        }
-        let value: BasicValueEnum<'ll> = match ty {
-            BasicTypeEnum::IntType(t) => pick!(t),
-            BasicTypeEnum::FloatType(t) => pick!(t),
-            BasicTypeEnum::PointerType(t) => pick!(t),
-            BasicTypeEnum::ArrayType(t) => pick!(t),
-            BasicTypeEnum::StructType(t) => pick!(t),
-            BasicTypeEnum::VectorType(t) => pick!(t),
-            BasicTypeEnum::ScalableVectorType(t) => pick!(t),
-        };
-        Ok(Some(value))
+        Ok(Some(undef_or_poison(ty, name == "undef")))
     }
 }

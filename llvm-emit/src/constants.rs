@@ -10,7 +10,7 @@
 use std::num::NonZeroU32;
 
 use inkwell::{
-    types::{AsTypeRef, BasicType, BasicTypeEnum},
+    types::{AsTypeRef, BasicTypeEnum},
     values::{ArrayValue, AsValueRef, BasicValueEnum, FloatValue, PointerValue},
 };
 use pliron::{

@@ -9,7 +9,7 @@ use pliron::{
     operation::Operation,
     printable::Printable,
 };
-use pliron_llvm::ops::FuncOp;
+use pliron_llvm::ops::{FuncOp, GlobalOp};
 
 /// Why [`crate::emit_ptx`] failed.
 #[derive(thiserror::Error, Debug)]
@@ -57,12 +57,20 @@ pub enum EmitError {
     Codegen(String),
 }
 
-/// The op as pliron prints it; functions print as just their name and type, since a whole
-/// function body is rarely what a reader of an error wants.
+/// The op as pliron prints it; functions and globals print as just their name and type, since
+/// a whole function body or data table is rarely what a reader of an error wants.
 pub(crate) fn op_text(ctx: &Context, opr: Ptr<Operation>) -> String {
     if let Some(func) = Operation::get_op::<FuncOp>(opr, ctx) {
         let name = func.get_symbol_name(ctx);
         return format!("llvm.func @{name}: {}", func.get_type(ctx).disp(ctx));
+    }
+    if let Some(global) = Operation::get_op::<GlobalOp>(opr, ctx) {
+        let name = global.get_symbol_name(ctx);
+        let ty = global
+            .get_attr_llvm_global_type(ctx)
+            .map(|t| t.disp(ctx).to_string())
+            .unwrap_or_else(|| "(no type)".to_string());
+        return format!("llvm.global @{name}: {ty}");
     }
     if opr.deref(ctx).num_regions() > 0 {
         return format!("{} (an op with regions)", Operation::get_opid(opr, ctx));

@@ -9,8 +9,10 @@
 //! post-order so that every operand is defined before its use. Unreachable blocks are dropped.
 
 mod arith;
+mod constants;
 mod control_flow;
 mod errors;
+mod globals;
 mod memory;
 mod params;
 mod target;

@@ -11,7 +11,7 @@ use inkwell::{
     context::Context as LlContext,
     module::{Linkage, Module},
     types::BasicTypeEnum,
-    values::{BasicValueEnum, FunctionValue, PhiValue},
+    values::{BasicValueEnum, FunctionValue, GlobalValue, PhiValue},
 };
 use pliron::{
     basic_block::BasicBlock,
@@ -30,7 +30,7 @@ use pliron::{
 };
 use pliron_llvm::{
     op_interfaces::{IsDeclaration, LlvmSymbolName},
-    ops::FuncOp,
+    ops::{FuncOp, GlobalOp},
 };
 
 use crate::{
@@ -70,10 +70,12 @@ pub(crate) struct Translator<'a, 'll> {
     pub(crate) types: TypeConverter<'ll>,
     /// Functions by pliron symbol name (what `llvm.call` refers to).
     pub(crate) functions: HashMap<Identifier, FunctionValue<'ll>>,
+    /// Global variables by pliron symbol name (what `llvm.addressof` refers to).
+    pub(crate) globals: HashMap<Identifier, GlobalValue<'ll>>,
     pub(crate) func: FunctionState<'ll>,
 }
 
-/// Translates every `llvm.func` of `module_op` into `module`.
+/// Translates every `llvm.func` and `llvm.global` of `module_op` into `module`.
 pub(crate) fn translate_module<'ll>(
     ctx: &Context,
     module_op: ModuleOp,
@@ -88,19 +90,29 @@ pub(crate) fn translate_module<'ll>(
         builder: ll.create_builder(),
         types: TypeConverter::new(ll),
         functions: HashMap::new(),
+        globals: HashMap::new(),
         func: FunctionState::default(),
     };
 
     let body = module_op.get_body(ctx, 0);
-    let mut funcs = Vec::new();
+    let (mut funcs, mut globals) = (Vec::new(), Vec::new());
     for opr in body.deref(ctx).iter(ctx) {
-        match Operation::get_op::<FuncOp>(opr, ctx) {
-            Some(func) => funcs.push(func),
-            None => return Err(EmitError::unsupported(ctx, opr)),
+        if let Some(func) = Operation::get_op::<FuncOp>(opr, ctx) {
+            funcs.push(func);
+        } else if let Some(global) = Operation::get_op::<GlobalOp>(opr, ctx) {
+            globals.push(global);
+        } else {
+            return Err(EmitError::unsupported(ctx, opr));
         }
     }
 
-    // Declare everything first so calls can refer to functions defined later.
+    // Declare everything first so calls, `addressof`s and initializers can refer to
+    // functions and globals defined later.
+    let mut declared_globals = Vec::new();
+    for global in globals {
+        let gv = tr.declare_global(global)?;
+        declared_globals.push((global, gv));
+    }
     let mut found_kernels = HashSet::new();
     let mut declared = Vec::new();
     for func in funcs {
@@ -121,6 +133,9 @@ pub(crate) fn translate_module<'ll>(
         return Err(EmitError::UnknownKernel(missing.clone()));
     }
 
+    for (global, gv) in declared_globals {
+        tr.define_global(global, gv)?;
+    }
     for (func, fv) in declared {
         if !func.is_declaration(ctx) {
             tr.define(func, fv)?;
@@ -140,11 +155,11 @@ impl<'a, 'll> Translator<'a, 'll> {
         let opr = func.get_operation();
         let sym = func.get_symbol_name(ctx);
         let name = llvm_name(ctx, func).unwrap_or_else(|| sym.to_string());
-        if self.module.get_function(&name).is_some() {
+        if self.module.get_function(&name).is_some() || self.module.get_global(&name).is_some() {
             return Err(EmitError::invalid(
                 ctx,
                 opr,
-                "a function with this name already exists",
+                "a global or function with this name already exists",
             ));
         }
         let fn_ty = self
@@ -245,7 +260,7 @@ impl<'a, 'll> Translator<'a, 'll> {
         Ok(())
     }
 
-    fn translate_op(&mut self, opr: Ptr<Operation>) -> Result<(), EmitError> {
+    pub(crate) fn translate_op(&mut self, opr: Ptr<Operation>) -> Result<(), EmitError> {
         let ctx = self.ctx;
         let opid = Operation::get_opid(opr, ctx).to_string();
         let name = opid.strip_prefix("llvm.").unwrap_or("");
@@ -258,6 +273,7 @@ impl<'a, 'll> Translator<'a, 'll> {
             "unreachable" => self.unreachable(opr),
             "call" => self.call(opr),
             "call_intrinsic" => self.call_intrinsic(opr),
+            "addressof" => self.address_of(opr),
             "alloca" => self.alloca(opr),
             "load" => self.load(opr),
             "store" => self.store(opr),

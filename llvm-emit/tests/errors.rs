@@ -4,12 +4,26 @@ mod common;
 
 use common::*;
 use oxide_llvm_emit::{EmitError, EmitOptions, emit_ptx};
+use std::num::NonZero;
+
 use pliron::{
-    builtin::{attributes::StringAttr, op_interfaces::CallOpCallable},
+    builtin::{
+        attributes::{IntegerAttr, StringAttr},
+        op_interfaces::{CallOpCallable, SingleBlockRegionInterface},
+        types::Signedness,
+    },
     context::Context,
     identifier::Identifier,
+    op::Op,
+    utils::apint::APInt,
 };
-use pliron_llvm::ops::{CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, ReturnOp};
+use pliron_llvm::{
+    attributes::BytesAttr,
+    ops::{
+        AddressOfOp, CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, LoadOp, ReturnOp, UndefOp,
+    },
+    types::ArrayType,
+};
 
 fn kernel_opts(name: &str) -> EmitOptions {
     EmitOptions {
@@ -45,16 +59,101 @@ fn unsupported_op_is_named() {
 }
 
 #[test]
-fn top_level_ops_other_than_functions_are_rejected() {
+fn top_level_ops_other_than_functions_and_globals_are_rejected() {
     let ctx = &mut Context::new();
     let m = one_kernel(ctx, |_, _| {});
     let i32t = i32(ctx);
-    let global = GlobalOp::new(ctx, Identifier::try_from("g").unwrap(), i32t);
-    use pliron::builtin::op_interfaces::SingleBlockRegionInterface;
-    use pliron::op::Op;
-    m.append_operation(ctx, global.get_operation(), 0);
+    let stray = UndefOp::new(ctx, i32t);
+    m.append_operation(ctx, stray.get_operation(), 0);
     let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
-    assert!(err.to_string().contains("llvm.global"), "{err}");
+    assert!(matches!(err, EmitError::UnsupportedOp { .. }), "{err:?}");
+    assert!(err.to_string().contains("llvm.undef"), "{err}");
+}
+
+/// Adds `name: ty` to `m`, initialised with `init`.
+fn global(
+    ctx: &mut Context,
+    m: pliron::builtin::ops::ModuleOp,
+    name: &str,
+    ty: pliron::r#type::TypeHandle,
+    init: Option<pliron::attribute::AttrObj>,
+) -> GlobalOp {
+    let g = GlobalOp::new(ctx, Identifier::try_from(name).unwrap(), ty);
+    if let Some(init) = init {
+        g.set_initializer_value(ctx, init);
+    }
+    m.append_operation(ctx, g.get_operation(), 0);
+    g
+}
+
+#[test]
+fn global_with_a_taken_name() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let i32t = i32(ctx);
+    global(ctx, m, "k", i32t, None);
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    // Globals are declared first, so the function is the one that finds its name taken.
+    let msg = err.to_string();
+    assert!(
+        msg.contains("llvm.func @k") && msg.contains("already exists"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn initializer_of_the_wrong_type() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let i8t = pliron::builtin::types::IntegerType::get(ctx, 8, Signedness::Signless);
+    let four_bytes = ArrayType::get(ctx, i8t.into(), 4).into();
+    let three = BytesAttr::new(b"abc".to_vec());
+    global(ctx, m, "g", four_bytes, Some(Box::new(three)));
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    let msg = err.to_string();
+    assert!(matches!(err, EmitError::InvalidOp { .. }), "{err:?}");
+    assert!(
+        msg.contains("llvm.global @g") && msg.contains("a constant of type"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn initializer_region_that_is_not_constant() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |_, _| {});
+    let i32t = i32(ctx);
+    let seven = IntegerAttr::new(
+        pliron::builtin::types::IntegerType::get(ctx, 32, Signedness::Signless),
+        APInt::from_i64(7, NonZero::new(32).unwrap()),
+    );
+    global(ctx, m, "src", i32t, Some(Box::new(seven)));
+    let g = global(ctx, m, "copy", i32t, None);
+    g.add_initializer_region(ctx);
+    let init = g.get_initializer_block(ctx).unwrap();
+    let src = val(init, AddressOfOp::new(ctx, Identifier::try_from("src").unwrap(), 0), ctx);
+    let loaded = val(init, LoadOp::new(ctx, src, i32t), ctx);
+    put(init, ReturnOp::new(ctx, Some(loaded)), ctx);
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    assert!(
+        err.to_string().contains("does not compute a constant"),
+        "{err}"
+    );
+}
+
+#[test]
+fn addressof_an_unknown_symbol() {
+    let ctx = &mut Context::new();
+    let m = one_kernel(ctx, |ctx, entry| {
+        let name = Identifier::try_from("nowhere").unwrap();
+        put(entry, AddressOfOp::new(ctx, name, 0), ctx);
+    });
+    let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("llvm.addressof") && msg.contains("@nowhere is not a global or a function"),
+        "{msg}"
+    );
 }
 
 #[test]

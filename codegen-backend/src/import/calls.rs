@@ -25,7 +25,55 @@ use super::{
 };
 use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
 
+/// Why a function of the standard library cannot run on the GPU, if it cannot: by the crate that
+/// defines it (`Box::new` prints as `std::boxed::...` but lives in `alloc`). Checked before a body
+/// is imported so that the error names the call the user wrote, not a constant it passes.
+fn host_only(
+    tcx: ty::TyCtxt<'_>,
+    def_id: rustc_hir::def_id::DefId,
+    path: &str,
+) -> Option<&'static str> {
+    let krate = tcx.crate_name(def_id.krate);
+    if path.contains("::fmt::") && [sym::core, sym::std, sym::alloc].contains(&krate) {
+        Some(
+            "the formatting machinery uses trait objects and strings that device code does not have",
+        )
+    } else if krate == sym::alloc {
+        Some("device code has no heap; use values, arrays and slices")
+    } else if krate == sym::std {
+        Some("`std` is host-only (I/O, threads, the OS); device code can use `core`")
+    } else {
+        None
+    }
+}
+
 impl<'tcx> FnCx<'tcx, '_> {
+    /// Reports the first call of a host-only standard-library function in this body.
+    pub(crate) fn check_host_only_calls(&mut self) -> DeviceResult<()> {
+        let tcx = self.m.tcx;
+        for data in self.mir.basic_blocks.iter() {
+            if data.is_cleanup {
+                continue;
+            }
+            let term = data.terminator();
+            let mir::TerminatorKind::Call { func, fn_span, .. } = &term.kind else {
+                continue;
+            };
+            let callee_ty = self.monomorphize(func.ty(self.mir, tcx));
+            let ty::FnDef(def_id, _) = *callee_ty.kind() else {
+                continue;
+            };
+            let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
+            if path.contains("::panicking::") || path.starts_with("core::panic") {
+                continue;
+            }
+            if let Some(why) = host_only(tcx, def_id, &path) {
+                return not_on_gpu(*fn_span, format!("`{path}`"), why);
+            }
+        }
+        Ok(())
+    }
+
     pub(crate) fn call(
         &mut self,
         func: &MirOperand<'tcx>,
@@ -86,12 +134,8 @@ impl<'tcx> FnCx<'tcx, '_> {
                 );
             }
             InstanceKind::Item(_) if !tcx.is_mir_available(instance.def_id()) => {
-                if from_std && (path.starts_with("std::") || path.starts_with("alloc::")) {
-                    return not_on_gpu(
-                        self.span,
-                        format!("`{path}`"),
-                        "`std` and heap allocation are host-only",
-                    );
+                if let Some(why) = host_only(tcx, instance.def_id(), &path) {
+                    return not_on_gpu(self.span, format!("`{path}`"), why);
                 }
                 return Err(DeviceError::new(
                     self.span,

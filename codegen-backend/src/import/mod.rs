@@ -255,6 +255,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     }
 
     fn import_body(&mut self, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
+        self.check_host_only_calls()?;
         for (local, decl) in self.mir.local_decls.iter_enumerated() {
             let ty = self.monomorphize(decl.ty);
             let layout = self.m.layout_of(ty, decl.source_info.span)?;
