@@ -33,20 +33,42 @@ fn normalize(text: &str) -> String {
 
 #[test]
 fn vecadd_every_stage() {
-    let opts = BuildOptions { dump: true, ..BuildOptions::new(repo_root().join("kernels/vecadd")) };
+    let opts = BuildOptions {
+        dump: true,
+        ..BuildOptions::new(repo_root().join("kernels/vecadd"))
+    };
     let out = build::build(&opts).expect("cargo oxide build --dump of kernels/vecadd");
     let dir = out.pipeline_dir();
     let stages: [(&str, ExpectFile); 7] = [
-        ("1-rustc-mir.txt", expect_file!["../snapshots/vecadd/1-rustc-mir.txt"]),
-        ("2-mir-dialect.txt", expect_file!["../snapshots/vecadd/2-mir-dialect.txt"]),
-        ("3-mir-dialect-opt.txt", expect_file!["../snapshots/vecadd/3-mir-dialect-opt.txt"]),
-        ("4-llvm-dialect.txt", expect_file!["../snapshots/vecadd/4-llvm-dialect.txt"]),
-        ("5-llvm-ir.ll", expect_file!["../snapshots/vecadd/5-llvm-ir.ll"]),
-        ("6-llvm-ir-opt.ll", expect_file!["../snapshots/vecadd/6-llvm-ir-opt.ll"]),
+        (
+            "1-rustc-mir.txt",
+            expect_file!["../snapshots/vecadd/1-rustc-mir.txt"],
+        ),
+        (
+            "2-mir-dialect.txt",
+            expect_file!["../snapshots/vecadd/2-mir-dialect.txt"],
+        ),
+        (
+            "3-mir-dialect-opt.txt",
+            expect_file!["../snapshots/vecadd/3-mir-dialect-opt.txt"],
+        ),
+        (
+            "4-llvm-dialect.txt",
+            expect_file!["../snapshots/vecadd/4-llvm-dialect.txt"],
+        ),
+        (
+            "5-llvm-ir.ll",
+            expect_file!["../snapshots/vecadd/5-llvm-ir.ll"],
+        ),
+        (
+            "6-llvm-ir-opt.ll",
+            expect_file!["../snapshots/vecadd/6-llvm-ir-opt.ll"],
+        ),
         ("7-ptx.ptx", expect_file!["../snapshots/vecadd/7-ptx.ptx"]),
     ];
     for (file, expected) in stages {
-        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let text =
+            std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
         expected.assert_eq(&normalize(&text));
     }
 }
