@@ -1,0 +1,44 @@
+//! The corpus. Each file holds the cases of one area; `map_cases!` turns each
+//! `name(check) |x| -> R { body }` into a kernel `name` running `body` once per thread on
+//! `input[i]`, and into a `MapCase` whose reference runs the very same `body` as plain Rust.
+
+use crate::harness::Case;
+
+/// Declares map cases and the file's `cases()` list.
+macro_rules! map_cases {
+    ($( $(#[$doc:meta])* $name:ident ($check:expr) |$x:ident| -> $r:ty $body:block )*) => {
+        $(
+            $(#[$doc])*
+            #[oxide::kernel]
+            pub fn $name(input: &[u64], mut out: oxide::DisjointSlice<$r>) {
+                fn body($x: u64) -> $r $body
+                let idx = oxide::thread::ThreadIndex::linear();
+                let i = idx.get();
+                if let Some(o) = out.get_mut(idx) {
+                    *o = body(input[i]);
+                }
+            }
+        )*
+
+        pub fn cases() -> Vec<Box<dyn $crate::harness::Case>> {
+            vec![$(
+                Box::new($crate::harness::MapCase::<$r> {
+                    name: stringify!($name),
+                    check: $check,
+                    reference: { fn reference($x: u64) -> $r $body reference },
+                    launch: $name::launch,
+                    emulate: $name::emulate,
+                }),
+            )*]
+        }
+    };
+}
+
+pub mod scalars;
+
+/// Every case, in a stable order.
+pub fn all() -> Vec<Box<dyn Case>> {
+    let mut all = Vec::new();
+    all.extend(scalars::cases());
+    all
+}
