@@ -8,6 +8,7 @@
 mod abi;
 mod calls;
 mod casts;
+mod globals;
 mod operands;
 mod places;
 mod rvalues;
@@ -54,6 +55,8 @@ pub(crate) struct DeviceModule<'tcx> {
     functions: FxHashMap<Instance<'tcx>, FnDecl>,
     queue: VecDeque<(Instance<'tcx>, Vec<String>)>,
     used_names: FxHashSet<String>,
+    /// The global of each rustc allocation used as data.
+    globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
     /// PTX entry names of the kernels, in source order.
     pub(crate) kernels: Vec<String>,
     /// Every imported MIR body, printed, for `cargo oxide pipeline`.
@@ -71,6 +74,7 @@ impl<'tcx> DeviceModule<'tcx> {
             functions: FxHashMap::default(),
             queue: VecDeque::new(),
             used_names: FxHashSet::default(),
+            globals: FxHashMap::default(),
             kernels: Vec::new(),
             mir_text: String::new(),
         }
@@ -249,6 +253,14 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         cx.import_body(entry).map_err(|mut e| {
             if e.call_path.is_empty() {
                 e.call_path = cx.call_path.clone();
+            }
+            // Some MIR (promoted constants, shims) has no span of its own: point at the function.
+            if e.span.is_dummy() {
+                e.span = if cx.span.is_dummy() {
+                    cx.mir.span
+                } else {
+                    cx.span
+                };
             }
             e
         })

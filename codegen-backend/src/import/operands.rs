@@ -224,29 +224,15 @@ impl<'tcx> FnCx<'tcx, '_> {
                 }
             },
             ConstValue::Indirect { alloc_id, offset } => {
-                let alloc = self.m.tcx.global_alloc(alloc_id).unwrap_memory();
-                let alloc = alloc.inner();
-                if !alloc.provenance().ptrs().is_empty() {
-                    return unsupported(
-                        constant.span,
-                        format!("a constant of type `{ty}` that holds pointers"),
-                    );
-                }
-                let start = offset.bytes_usize();
-                let bytes = alloc
-                    .inspect_with_uninit_and_ptr_outside_interpreter(
-                        start..start + layout.size.bytes_usize(),
-                    )
-                    .to_vec();
-                let slot = self.new_slot(layout);
-                self.store_bytes(slot, &bytes);
-                return self.load_operand(slot);
+                // Aggregates live in a constant global; LLVM folds the loads it can see through.
+                self.span = constant.span;
+                let ptr = self.global_address(alloc_id, offset.bytes())?;
+                return self.load_operand(PlaceRef::new_sized(ptr, layout));
             }
-            ConstValue::Slice { .. } => {
-                return unsupported(
-                    constant.span,
-                    format!("a constant slice or string of type `{ty}`"),
-                );
+            ConstValue::Slice { alloc_id, meta } => {
+                self.span = constant.span;
+                let data = self.global_address(alloc_id, 0)?;
+                OperandVal::Pair(data, self.const_usize(meta))
             }
         };
         Ok(Operand { val, layout })
@@ -258,11 +244,13 @@ impl<'tcx> FnCx<'tcx, '_> {
         abi: Scalar,
         span: Span,
     ) -> DeviceResult<Value> {
-        let ConstScalar::Int(int) = scalar else {
-            return unsupported(
-                span,
-                "a constant pointer to memory (a string, a static or promoted data)",
-            );
+        let int = match scalar {
+            ConstScalar::Int(int) => int,
+            ConstScalar::Ptr(ptr, _) => {
+                let (provenance, offset) = ptr.into_raw_parts();
+                self.span = span;
+                return self.global_address(provenance.alloc_id(), offset.bytes());
+            }
         };
         let bits = int.size().bits();
         let raw = int.to_bits(int.size());
@@ -284,40 +272,5 @@ impl<'tcx> FnCx<'tcx, '_> {
             Primitive::Int(..) if abi.is_bool() => self.const_int(1, raw),
             Primitive::Int(..) => self.const_int(bits, raw),
         })
-    }
-
-    /// Fills a slot with constant bytes, eight at a time.
-    fn store_bytes(&mut self, slot: PlaceRef<'tcx>, bytes: &[u8]) {
-        let byte_layout = slot.layout;
-        for (i, chunk) in bytes.chunks(8).enumerate() {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            let offset = Size::from_bytes(i * 8);
-            let bits = chunk.len() as u64 * 8;
-            let value = self.const_int(bits, u64::from_le_bytes(word) as u128);
-            let dest = self.offset_place(slot, offset, byte_layout);
-            let scalar = Scalar::Initialized {
-                value: Primitive::Int(
-                    rustc_abi::Integer::from_size(Size::from_bytes(chunk.len()))
-                        .unwrap_or(rustc_abi::Integer::I8),
-                    false,
-                ),
-                valid_range: rustc_abi::WrappingRange::full(Size::from_bytes(chunk.len())),
-            };
-            if chunk.len().is_power_of_two() {
-                self.store_scalar(value, dest.ptr, scalar, dest.align);
-            } else {
-                // Odd tails: byte by byte.
-                for (j, b) in chunk.iter().enumerate() {
-                    let v = self.const_int(8, *b as u128);
-                    let d = self.offset_place(slot, offset + Size::from_bytes(j), byte_layout);
-                    let s = Scalar::Initialized {
-                        value: Primitive::Int(rustc_abi::Integer::I8, false),
-                        valid_range: rustc_abi::WrappingRange::full(Size::from_bytes(1)),
-                    };
-                    self.store_scalar(v, d.ptr, s, d.align);
-                }
-            }
-        }
     }
 }
