@@ -124,7 +124,7 @@ impl<'tcx> DeviceModule<'tcx> {
     /// A global whose bytes are `fields`, laid out back to back (a packed struct when there is more
     /// than one). Pointers with an offset need an initializer region, which LLVM folds.
     fn define_global(&mut self, name: Identifier, fields: Vec<Field>) -> DeviceResult<GlobalOp> {
-        let ptr_ty = PointerType::get(&mut self.ctx, 0);
+        let ptr_ty = PointerType::get(&self.ctx, 0);
         let field_types: Vec<TypeHandle> = fields
             .iter()
             .map(|f| match f {
@@ -135,8 +135,7 @@ impl<'tcx> DeviceModule<'tcx> {
         let ty: TypeHandle = if field_types.len() == 1 {
             field_types[0]
         } else {
-            StructType::get_unnamed(&mut self.ctx, (field_types.clone(), StructLayout::Packed))
-                .into()
+            StructType::get_unnamed(&self.ctx, (field_types.clone(), StructLayout::Packed)).into()
         };
         let global = GlobalOp::new(&mut self.ctx, name, ty);
         let needs_region = fields
@@ -202,7 +201,7 @@ impl<'tcx> DeviceModule<'tcx> {
 
     fn byte_type(&mut self, len: usize) -> TypeHandle {
         let i8_ty = types::int(&mut self.ctx, 8);
-        ArrayType::get(&mut self.ctx, i8_ty, len as u64).into()
+        ArrayType::get(&self.ctx, i8_ty, len as u64).into()
     }
 }
 
