@@ -13,11 +13,40 @@ use rustc_middle::ty::{Instance, TyCtxt};
 use crate::{
     config::DeviceConfig,
     error::{DeviceError, DeviceErrorKind},
-    import::DeviceModule,
+    import::{DeviceModule, FloatMode},
 };
 
-/// What `#[kernel]` puts in front of a kernel's symbol (docs/contracts.md).
-const KERNEL_SYMBOL_PREFIX: &str = "__oxide_kernel__";
+/// What `#[kernel]` puts in front of a kernel's symbol, or of the name of the hidden wrapper of a
+/// generic kernel (docs/contracts.md); `strict` kernels opt out of FMA contraction.
+const KERNEL_PREFIXES: [(&str, FloatMode); 2] = [
+    ("__oxide_kernel__", FloatMode::Contract),
+    ("__oxide_kernel_strict__", FloatMode::Strict),
+];
+
+/// A kernel to compile: the instance, its PTX entry name and its float mode.
+struct KernelSpec<'tcx> {
+    instance: Instance<'tcx>,
+    entry: String,
+    mode: FloatMode,
+}
+
+fn kernel_prefix(name: &str) -> Option<(&str, FloatMode)> {
+    KERNEL_PREFIXES
+        .iter()
+        .find_map(|(prefix, mode)| name.strip_prefix(prefix).map(|rest| (rest, *mode)))
+}
+
+/// The PTX entry of one instantiation of a generic kernel: the kernel's name and a 64-bit FNV-1a
+/// hash of its type arguments' `core::any::type_name`s joined by `,`. The host launcher
+/// computes the same (`oxide::__private::generic_entry`).
+fn generic_entry(name: &str, type_names: &[String]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in type_names.join(",").bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{name}__{hash:016x}")
+}
 
 pub(crate) struct PtxImage {
     pub(crate) crate_name: String,
@@ -85,18 +114,58 @@ fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-fn find_kernels(tcx: TyCtxt<'_>) -> Vec<(Instance<'_>, String)> {
+fn find_kernels(tcx: TyCtxt<'_>) -> Vec<KernelSpec<'_>> {
     let mut kernels = Vec::new();
+    let mut has_generic = false;
     for def_id in tcx.hir_crate_items(()).definitions() {
         if tcx.def_kind(def_id) != DefKind::Fn {
             continue;
         }
-        let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name else {
-            continue;
-        };
-        if let Some(name) = symbol.as_str().strip_prefix(KERNEL_SYMBOL_PREFIX) {
-            kernels.push((Instance::mono(tcx, def_id.to_def_id()), name.to_string()));
+        if let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name
+            && let Some((name, mode)) = kernel_prefix(symbol.as_str())
+        {
+            let instance = Instance::mono(tcx, def_id.to_def_id());
+            kernels.push(KernelSpec {
+                instance,
+                entry: name.to_string(),
+                mode,
+            });
+        } else if kernel_prefix(tcx.item_name(def_id.to_def_id()).as_str()).is_some() {
+            has_generic = true;
         }
+    }
+    if has_generic {
+        // A generic kernel is compiled for each instantiation its launchers reach, which the
+        // host's mono items list (the launcher reifies the wrapper so that it is one).
+        let mut seen = rustc_data_structures::fx::FxHashSet::default();
+        for cgu in tcx.collect_and_partition_mono_items(()).codegen_units {
+            for item in cgu.items().keys() {
+                let rustc_middle::mono::MonoItem::Fn(instance) = item else {
+                    continue;
+                };
+                let def_id = instance.def_id();
+                if !def_id.is_local() || instance.args.is_empty() || !seen.insert(*instance) {
+                    continue;
+                }
+                let Some(item_name) = tcx.opt_item_name(def_id) else {
+                    continue;
+                };
+                let Some((name, mode)) = kernel_prefix(item_name.as_str()) else {
+                    continue;
+                };
+                let type_names: Vec<String> = instance
+                    .args
+                    .types()
+                    .map(|ty| rustc_const_eval::util::type_name(tcx, ty))
+                    .collect();
+                kernels.push(KernelSpec {
+                    instance: *instance,
+                    entry: generic_entry(name, &type_names),
+                    mode,
+                });
+            }
+        }
+        kernels.sort_by(|a, b| a.entry.cmp(&b.entry));
     }
     kernels
 }
@@ -104,13 +173,13 @@ fn find_kernels(tcx: TyCtxt<'_>) -> Vec<(Instance<'_>, String)> {
 fn compile<'tcx>(
     tcx: TyCtxt<'tcx>,
     crate_name: &str,
-    kernels: &[(Instance<'tcx>, String)],
+    kernels: &[KernelSpec<'tcx>],
     config: &DeviceConfig,
 ) -> Result<(String, Dumps), Vec<DeviceError>> {
     let mut module = DeviceModule::new(tcx, crate_name);
     let mut errors = Vec::new();
-    for (instance, name) in kernels {
-        if let Err(e) = module.import_kernel(*instance, name) {
+    for kernel in kernels {
+        if let Err(e) = module.import_kernel(kernel.instance, &kernel.entry, kernel.mode) {
             errors.push(e);
         }
     }

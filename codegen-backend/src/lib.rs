@@ -10,6 +10,7 @@
 extern crate rustc_abi;
 extern crate rustc_codegen_llvm;
 extern crate rustc_codegen_ssa;
+extern crate rustc_const_eval;
 extern crate rustc_data_structures;
 // The code of every rustc_* crate lives in librustc_driver; naming it links it.
 #[allow(unused_extern_crates)]

@@ -188,7 +188,9 @@ impl<'tcx> FnCx<'tcx, '_> {
         target: Option<mir::BasicBlock>,
     ) -> DeviceResult<()> {
         let call_path = self.call_path.clone();
-        let decl = self.m.declare(instance, self.span, &call_path)?;
+        let decl = self
+            .m
+            .declare(instance, self.float_mode, self.span, &call_path)?;
         let spread = callee_ty.fn_sig(self.m.tcx).abi() == ExternAbi::RustCall;
 
         let mut values: Vec<Operand<'tcx>> = Vec::new();

@@ -40,6 +40,16 @@ use places::PlaceRef;
 
 use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
 
+/// How floating-point arithmetic may be compiled, chosen per kernel and applied to every
+/// function it calls (a function reached from kernels of both modes is compiled twice).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum FloatMode {
+    /// `a * b + c` may become one FMA (LLVM's `contract`), as nvcc does by default.
+    Contract,
+    /// Every operation rounds as Rust on the CPU does: bit-for-bit reproducible.
+    Strict,
+}
+
 /// A function of the device module: its symbol, LLVM type and how it passes values.
 #[derive(Clone)]
 pub(crate) struct FnDecl {
@@ -52,8 +62,8 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) tcx: TyCtxt<'tcx>,
     pub(crate) ctx: Context,
     pub(crate) module: ModuleOp,
-    functions: FxHashMap<Instance<'tcx>, FnDecl>,
-    queue: VecDeque<(Instance<'tcx>, Vec<String>)>,
+    functions: FxHashMap<(Instance<'tcx>, FloatMode), FnDecl>,
+    queue: VecDeque<(Instance<'tcx>, FloatMode, Vec<String>)>,
     used_names: FxHashSet<String>,
     /// The global of each rustc allocation used as data.
     globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
@@ -113,14 +123,15 @@ impl<'tcx> DeviceModule<'tcx> {
         &mut self,
         instance: Instance<'tcx>,
         entry_name: &str,
+        mode: FloatMode,
     ) -> DeviceResult<()> {
         let name = self.unique_name(entry_name);
         let path = vec![entry_name.to_string()];
-        FnCx::import(self, instance, FnKind::Kernel(name), path.clone())?;
+        FnCx::import(self, instance, mode, FnKind::Kernel(name), path.clone())?;
         self.kernels.push(entry_name.to_string());
-        while let Some((callee, call_path)) = self.queue.pop_front() {
-            let decl = self.functions[&callee].clone();
-            FnCx::import(self, callee, FnKind::Device(decl), call_path)?;
+        while let Some((callee, callee_mode, call_path)) = self.queue.pop_front() {
+            let decl = self.functions[&(callee, callee_mode)].clone();
+            FnCx::import(self, callee, callee_mode, FnKind::Device(decl), call_path)?;
         }
         Ok(())
     }
@@ -129,20 +140,21 @@ impl<'tcx> DeviceModule<'tcx> {
     pub(crate) fn declare(
         &mut self,
         instance: Instance<'tcx>,
+        mode: FloatMode,
         span: Span,
         call_path: &[String],
     ) -> DeviceResult<FnDecl> {
-        if let Some(decl) = self.functions.get(&instance) {
+        if let Some(decl) = self.functions.get(&(instance, mode)) {
             return Ok(decl.clone());
         }
         let symbol = self.tcx.symbol_name(instance).name.to_string();
         let name = self.unique_name(&symbol);
         let (abi, ty) = abi::device_fn_signature(self, instance, span)?;
         let decl = FnDecl { name, ty, abi };
-        self.functions.insert(instance, decl.clone());
+        self.functions.insert((instance, mode), decl.clone());
         let mut path = call_path.to_vec();
         path.push(display_instance(self.tcx, instance));
-        self.queue.push_back((instance, path));
+        self.queue.push_back((instance, mode, path));
         Ok(decl)
     }
 }
@@ -186,6 +198,7 @@ pub(crate) enum LocalPlace<'tcx> {
 pub(crate) struct FnCx<'tcx, 'm> {
     pub(crate) m: &'m mut DeviceModule<'tcx>,
     pub(crate) instance: Instance<'tcx>,
+    pub(crate) float_mode: FloatMode,
     pub(crate) mir: &'tcx Body<'tcx>,
     pub(crate) abi: Option<DeviceAbi>,
     blocks: IndexVec<mir::BasicBlock, Option<Ptr<BasicBlock>>>,
@@ -202,6 +215,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     fn import(
         m: &'m mut DeviceModule<'tcx>,
         instance: Instance<'tcx>,
+        float_mode: FloatMode,
         kind: FnKind,
         call_path: Vec<String>,
     ) -> DeviceResult<()> {
@@ -240,6 +254,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let mut cx = FnCx {
             m,
             instance,
+            float_mode,
             mir,
             abi,
             blocks: IndexVec::new(),

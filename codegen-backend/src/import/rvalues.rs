@@ -335,7 +335,10 @@ impl<'tcx> FnCx<'tcx, '_> {
 
     fn float_op(&mut self, op: BinOp, a: Value, b: Value) -> DeviceResult<Value> {
         // `contract` lets LLVM fuse a*b+c into one FMA, as nvcc does by default.
-        let flags = FastmathFlagsAttr::from(FastmathFlags::CONTRACT);
+        let flags = FastmathFlagsAttr::from(match self.float_mode {
+            super::FloatMode::Contract => FastmathFlags::CONTRACT,
+            super::FloatMode::Strict => FastmathFlags::empty(),
+        });
         Ok(match op {
             BinOp::Add => self.emit_value(|ctx| FAddOp::new_with_fast_math_flags(ctx, a, b, flags)),
             BinOp::Sub => self.emit_value(|ctx| FSubOp::new_with_fast_math_flags(ctx, a, b, flags)),
