@@ -7,6 +7,125 @@
 //! Block arguments become phis: every non-entry block gets one phi per argument before any op
 //! is translated, branch ops add the incoming values, and blocks are translated in reverse
 //! post-order so that every operand is defined before its use. Unreachable blocks are dropped.
+//!
+//! # Module-level data: `llvm.global` and `llvm.addressof`
+//!
+//! Statics, `const` tables, string literals and promoted constants are `llvm.global` ops
+//! ([`GlobalOp`](pliron_llvm::ops::GlobalOp)) in the module body, next to the `llvm.func`s,
+//! in any order. What the translation reads from one:
+//!
+//! | producer call | LLVM / PTX |
+//! |---|---|
+//! | `GlobalOp::new(ctx, name, ty)` | `@name` of type `ty` |
+//! | `g.set_address_space(ctx, n)` | `addrspace(n)`: 1 `.global`, 4 `.const` (64 KiB at most), 3 `.shared`; 0 (the default) is generic, which NVPTX places in `.global` |
+//! | `g.set_constant(ctx, true)` | `constant` (read-only) |
+//! | `g.set_alignment(ctx, a)` ([`AlignableOpInterface`](pliron_llvm::op_interfaces::AlignableOpInterface)) | `align a` / `.align a` |
+//! | `g.set_attr_llvm_global_linkage(ctx, LinkageAttr::…)` | that linkage; without it a definition is `internal` (LLVM may fold and drop it) and a declaration `external`. `ExternalLinkage` on a definition gives a `.visible` symbol the host can look up |
+//! | `g.set_llvm_symbol_name(ctx, s)` ([`LlvmSymbolName`](pliron_llvm::op_interfaces::LlvmSymbolName)) | LLVM name `s`, for names that are not pliron identifiers; `llvm.addressof` still uses the pliron name |
+//! | `g.set_initializer_value(ctx, Box::new(attr))` | the initializer (below); no initializer and no region makes a declaration |
+//! | `g.add_initializer_region(ctx)`, ops in `g.get_initializer_block(ctx)`, ending in `ReturnOp::new(ctx, Some(v))` | the initializer is `v`, which must fold to a constant (`llvm.addressof`, `llvm.constant`, `llvm.zero`/`undef`/`poison`, `llvm.insert_value`, casts, GEPs) |
+//!
+//! Initializer attributes, which must have exactly the global's type (nested as deep as
+//! needed, the same ones `llvm.constant` takes):
+//! - [`BytesAttr::new(bytes)`](pliron_llvm::attributes::BytesAttr): `[N x i8]` with exactly
+//!   those bytes — strings, byte tables;
+//! - `IntegerAttr::new(int_ty, apint)`, and the float attributes (`FPSingleAttr::from(2.5f32)`,
+//!   `FPDoubleAttr`, `FPHalfAttr`, `FPBFloatAttr`), bit-exact;
+//! - [`ZeroAttr(ty)`](pliron_llvm::attributes::ZeroAttr): `zeroinitializer`;
+//!   [`UndefAttr(ty)`](pliron_llvm::attributes::UndefAttr), which `.shared` globals need
+//!   (shared memory cannot be initialised); `PoisonAttr(ty)`;
+//! - [`AggregateAttr::new(elements, ty)`](pliron_llvm::attributes::AggregateAttr): an array,
+//!   struct or vector, one `Box<dyn TypedAttrInterface>` per element (an `[N x i8]` may be
+//!   spelled this way too); `SplatAttr` for vectors;
+//! - [`SymbolAddrAttr::new(name, ptr_ty)`](pliron_llvm::attributes::SymbolAddrAttr): the
+//!   address of another global or a function — pointer-valued statics such as
+//!   `static S: &[u32] = &[1, 2]` are an `AggregateAttr` of `{ SymbolAddrAttr, IntegerAttr }`
+//!   over a second global holding the data.
+//!
+//! `AddressOfOp::new(ctx, name, n)` (in a function or an initializer region) and a
+//! `SymbolAddrAttr` of type `ptr addrspace(n)` give the symbol's address in address space `n`:
+//! when the symbol lives in another space — a generic `ptr` to a `.const` table, the usual
+//! case for Rust references — the translation inserts the `addrspacecast`. (pliron-llvm's own
+//! LLVM export does not cast; there the types must match.)
+//!
+//! ```
+//! use pliron::{
+//!     builtin::{
+//!         attr_interfaces::TypedAttrInterface,
+//!         attributes::IntegerAttr,
+//!         op_interfaces::{OneResultInterface, SingleBlockRegionInterface},
+//!         ops::ModuleOp,
+//!         types::{IntegerType, Signedness},
+//!     },
+//!     context::Context,
+//!     identifier::Identifier,
+//!     op::Op,
+//!     utils::apint::APInt,
+//! };
+//! use pliron_llvm::{
+//!     attributes::{AggregateAttr, BytesAttr, SymbolAddrAttr},
+//!     op_interfaces::AlignableOpInterface,
+//!     ops::{AddressOfOp, FuncOp, GlobalOp, LoadOp, ReturnOp, StoreOp},
+//!     types::{ArrayType, FuncType, PointerType, StructLayout, StructType, VoidType},
+//! };
+//!
+//! let ctx = &mut Context::new();
+//! let module = ModuleOp::new(ctx, Identifier::try_from("m").unwrap());
+//! let i8_ty = IntegerType::get(ctx, 8, Signedness::Signless);
+//! let i64_ty = IntegerType::get(ctx, 64, Signedness::Signless);
+//! let generic_ptr = PointerType::get(ctx, 0);
+//!
+//! // A string literal / const byte table, in the const space.
+//! let bytes = b"hello\0".to_vec();
+//! let table_ty = ArrayType::get(ctx, i8_ty.into(), bytes.len() as u64).into();
+//! let table = GlobalOp::new(ctx, Identifier::try_from("HELLO").unwrap(), table_ty);
+//! table.set_address_space(ctx, 4);
+//! table.set_constant(ctx, true);
+//! table.set_initializer_value(ctx, Box::new(BytesAttr::new(bytes)));
+//! module.append_operation(ctx, table.get_operation(), 0);
+//!
+//! // `static S: &[u8] = b"hello\0";`: a { ptr, i64 } pointing at HELLO.
+//! let slice_ty = StructType::get_unnamed(
+//!     ctx,
+//!     (vec![generic_ptr.into(), i64_ty.into()], StructLayout::Unpacked),
+//! );
+//! let len = IntegerAttr::new(i64_ty, APInt::from_u64(6, 64.try_into().unwrap()));
+//! let fields: Vec<Box<dyn TypedAttrInterface>> = vec![
+//!     Box::new(SymbolAddrAttr::new(Identifier::try_from("HELLO").unwrap(), generic_ptr)),
+//!     Box::new(len),
+//! ];
+//! let s = GlobalOp::new(ctx, Identifier::try_from("S").unwrap(), slice_ty.into());
+//! s.set_address_space(ctx, 1);
+//! s.set_constant(ctx, true);
+//! s.set_alignment(ctx, 8);
+//! s.set_initializer_value(ctx, Box::new(AggregateAttr::new(fields, slice_ty.into())));
+//! module.append_operation(ctx, s.get_operation(), 0);
+//!
+//! // kernel first(out: ptr) { *out = HELLO[0] }, through a generic pointer.
+//! let void = VoidType::get(ctx).into();
+//! let kernel_ty = FuncType::get(ctx, void, vec![generic_ptr.into()], false);
+//! let kernel = FuncOp::new(ctx, Identifier::try_from("first").unwrap(), kernel_ty);
+//! module.append_operation(ctx, kernel.get_operation(), 0);
+//! let entry = kernel.get_or_create_entry_block(ctx);
+//! let out = entry.deref(ctx).get_argument(0);
+//! let hello = AddressOfOp::new(ctx, Identifier::try_from("HELLO").unwrap(), 0);
+//! hello.get_operation().insert_at_back(entry, ctx);
+//! let hello = hello.get_result(ctx);
+//! let byte = LoadOp::new(ctx, hello, i8_ty.into());
+//! byte.get_operation().insert_at_back(entry, ctx);
+//! let byte = byte.get_result(ctx);
+//! StoreOp::new(ctx, byte, out).get_operation().insert_at_back(entry, ctx);
+//! ReturnOp::new(ctx, None).get_operation().insert_at_back(entry, ctx);
+//!
+//! let opts = oxide_llvm_emit::EmitOptions {
+//!     kernels: vec!["first".into()],
+//!     opt_level: 0,
+//!     ..Default::default()
+//! };
+//! let out = oxide_llvm_emit::emit_ptx(ctx, module, &opts).unwrap();
+//! assert!(out.ptx.contains(".const .align 1 .b8 HELLO[6] = {104, 101, 108, 108, 111};"));
+//! assert!(out.ptx.contains(".global .align 8 .u64 S[2] = {generic(HELLO), 6};"));
+//! ```
 
 mod arith;
 mod constants;

@@ -19,9 +19,7 @@ use pliron::{
 };
 use pliron_llvm::{
     attributes::BytesAttr,
-    ops::{
-        AddressOfOp, CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, LoadOp, ReturnOp, UndefOp,
-    },
+    ops::{AddressOfOp, CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, LoadOp, ReturnOp, UndefOp},
     types::ArrayType,
 };
 
@@ -131,7 +129,11 @@ fn initializer_region_that_is_not_constant() {
     let g = global(ctx, m, "copy", i32t, None);
     g.add_initializer_region(ctx);
     let init = g.get_initializer_block(ctx).unwrap();
-    let src = val(init, AddressOfOp::new(ctx, Identifier::try_from("src").unwrap(), 0), ctx);
+    let src = val(
+        init,
+        AddressOfOp::new(ctx, Identifier::try_from("src").unwrap(), 0),
+        ctx,
+    );
     let loaded = val(init, LoadOp::new(ctx, src, i32t), ctx);
     put(init, ReturnOp::new(ctx, Some(loaded)), ctx);
     let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
