@@ -25,6 +25,33 @@ use super::{
 };
 use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
 
+/// The LLVM intrinsic (without its type suffix) of a float `core::intrinsics` function, which
+/// rustc names either per type (`sqrtf32`) or generically (`fabs::<f32>`).
+fn float_intrinsic(name: &str) -> Option<&'static str> {
+    let base = ["f16", "f32", "f64", "f128"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name)
+        .trim_end_matches('_');
+    Some(match base {
+        "sqrt" => "sqrt",
+        "fabs" => "fabs",
+        "floor" => "floor",
+        "ceil" => "ceil",
+        "trunc" => "trunc",
+        "round" => "round",
+        "round_ties_even" | "rint" | "nearbyint" => "roundeven",
+        "fma" => "fma",
+        "fmuladd" => "fmuladd",
+        "minnum" => "minnum",
+        "maxnum" => "maxnum",
+        "minimum" => "minimum",
+        "maximum" => "maximum",
+        "copysign" => "copysign",
+        _ => return None,
+    })
+}
+
 /// Why a function of the standard library cannot run on the GPU, if it cannot: by the crate that
 /// defines it (`Box::new` prints as `std::boxed::...` but lives in `alloc`). Checked before a body
 /// is imported so that the error names the call the user wrote, not a constant it passes.
@@ -303,6 +330,28 @@ impl<'tcx> FnCx<'tcx, '_> {
         let int_suffix =
             |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
         let result: Option<Value> = match name {
+            "is_val_statically_known" => Some(self.const_int(1, 0)),
+            "ptr_offset_from" | "ptr_offset_from_unsigned" => {
+                // Both pointers are in one allocation and their distance is a multiple of the
+                // element size, so the division is exact.
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let i64_ty = types::int(self.ctx(), 64);
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let a = self.emit_value(|ctx| pliron_llvm::ops::PtrToIntOp::new(ctx, a, i64_ty));
+                let b = self.emit_value(|ctx| pliron_llvm::ops::PtrToIntOp::new(ctx, b, i64_ty));
+                let bytes = self.emit_value(|ctx| {
+                    pliron_llvm::ops::SubOp::new_with_overflow_flag(ctx, a, b, Default::default())
+                });
+                let size = self.const_usize(size.max(1));
+                Some(if name == "ptr_offset_from" {
+                    self.emit_value(|ctx| pliron_llvm::ops::SDivOp::new(ctx, bytes, size))
+                } else {
+                    self.emit_value(|ctx| pliron_llvm::ops::UDivOp::new(ctx, bytes, size))
+                })
+            }
             "assume"
             | "cold_path"
             | "assert_inhabited"
@@ -314,40 +363,8 @@ impl<'tcx> FnCx<'tcx, '_> {
                 None
             }
             "abort" | "unreachable" => return self.trap(&format!("`core::intrinsics::{name}`")),
-            "sqrtf32"
-            | "sqrtf64"
-            | "fabsf32"
-            | "fabsf64"
-            | "floorf32"
-            | "floorf64"
-            | "ceilf32"
-            | "ceilf64"
-            | "truncf32"
-            | "truncf64"
-            | "roundf32"
-            | "roundf64"
-            | "round_ties_even_f32"
-            | "round_ties_even_f64"
-            | "fmaf32"
-            | "fmaf64"
-            | "fmuladdf32"
-            | "fmuladdf64"
-            | "minnumf32"
-            | "minnumf64"
-            | "maxnumf32"
-            | "maxnumf64"
-            | "copysignf32"
-            | "copysignf64" => {
-                let base = name
-                    .trim_end_matches("f32")
-                    .trim_end_matches("f64")
-                    .trim_end_matches('_');
-                let llvm = match base {
-                    "fabs" => "fabs",
-                    "round_ties_even" => "roundeven",
-                    "fmuladd" => "fmuladd",
-                    other => other,
-                };
+            _ if float_intrinsic(name).is_some() => {
+                let llvm = float_intrinsic(name).expect("checked");
                 let suffix = float_suffix(operands[0].layout);
                 let ty = self.immediate_type(operands[0].layout)?;
                 let values = operands

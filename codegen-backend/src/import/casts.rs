@@ -3,7 +3,9 @@
 #[allow(unused_imports)]
 use crate::import::prelude::*;
 use pliron_llvm::{
+    attributes::{FastmathFlags, FastmathFlagsAttr},
     op_interfaces::CastOpInterface,
+    op_interfaces::FastMathFlags,
     ops::{BitcastOp, FPExtOp, FPTruncOp, IntToPtrOp, PtrToIntOp, SIToFPOp, UIToFPOp},
 };
 use rustc_abi::{BackendRepr, Primitive};
@@ -39,6 +41,15 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let to_bits = layout.size.bits();
                 OperandVal::Imm(self.int_resize(v, from_bits, to_bits, types::is_signed(from)))
             }
+            CastKind::FloatToInt | CastKind::IntToFloat
+                if layout.size.bits() > 64 || value.layout.size.bits() > 64 =>
+            {
+                // NVPTX has no 128-bit conversions and no compiler-rt to call.
+                return unsupported(
+                    self.span,
+                    format!("the cast from `{from}` to `{to}` (128-bit integer <-> float)"),
+                );
+            }
             CastKind::FloatToInt => {
                 // The saturating intrinsics are exactly Rust's `as` (NaN -> 0, clamp to range).
                 let v = value.immediate(self.span)?;
@@ -71,9 +82,19 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let float_ty = self.immediate_type(layout)?;
                 let (from_bits, to_bits) = (value.layout.size.bits(), layout.size.bits());
                 OperandVal::Imm(if to_bits > from_bits {
-                    self.emit_value(|ctx| FPExtOp::new(ctx, v, float_ty))
+                    let ext = self.emit(|ctx| FPExtOp::new(ctx, v, float_ty));
+                    ext.set_fast_math_flags(
+                        &self.m.ctx,
+                        FastmathFlagsAttr::from(FastmathFlags::empty()),
+                    );
+                    ext.get_result(&self.m.ctx)
                 } else if to_bits < from_bits {
-                    self.emit_value(|ctx| FPTruncOp::new(ctx, v, float_ty))
+                    let trunc = self.emit(|ctx| FPTruncOp::new(ctx, v, float_ty));
+                    trunc.set_fast_math_flags(
+                        &self.m.ctx,
+                        FastmathFlagsAttr::from(FastmathFlags::empty()),
+                    );
+                    trunc.get_result(&self.m.ctx)
                 } else {
                     v
                 })

@@ -451,9 +451,10 @@ pub(crate) fn is_unit<'tcx>(ty: Ty<'tcx>) -> bool {
 
 /// The Pliron traits whose methods every lowering module calls.
 pub(crate) mod prelude {
+    pub(crate) use pliron::builtin::op_interfaces::OneResultInterface as _;
     pub(crate) use pliron::op::Op as _;
     pub(crate) use pliron_llvm::op_interfaces::{
-        BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _,
+        BinArithOp as _, CastOpInterface as _, CastOpWithNNegInterface as _, FastMathFlags as _,
         IntBinArithOpWithOverflowFlag as _,
     };
 }

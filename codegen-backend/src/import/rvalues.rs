@@ -360,7 +360,9 @@ impl<'tcx> FnCx<'tcx, '_> {
     }
 
     fn fcmp(&mut self, pred: F, a: Value, b: Value) -> Value {
-        self.emit_value(|ctx| FCmpOp::new(ctx, pred, a, b))
+        let cmp = self.emit(|ctx| FCmpOp::new(ctx, pred, a, b));
+        cmp.set_fast_math_flags(&self.m.ctx, FastmathFlagsAttr::from(FastmathFlags::empty()));
+        cmp.get_result(&self.m.ctx)
     }
 
     /// `Ordering` as an `i8`: -1, 0 or 1.
