@@ -13,10 +13,14 @@
 //!     }
 //! }
 //!
-//! let (a, b, mut c) = ([1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0], [0.0f32; 3]);
-//! let cfg = LaunchConfig::for_num_elems(3, 2).unwrap();
-//! vecadd::emulate(&cfg, &a, &b, &mut c).unwrap();
-//! assert_eq!(c, [11.0, 22.0, 33.0]);
+//! fn main() -> Result<(), oxide::emulate::KernelFailure> {
+//!     let (a, b, mut c) = ([1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0], [0.0f32; 3]);
+//!     // Two blocks of two threads; the last thread finds no element.
+//!     let cfg = LaunchConfig::for_num_elems(3, 2).unwrap();
+//!     vecadd::emulate(&cfg, &a, &b, &mut c)?;
+//!     assert_eq!(c, [11.0, 22.0, 33.0]);
+//!     Ok(())
+//! }
 //! ```
 //!
 //! `#[kernel]` generates `<kernel>::emulate(&cfg, args...)` (`&[T]` stays `&[T]`, a
@@ -58,20 +62,20 @@
 //!    on one of those threads. So the memory is valid and nothing outside the kernel touches it
 //!    while any of them lives.
 //! 2. *Same `ptr` and `len` everywhere*: all are built from the same `RawSlice`.
-//! 3. *A distinct `ThreadIndex` on every thread that runs at the same time.* Safe code writes an
-//!    element only through `get_mut(ThreadIndex)`, and a `ThreadIndex` comes only from
-//!    `ThreadIndex::linear()`, computed from the calling OS thread's context. `run` gives the OS
-//!    threads of a block distinct `thread_idx` in one block, and `linear` is injective over a
-//!    validated grid (the grid's thread count fits in `usize`). A kernel cannot change its
-//!    context ([`with_thread_context`] panics on an emulated thread), cannot move a
-//!    `ThreadIndex` or a `DisjointSlice` to another OS thread (neither is `Send`), and cannot
-//!    keep one past `run` (the OS threads, and their thread-locals, end with `run`). An index
-//!    kept from an earlier block (in a thread-local) names an element of OS thread `t`'s own
-//!    earlier GPU threads, which no other OS thread is ever given: the sets of indices the OS
-//!    threads can hold are disjoint.
-//! 4. *Sending elements.* Elements are written from other OS threads than the caller's, so
-//!    `RawSlice<T>` is `Sync` only for `T: Send`; `&[T]` arguments are shared, so they need
-//!    `T: Sync`, and by-value arguments (copied by every thread) `T: Sync` as well.
+//! 3. *No element reachable from two OS threads through safe code.* Safe code writes an
+//!    element only through `get_mut(idx)`, element `idx.get()`, and a `ThreadIndex` comes only
+//!    from `ThreadIndex::linear()`, computed from the calling OS thread's context. OS thread `t`
+//!    of `run` only ever has the contexts of GPU threads `(b, t)`, `b` over the blocks: `run`
+//!    sets them and a kernel cannot change them ([`with_thread_context`] panics on an emulated
+//!    thread). A `ThreadIndex` is not `Send`, so it never leaves the OS thread that made it (nor
+//!    does a `DisjointSlice`), and the kernel only runs on `run`'s OS threads, which are new for
+//!    each `run`. `linear` is injective over a validated grid (its thread count fits in
+//!    `usize`), so the sets of indices that two OS threads can ever hold are disjoint, whether an
+//!    index was made in the current block or kept (in a thread-local, say) from an earlier one.
+//! 4. *Sending elements.* Elements are written, and their old values dropped, on other OS
+//!    threads than the caller's, so `emulate` requires `T: Send` of a `DisjointSlice<T>`
+//!    argument ([`RawSlice::new`]); every thread reads `&[T]` arguments and copies by-value
+//!    ones, so those require `T: Sync` ([`Shared::new`]).
 //!
 //! `DisjointSlice::get_unchecked_mut` is `unsafe`: what a kernel does with it is the kernel
 //! author's obligation, on the GPU and here alike.
@@ -303,8 +307,8 @@ pub fn run(
 
     let spawned = thread::scope(|scope| {
         for thread in 0..threads {
-            let block = Arc::clone(&block);
-            let worker = move || run_thread(block, thread, shape, kernel);
+            let own = Arc::clone(&block);
+            let worker = move || run_thread(own, thread, shape, kernel);
             if let Err(e) = thread::Builder::new().spawn_scoped(scope, worker) {
                 // The threads started so far see `Aborted` and return without running.
                 block.start(false);
@@ -511,6 +515,8 @@ struct State {
     lowest_returned: u32,
     /// Some thread of this block failed: no thread waits any more and no later block runs.
     failed: bool,
+    /// Set with the last block's end when it failed: the threads stop.
+    stopped: bool,
     failure: Option<Failure>,
 }
 
@@ -527,6 +533,7 @@ impl Block {
                 finished: 0,
                 lowest_returned: u32::MAX,
                 failed: false,
+                stopped: false,
                 failure: None,
             }),
             changed: Condvar::new(),
@@ -578,7 +585,10 @@ impl Block {
     /// When every thread that has not returned waits at `sync_threads()` but some returned,
     /// the barrier can never complete: a divergent barrier.
     fn check_divergence(&self, st: &mut State, block: [u32; 3]) {
-        if !st.failed && st.waiting > 0 && st.finished > 0 && st.waiting + st.finished == self.threads
+        if !st.failed
+            && st.waiting > 0
+            && st.finished > 0
+            && st.waiting + st.finished == self.threads
         {
             let failure = Failure::Divergence {
                 block,
@@ -638,21 +648,51 @@ impl Block {
             st.waiting = 0;
             st.lowest_waiting = u32::MAX;
             st.blocks_done += 1;
+            st.stopped = st.failed;
             self.changed.notify_all();
-            return st.failed;
+            return st.stopped;
         }
         let done = st.blocks_done;
         while st.blocks_done == done {
             st = self.wait(st);
         }
-        st.failed
+        // Not `failed`: a thread that woke late may find the next block failed already; that
+        // block cannot end (nor change `stopped`) before this thread has run it.
+        st.stopped
     }
 }
+
+/// A shared kernel argument (`&[T]`, or a by-value `T`) of an emulated kernel, read by every
+/// emulated thread. Used by the `emulate` function `#[kernel]` generates; `Sync` whatever `T`
+/// is, so that the error for a `T` that is not `Sync` comes from [`Shared::new`], at the
+/// argument.
+#[doc(hidden)]
+pub struct Shared<'a, T: ?Sized>(&'a T);
+
+impl<'a, T: ?Sized + Sync> Shared<'a, T> {
+    /// Shares `value` with the emulated threads.
+    pub fn new(value: &'a T) -> Self {
+        Shared(value)
+    }
+}
+
+impl<'a, T: ?Sized> Shared<'a, T> {
+    /// The shared value.
+    pub fn get(&self) -> &'a T {
+        self.0
+    }
+}
+
+// SAFETY: a `Shared<T>` is only built by `Shared::new`, which requires `T: Sync`, so it is a
+// `&T` that may be shared and sent.
+unsafe impl<T: ?Sized> Sync for Shared<'_, T> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized> Send for Shared<'_, T> {}
 
 /// The `&mut [T]` behind a `DisjointSlice<T>` argument of an emulated kernel, shared by the
 /// emulated threads, each of which builds its own `DisjointSlice` from [`ptr`](Self::ptr) and
 /// [`len`](Self::len). Used by the `emulate` function `#[kernel]` generates; see "Soundness" in
-/// the [module docs](self).
+/// the [module docs](self). Built only by [`RawSlice::new`], which requires `T: Send`.
 #[doc(hidden)]
 pub struct RawSlice<'a, T> {
     ptr: *mut T,
@@ -660,7 +700,7 @@ pub struct RawSlice<'a, T> {
     _borrow: PhantomData<&'a mut [T]>,
 }
 
-impl<'a, T> RawSlice<'a, T> {
+impl<'a, T: Send> RawSlice<'a, T> {
     /// Borrows `slice` for as long as the value lives.
     pub fn new(slice: &'a mut [T]) -> Self {
         RawSlice {
@@ -669,7 +709,9 @@ impl<'a, T> RawSlice<'a, T> {
             _borrow: PhantomData,
         }
     }
+}
 
+impl<'a, T> RawSlice<'a, T> {
     /// The slice's data pointer.
     pub fn ptr(&self) -> *mut T {
         self.ptr
@@ -689,7 +731,9 @@ impl<'a, T> RawSlice<'a, T> {
 // SAFETY: a `RawSlice` only hands out its pointer and length; writing through them takes
 // `unsafe` (`DisjointSlice::from_raw_parts`), whose contract the emulator meets (module docs).
 // The elements are written, and their old values dropped, on the emulated threads, so `T` must
-// be `Send`, as for sending a `&mut [T]` to another thread.
-unsafe impl<T: Send> Sync for RawSlice<'_, T> {}
+// be `Send`, as for sending a `&mut [T]` to another thread: `RawSlice::new` requires it (the
+// impls carry no bound so that the error for a `T` that is not `Send` comes from `new`, at the
+// argument).
+unsafe impl<T> Sync for RawSlice<'_, T> {}
 // SAFETY: as above; moving the value moves the unique borrow, like moving a `&mut [T]`.
-unsafe impl<T: Send> Send for RawSlice<'_, T> {}
+unsafe impl<T> Send for RawSlice<'_, T> {}

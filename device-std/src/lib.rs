@@ -24,9 +24,13 @@
 //!
 //! Device side: [`thread`] (indices and the intrinsics the backend replaces) and
 //! [`DisjointSlice`] (the only safe way to write memory shared by the grid).
-//! Host side: [`host`] (driver, buffers, launches) and [`emulate`] (the host's view of "which
-//! thread am I"). Everything a kernel calls is plain Rust: no trait objects, formatting or
-//! allocation, and `#[inline]` so its MIR crosses crates to the backend.
+//! Host side: [`host`] (driver, buffers, launches) and [`emulate`] (the CPU emulator: a whole
+//! grid on host threads: `vecadd::emulate(&cfg, &a, &b, &mut c)`). Everything a kernel calls
+//! is plain Rust: no trait objects, formatting or allocation, and `#[inline]` so its MIR
+//! crosses crates to the backend.
+
+// `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR.
+#![feature(negative_impls)]
 
 use core::marker::PhantomData;
 

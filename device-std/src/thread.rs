@@ -46,12 +46,18 @@ intrinsics! {
     grid_dim_z => grid_dim[2];
 }
 
-/// Waits until every thread of the block has reached this point (`__syncthreads`).
+/// Waits until every thread of the block has reached this point (`__syncthreads`); memory
+/// written before it by any thread of the block is then visible to all of them.
 ///
-/// On the host this does nothing yet: a host call runs a single simulated thread. The CPU
-/// emulator will implement it as a barrier over the block's threads.
+/// Every thread of the block must reach every `sync_threads()` (a thread that returns early
+/// while others wait is undefined behaviour on the GPU). On the host, under
+/// [`crate::emulate::run`], this is a real barrier over the block's OS threads, which reports
+/// such a divergence instead of hanging; in a plain host call (one simulated thread) it does
+/// nothing.
 #[inline(never)]
-pub fn sync_threads() {}
+pub fn sync_threads() {
+    emulate::sync_threads();
+}
 
 /// Global x index of a 1-D launch: `block_idx_x * block_dim_x + thread_idx_x`.
 ///
@@ -74,8 +80,14 @@ pub fn index_2d() -> (usize, usize) {
 /// It cannot be built by hand (private field), copied, cloned or changed by arithmetic, so
 /// holding one proves "this index is mine"; that is what makes
 /// [`crate::DisjointSlice::get_mut`] race-free.
+///
+/// It is neither `Send` nor `Sync`, so it cannot reach another thread either (a host thread of
+/// the CPU emulator, see [`crate::emulate`]).
 #[derive(Debug)]
 pub struct ThreadIndex(usize);
+
+impl !Send for ThreadIndex {}
+impl !Sync for ThreadIndex {}
 
 impl ThreadIndex {
     /// The calling thread's index, row-major over blocks then over threads in a block:

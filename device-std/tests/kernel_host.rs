@@ -1,7 +1,8 @@
-//! `#[kernel]` expansions compile, their launchers have the promised types, and a kernel still
-//! runs on the host (one simulated thread at a time, as the CPU emulator will do).
+//! `#[kernel]` expansions compile, their launchers and emulators have the promised types, and a
+//! kernel still runs on the host one simulated thread at a time (the emulator itself is tested
+//! in tests/emulate.rs).
 
-use oxide::emulate::{ThreadContext, with_thread_context};
+use oxide::emulate::{KernelFailure, ThreadContext, with_thread_context};
 use oxide::host::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use oxide::prelude::*;
 
@@ -57,11 +58,38 @@ type MixedLauncher = fn(
     &mut DeviceBuffer<f64>,
 ) -> Result<(), Error>;
 
+type VecaddEmulator = fn(&LaunchConfig, &[f32], &[f32], &mut [f32]) -> Result<(), KernelFailure>;
+
+type MixedEmulator = fn(
+    &LaunchConfig,
+    u32,
+    Params,
+    (u8, f64),
+    [u16; 3],
+    (),
+    &[u32],
+    &mut [f64],
+) -> Result<(), KernelFailure>;
+
 #[test]
 fn launchers_have_typed_arguments() {
     let _: VecaddLauncher = vecadd::launch;
     let _: MixedLauncher = mixed::launch;
     let _: fn(&Gpu) -> Result<(), Error> = vecadd::load;
+    let _: VecaddEmulator = vecadd::emulate;
+    let _: MixedEmulator = mixed::emulate;
+}
+
+#[test]
+fn emulated_by_value_arguments_reach_every_thread() {
+    let params = Params {
+        scale: 0.5,
+        offset: [1, 2],
+    };
+    let mut out = [0.0f64; 5];
+    let cfg = LaunchConfig::for_num_elems(out.len(), 2).unwrap();
+    mixed::emulate(&cfg, 3, params, (1, 0.25), [1, 2, 3], (), &[7], &mut out).unwrap();
+    assert_eq!(out, [3.75; 5]);
 }
 
 #[test]

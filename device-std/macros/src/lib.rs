@@ -3,7 +3,8 @@
 //! In: a free, non-generic `pub fn` returning nothing, whose arguments are plain names.
 //! Out: the same function with `#[unsafe(export_name = "__oxide_kernel__<name>")]` (how the
 //! backend finds kernels; the function stays callable on the host), and a module `<name>` with
-//! a typed host launcher `<name>::launch(gpu, cfg, args...)`.
+//! a typed host launcher `<name>::launch(gpu, cfg, args...)` and the CPU emulator
+//! `<name>::emulate(&cfg, args...)`.
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
@@ -15,11 +16,15 @@ mod args;
 
 use args::ArgKind;
 
-/// Marks a `pub fn` as a GPU kernel and generates its host launcher `<name>::launch`.
+/// Marks a `pub fn` as a GPU kernel and generates its host launcher `<name>::launch` and its
+/// CPU emulator `<name>::emulate`.
 ///
 /// Argument types and what the launcher takes for them:
 /// `&[T]` → `&oxide::host::DeviceBuffer<T>`; `DisjointSlice<T>` →
 /// `&mut oxide::host::DeviceBuffer<T>`; any other `T: Copy` → `T`.
+///
+/// What the emulator takes for them: `&[T]` → `&[T]` (`T: Sync`); `DisjointSlice<T>` →
+/// `&mut [T]` (`T: Send`); any other `T: Copy` → `T` (`T: Sync`).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = TokenStream2::from(item);
@@ -153,39 +158,96 @@ impl Kernel {
             local("launch"),
         );
 
+        // Helpers whose bounds state what the arguments need, reported at the argument's type.
+        let copy = local("kernel_arguments_passed_by_value_must_be_copy");
+        let sync = local("emulated_kernel_shared_arguments_must_be_sync");
+        let send = local("emulated_kernel_output_elements_must_be_send");
         let mut params = Vec::new();
         let mut pushes = Vec::new();
-        let mut copy_checks = Vec::new();
+        // The emulator: its parameters, what it does before `run`, what each emulated thread
+        // does before calling the kernel, and the kernel's arguments.
+        let mut emu_params = Vec::new();
+        let mut emu_shared = Vec::new();
+        let mut emu_thread = Vec::new();
+        let mut emu_args = Vec::new();
+        let (mut uses_copy, mut uses_sync, mut uses_send) = (false, false, false);
         for (arg, kind) in &self.args {
             match kind {
                 ArgKind::Slice(elem) => {
                     params.push(quote!(#arg: &::oxide::host::DeviceBuffer<#elem>));
                     pushes.push(quote!(#launch.push(#arg);));
+                    emu_params.push(quote!(#arg: &[#elem]));
+                    // Every emulated thread reads the slice: `T: Sync`.
+                    emu_shared.push(quote_spanned! {elem.span()=>
+                        let #arg = #sync::<[#elem]>(#arg);
+                    });
+                    emu_args.push(quote!(#arg.get()));
+                    uses_sync = true;
                 }
                 ArgKind::Disjoint(elem) => {
                     params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#elem>));
                     pushes.push(quote!(#launch.push(#arg);));
+                    emu_params.push(quote!(#arg: &mut [#elem]));
+                    // The emulated threads write the elements: `T: Send`.
+                    emu_shared.push(quote_spanned! {elem.span()=>
+                        let #arg = #send::<#elem>(#arg);
+                    });
+                    uses_send = true;
+                    // SAFETY (not emitted: quote drops comments; see "Soundness" in the docs of
+                    // `oxide::emulate`): `#arg` borrows the caller's `&mut [T]` until `run`
+                    // returns, after every emulated thread has ended, so the memory is valid and
+                    // only the kernel touches it; every thread gets the same pointer and length;
+                    // `run` gives the threads that run at once distinct indices, which they
+                    // cannot change nor pass between OS threads, so through `get_mut` no two
+                    // threads reach one element; the elements are `Send`.
+                    emu_thread.push(quote! {
+                        let #arg = unsafe {
+                            ::oxide::DisjointSlice::from_raw_parts(#arg.ptr(), #arg.len())
+                        };
+                    });
+                    emu_args.push(quote!(#arg));
                 }
                 ArgKind::Value(ty) => {
                     params.push(quote!(#arg: #ty));
                     pushes.push(quote!(#launch.push(::oxide::host::ByValue(&#arg));));
-                    // Spanned at the type, so a non-`Copy` type is reported where it is written.
-                    copy_checks.push(quote_spanned! {ty.span()=>
-                        kernel_arguments_passed_by_value_must_be_copy::<#ty>();
-                    });
+                    emu_params.push(quote!(#arg: #ty));
+                    // Every emulated thread copies the value: `T: Sync`.
+                    emu_shared.push(quote_spanned! {ty.span()=> let #arg = #sync::<#ty>(&#arg);});
+                    // By-value arguments are copied byte for byte to the GPU, and here to every
+                    // emulated thread: they must be `Copy`. Spanned at the type, so that a
+                    // non-`Copy` type is reported where it is written.
+                    emu_args.push(quote_spanned! {ty.span()=> #copy::<#ty>(#arg.get())});
+                    uses_copy = true;
+                    uses_sync = true;
                 }
             }
         }
-
-        // By-value arguments are copied byte for byte to the GPU: they must be `Copy`.
-        let copy_check = (!copy_checks.is_empty()).then(|| {
+        let copy_helper = uses_copy.then(|| {
             quote! {
-                const _: () = {
-                    fn kernel_arguments_passed_by_value_must_be_copy<T: ::core::marker::Copy>() {}
-                    fn check() {
-                        #(#copy_checks)*
-                    }
-                };
+                #[inline(always)]
+                fn #copy<T: ::core::marker::Copy>(value: &T) -> T {
+                    *value
+                }
+            }
+        });
+        let sync_helper = uses_sync.then(|| {
+            quote! {
+                #[inline(always)]
+                fn #sync<T: ?::core::marker::Sized + ::core::marker::Sync>(
+                    value: &T,
+                ) -> ::oxide::emulate::Shared<'_, T> {
+                    ::oxide::emulate::Shared::new(value)
+                }
+            }
+        });
+        let send_helper = uses_send.then(|| {
+            quote! {
+                #[inline(always)]
+                fn #send<T: ::core::marker::Send>(
+                    slice: &mut [T],
+                ) -> ::oxide::emulate::RawSlice<'_, T> {
+                    ::oxide::emulate::RawSlice::new(slice)
+                }
             }
         });
         let vis = &func.vis;
@@ -198,6 +260,13 @@ impl Kernel {
              waiting for it (`Gpu::dtoh` and `Gpu::synchronize` wait). Fails with \
              `Error::NoPtx` when the crate was built without the oxide backend."
         );
+        let emulate_doc = format!(
+            "Runs the `{entry}` kernel on the CPU over the grid `cfg`, every GPU thread of a \
+             block being an OS thread, and waits for it (see `oxide::emulate`). `&[T]` \
+             arguments are shared, a `DisjointSlice<T>` argument writes the `&mut [T]` given \
+             here, other arguments are copied to every thread. Fails with the first thread's \
+             panic, a `sync_threads()` that not every thread reaches, or a bad launch shape."
+        );
         quote! {
             #(#attrs)*
             #[unsafe(export_name = #export)]
@@ -208,7 +277,9 @@ impl Kernel {
                 #[allow(unused_imports)]
                 use super::*;
 
-                #copy_check
+                #copy_helper
+                #sync_helper
+                #send_helper
 
                 /// Loads the crate's PTX on `gpu` now rather than at the first launch, so that
                 /// `Error::NoPtx` or a PTX the driver rejects shows before any other work.
@@ -241,6 +312,19 @@ impl Kernel {
                     // SAFETY: the parameters were pushed from this kernel's own signature, in
                     // order, and the PTX is the backend's compilation of this same function.
                     unsafe { #launch.launch(#cfg) }
+                }
+
+                #[doc = #emulate_doc]
+                #[allow(unsafe_code, clippy::too_many_arguments)]
+                pub fn emulate(
+                    #cfg: &::oxide::host::LaunchConfig,
+                    #(#emu_params),*
+                ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> {
+                    #(#emu_shared)*
+                    ::oxide::emulate::run(#kernel_name, #cfg, || {
+                        #(#emu_thread)*
+                        super::#name(#(#emu_args),*)
+                    })
                 }
             }
         }

@@ -53,6 +53,15 @@ pub enum Error {
         /// Ordinal of the launching GPU.
         launch: usize,
     },
+    /// A kernel failed while running: a panic (a trap on the GPU), or a barrier not every thread
+    /// of a block reached. [`crate::emulate::KernelFailure`] converts into this.
+    #[error("kernel `{kernel}` failed: {message}")]
+    KernelFailed {
+        /// The kernel's name.
+        kernel: String,
+        /// What happened, and to which thread when that is known.
+        message: String,
+    },
     /// Any other failure reported by the CUDA driver.
     #[error("CUDA driver error: {}", describe(.0))]
     Driver(#[from] DriverError),
@@ -113,6 +122,12 @@ mod tests {
             e.to_string(),
             "the PTX of crate `vecadd` has no kernel `nope`"
         );
+        let e = Error::KernelFailed {
+            kernel: "vecadd".into(),
+            message: "boom".into(),
+        };
+        assert_eq!(e.to_string(), "kernel `vecadd` failed: boom");
+        assert!(!e.is_unavailable());
         let e = Error::NoDevice {
             ordinal: 3,
             count: 1,

@@ -1,0 +1,349 @@
+//! The CPU emulator (`oxide::emulate::run` and the generated `<kernel>::emulate`): grids, the
+//! block barrier, failures and launch shapes.
+
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use oxide::emulate::{self, FailureKind, KernelFailure, ThreadContext};
+use oxide::host::Error;
+use oxide::prelude::*;
+
+fn shape(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
+    LaunchConfig {
+        grid,
+        block,
+        shared_mem_bytes: 0,
+    }
+}
+
+#[kernel]
+pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+        *out = a[i] + b[i];
+    }
+}
+
+#[test]
+fn vecadd_matches_a_loop() {
+    let n = 1000;
+    let a: Vec<f32> = (0..n).map(|i| (i % 97) as f32 * 0.37).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i * 7 % 1000) as f32 * -1.25).collect();
+    let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
+    let mut c = vec![f32::NAN; n];
+    // 8 blocks of 128 threads: the last 24 threads find no element.
+    let cfg = LaunchConfig::for_num_elems(n, 128).unwrap();
+    vecadd::emulate(&cfg, &a, &b, &mut c).unwrap();
+    let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+    assert_eq!(bits(&c), bits(&expected));
+}
+
+/// Every thread writes its linear index and its global (x, y).
+#[kernel]
+pub fn indices(mut linear: DisjointSlice<u32>, mut xy: DisjointSlice<(u32, u32)>) {
+    let (x, y) = thread::index_2d();
+    if let Some(out) = xy.get_mut(ThreadIndex::linear()) {
+        *out = (x as u32, y as u32);
+    }
+    let idx = ThreadIndex::linear();
+    let i = idx.get() as u32;
+    if let Some(out) = linear.get_mut(idx) {
+        *out = i;
+    }
+}
+
+#[test]
+fn grid_2d_covers_every_thread_once() {
+    let (block, grid) = ((8, 4, 1), (3, 2, 1));
+    let n = 8 * 4 * 3 * 2;
+    let (mut linear, mut xy) = (vec![u32::MAX; n], vec![(u32::MAX, u32::MAX); n]);
+    indices::emulate(&shape(grid, block), &mut linear, &mut xy).unwrap();
+    assert_eq!(linear, (0..n as u32).collect::<Vec<_>>());
+    // The same order as a plain loop: blocks row-major, then threads row-major.
+    let mut expected = Vec::new();
+    for by in 0..2 {
+        for bx in 0..3 {
+            for ty in 0..4 {
+                for tx in 0..8 {
+                    expected.push((bx * 8 + tx, by * 4 + ty));
+                }
+            }
+        }
+    }
+    assert_eq!(xy, expected);
+}
+
+#[test]
+fn run_gives_each_thread_its_context() {
+    let (block, grid) = ((4, 3, 2), (2, 1, 3));
+    let seen = Mutex::new(Vec::new());
+    emulate::run("contexts", &shape(grid, block), || {
+        let ctx = ThreadContext {
+            thread_idx: [
+                thread::thread_idx_x(),
+                thread::thread_idx_y(),
+                thread::thread_idx_z(),
+            ],
+            block_idx: [
+                thread::block_idx_x(),
+                thread::block_idx_y(),
+                thread::block_idx_z(),
+            ],
+            block_dim: [
+                thread::block_dim_x(),
+                thread::block_dim_y(),
+                thread::block_dim_z(),
+            ],
+            grid_dim: [
+                thread::grid_dim_x(),
+                thread::grid_dim_y(),
+                thread::grid_dim_z(),
+            ],
+        };
+        seen.lock()
+            .unwrap()
+            .push((ThreadIndex::linear().get(), ctx));
+    })
+    .unwrap();
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort_by_key(|(i, _)| *i);
+    assert_eq!(seen.len(), 24 * 6);
+    for (n, (i, ctx)) in seen.into_iter().enumerate() {
+        assert_eq!(i, n);
+        assert_eq!((ctx.block_dim, ctx.grid_dim), ([4, 3, 2], [2, 1, 3]));
+        let (t, b) = (n % 24, n / 24);
+        assert_eq!(
+            ctx.thread_idx,
+            [t as u32 % 4, t as u32 / 4 % 3, t as u32 / 12]
+        );
+        assert_eq!(ctx.block_idx, [b as u32 % 2, 0, b as u32 / 2]);
+    }
+    // The calling thread's own context is untouched.
+    assert_eq!(ThreadIndex::linear().get(), 0);
+}
+
+/// Each thread publishes a value in its block's scratch, waits, and reads its neighbour's; then
+/// the block sums the scratch with a tree reduction, one barrier per step. Thread 0 of each
+/// block publishes late, so without a real barrier its neighbour would read 0.
+#[kernel]
+pub fn exchange(
+    scratch: &[AtomicU32],
+    mut neighbour: DisjointSlice<u32>,
+    mut sum: DisjointSlice<u32>,
+) {
+    let (tid, dim) = (
+        thread::thread_idx_x() as usize,
+        thread::block_dim_x() as usize,
+    );
+    let base = thread::block_idx_x() as usize * dim;
+    let mine = &scratch[base..base + dim];
+    if tid == 0 {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    mine[tid].store(thread::index_1d() as u32 + 1, Ordering::Relaxed);
+    thread::sync_threads();
+    let next = mine[(tid + 1) % dim].load(Ordering::Relaxed);
+    thread::sync_threads(); // everyone has read before the reduction overwrites
+    let mut stride = dim / 2;
+    while stride > 0 {
+        if tid < stride {
+            let v = mine[tid].load(Ordering::Relaxed) + mine[tid + stride].load(Ordering::Relaxed);
+            mine[tid].store(v, Ordering::Relaxed);
+        }
+        thread::sync_threads();
+        stride /= 2;
+    }
+    let total = mine[0].load(Ordering::Relaxed);
+    if let Some(out) = neighbour.get_mut(ThreadIndex::linear()) {
+        *out = next;
+    }
+    if let Some(out) = sum.get_mut(ThreadIndex::linear()) {
+        *out = total;
+    }
+}
+
+#[test]
+fn sync_threads_is_a_block_barrier() {
+    let (dim, blocks) = (64usize, 3usize);
+    let n = dim * blocks;
+    let scratch: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    let (mut neighbour, mut sum) = (vec![0u32; n], vec![0u32; n]);
+    let cfg = LaunchConfig::for_num_elems(n, dim as u32).unwrap();
+    exchange::emulate(&cfg, &scratch, &mut neighbour, &mut sum).unwrap();
+    for i in 0..n {
+        let (block, tid) = (i / dim, i % dim);
+        let next = block * dim + (tid + 1) % dim;
+        assert_eq!(neighbour[i], next as u32 + 1, "thread {i}");
+        let block_sum: usize = (block * dim..(block + 1) * dim).map(|j| j + 1).sum();
+        assert_eq!(sum[i], block_sum as u32, "thread {i}");
+    }
+}
+
+/// Thread 3 of block 1 reads out of bounds while the rest of its block waits at the barrier.
+#[kernel]
+pub fn oob(data: &[u32], mut out: DisjointSlice<u32>) {
+    let i = thread::index_1d();
+    let offset = if thread::block_idx_x() == 1 && thread::thread_idx_x() == 3 {
+        data.len()
+    } else {
+        0
+    };
+    let v = data[i + offset];
+    thread::sync_threads();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = v + 1;
+    }
+}
+
+#[test]
+fn a_panicking_thread_fails_the_launch_without_hanging() {
+    let data: Vec<u32> = (0..96).collect();
+    let mut out = vec![0u32; 96];
+    let cfg = LaunchConfig::for_num_elems(96, 32).unwrap();
+    let e = oob::emulate(&cfg, &data, &mut out).unwrap_err();
+    let KernelFailure {
+        kernel: "oob",
+        kind:
+            FailureKind::Panicked {
+                block: [1, 0, 0],
+                thread: [3, 0, 0],
+                ref message,
+                ref location,
+            },
+    } = e
+    else {
+        panic!("{e:?}");
+    };
+    assert_eq!(
+        message,
+        "index out of bounds: the len is 96 but the index is 131"
+    );
+    let location = location.as_deref().unwrap();
+    assert!(
+        location.starts_with("device-std/tests/emulate.rs:"),
+        "{location}"
+    );
+    assert_eq!((e.block(), e.thread()), (Some([1, 0, 0]), Some([3, 0, 0])));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "kernel `oob`: thread [3, 0, 0] of block [1, 0, 0] panicked at {location}: index out \
+             of bounds: the len is 96 but the index is 131"
+        )
+    );
+    // Block 0 ran, block 1 stopped at the barrier, block 2 never started.
+    assert_eq!(out[..32], (1..33).collect::<Vec<_>>());
+    assert!(out[32..].iter().all(|&v| v == 0));
+    // On the GPU side of the API this is a `KernelFailed`.
+    let e = Error::from(e);
+    assert!(
+        matches!(&e, Error::KernelFailed { kernel, .. } if kernel == "oob"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_lowest_panicking_thread_is_reported() {
+    let e = emulate::run("many", &shape((2, 1, 1), (16, 2, 1)), || {
+        if thread::block_idx_x() == 1 && thread::thread_idx_x() >= 5 {
+            panic!("thread {}", thread::thread_idx_x());
+        }
+    })
+    .unwrap_err();
+    let FailureKind::Panicked { message, .. } = &e.kind else {
+        panic!("{e:?}");
+    };
+    // No barrier: every thread of block 1 runs to its end, so all of them panic.
+    assert_eq!(message, "thread 5");
+    assert_eq!((e.block(), e.thread()), (Some([1, 0, 0]), Some([5, 0, 0])));
+}
+
+#[test]
+fn threads_returning_before_a_barrier_are_reported() {
+    let reached = AtomicUsize::new(0);
+    let e = emulate::run("divergent", &shape((2, 1, 1), (8, 1, 1)), || {
+        if thread::thread_idx_x() >= 6 {
+            return;
+        }
+        thread::sync_threads();
+        reached.fetch_add(1, Ordering::Relaxed);
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            FailureKind::BarrierDivergence {
+                block: [0, 0, 0],
+                thread: [0, 0, 0],
+                returned: [6, 0, 0],
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("sync_threads()"), "{e}");
+    assert_eq!(reached.into_inner(), 0);
+}
+
+#[test]
+fn an_emulated_thread_cannot_change_its_context() {
+    let e = emulate::run("forger", &shape((1, 1, 1), (2, 1, 1)), || {
+        emulate::with_thread_context(ThreadContext::SINGLE, || {});
+    })
+    .unwrap_err();
+    let FailureKind::Panicked { message, .. } = &e.kind else {
+        panic!("{e:?}");
+    };
+    assert!(message.contains("cannot change its indices"), "{message}");
+}
+
+#[test]
+fn bad_launch_shapes_are_errors() {
+    let ran = AtomicUsize::new(0);
+    for (grid, block) in [
+        ((1, 1, 1), (0, 1, 1)),
+        ((1, 1, 1), (1025, 1, 1)),
+        ((1, 1, 1), (32, 32, 2)),
+        ((1, 1, 1), (1, 1, 65)),
+        ((0, 1, 1), (32, 1, 1)),
+        ((1, 1, 0), (32, 1, 1)),
+    ] {
+        let e = emulate::run("shape", &shape(grid, block), || {
+            ran.fetch_add(1, Ordering::Relaxed);
+        })
+        .unwrap_err();
+        assert!(
+            matches!(e.kind, FailureKind::LaunchShape(_)),
+            "{grid:?} {block:?}: {e:?}"
+        );
+        assert!(
+            e.to_string()
+                .starts_with("kernel `shape`: invalid launch shape: "),
+            "{e}"
+        );
+        assert_eq!((e.block(), e.thread()), (None, None));
+        assert!(matches!(Error::from(e), Error::LaunchShape(_)));
+    }
+    assert_eq!(ran.into_inner(), 0);
+    // Through a generated emulator too.
+    let mut c = [0.0f32; 4];
+    let e = vecadd::emulate(
+        &shape((1, 1, 1), (2048, 1, 1)),
+        &[0.0; 4],
+        &[0.0; 4],
+        &mut c,
+    )
+    .unwrap_err();
+    assert_eq!(e.kernel, "vecadd");
+    assert!(matches!(e.kind, FailureKind::LaunchShape(_)), "{e:?}");
+}
+
+#[test]
+fn a_full_block_of_1024_threads() {
+    let n = 3000;
+    let a: Vec<f32> = (0..n).map(|i| i as f32).collect();
+    let mut c = vec![0.0f32; n];
+    let cfg = LaunchConfig::for_num_elems(n, 1024).unwrap();
+    vecadd::emulate(&cfg, &a, &a, &mut c).unwrap();
+    assert!(c.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+}
