@@ -34,11 +34,27 @@ macro_rules! map_cases {
     };
 }
 
+pub mod abstraction;
+pub mod casts;
+pub mod control;
+pub mod data;
+pub mod memory;
+pub mod panics;
+#[cfg(feature = "pending")]
+pub mod pending;
 pub mod scalars;
 
 /// Every case, in a stable order.
 pub fn all() -> Vec<Box<dyn Case>> {
     let mut all = Vec::new();
     all.extend(scalars::cases());
+    all.extend(casts::cases());
+    all.extend(control::cases());
+    all.extend(data::cases());
+    all.extend(memory::cases());
+    all.extend(abstraction::cases());
+    all.extend(panics::cases());
+    #[cfg(feature = "pending")]
+    all.extend(pending::cases());
     all
 }
