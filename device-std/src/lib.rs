@@ -36,6 +36,7 @@ use core::marker::PhantomData;
 
 pub mod emulate;
 pub mod host;
+pub mod soft;
 pub mod thread;
 
 pub use oxide_macros::kernel;
