@@ -154,6 +154,119 @@ pub unsafe fn compare_bytes(a: *const u8, b: *const u8, n: usize) -> i32 {
     0
 }
 
+/// The bits of the float nearest to `x` (ties to even), for a format with `mant` explicit
+/// mantissa bits and exponent bias `bias`; infinity when `x` is out of range.
+#[inline]
+fn u128_to_float_bits(x: u128, mant: u32, bias: u32) -> u64 {
+    if x == 0 {
+        return 0;
+    }
+    let top = 127 - x.leading_zeros();
+    let (mut m, mut e) = if top <= mant {
+        ((x << (mant - top)) as u64, top)
+    } else {
+        let shift = top - mant;
+        let rest = x & ((1u128 << shift) - 1);
+        let half = 1u128 << (shift - 1);
+        let mut m = (x >> shift) as u64;
+        if rest > half || (rest == half && m & 1 == 1) {
+            m += 1;
+        }
+        (m, top)
+    };
+    if m >> (mant + 1) != 0 {
+        m >>= 1;
+        e += 1;
+    }
+    let max_exp = 2 * bias + 1;
+    if e + bias >= max_exp {
+        return (max_exp as u64) << mant;
+    }
+    ((u64::from(e + bias)) << mant) | (m & ((1u64 << mant) - 1))
+}
+
+/// `x as f64` for `u128`.
+#[inline]
+pub fn u128_to_f64(x: u128) -> f64 {
+    f64::from_bits(u128_to_float_bits(x, 52, 1023))
+}
+
+/// `x as f32` for `u128`.
+#[inline]
+pub fn u128_to_f32(x: u128) -> f32 {
+    f32::from_bits(u128_to_float_bits(x, 23, 127) as u32)
+}
+
+/// `x as f64` for `i128`.
+#[inline]
+pub fn i128_to_f64(x: i128) -> f64 {
+    let magnitude = u128_to_f64(x.unsigned_abs());
+    if x < 0 { -magnitude } else { magnitude }
+}
+
+/// `x as f32` for `i128`.
+#[inline]
+pub fn i128_to_f32(x: i128) -> f32 {
+    let magnitude = u128_to_f32(x.unsigned_abs());
+    if x < 0 { -magnitude } else { magnitude }
+}
+
+/// The integer part of a finite `x` with `|x| < 2^128`, as a magnitude.
+#[inline]
+fn f64_magnitude(x: f64) -> u128 {
+    let bits = x.to_bits();
+    let exp_field = ((bits >> 52) & 0x7ff) as i32;
+    if exp_field < 1023 {
+        return 0; // |x| < 1
+    }
+    let mant = (bits & ((1u64 << 52) - 1)) | (1u64 << 52);
+    let shift = exp_field - 1075;
+    if shift >= 0 {
+        (mant as u128) << shift as u32
+    } else {
+        (mant >> (-shift) as u32) as u128
+    }
+}
+
+/// `x as u128` for `f64`: truncates, saturates, NaN is 0.
+#[inline]
+pub fn f64_to_u128(x: f64) -> u128 {
+    if x.is_nan() || x <= 0.0 {
+        0
+    } else if x >= 340282366920938463463374607431768211456.0 {
+        u128::MAX
+    } else {
+        f64_magnitude(x)
+    }
+}
+
+/// `x as i128` for `f64`: truncates, saturates, NaN is 0.
+#[inline]
+pub fn f64_to_i128(x: f64) -> i128 {
+    if x.is_nan() {
+        0
+    } else if x >= 170141183460469231731687303715884105728.0 {
+        i128::MAX
+    } else if x <= -170141183460469231731687303715884105728.0 {
+        i128::MIN
+    } else {
+        let magnitude = f64_magnitude(x.abs()) as i128;
+        if x < 0.0 { -magnitude } else { magnitude }
+    }
+}
+
+/// `x as u128` for `f32` (every `f32` is exactly an `f64`).
+#[inline]
+pub fn f32_to_u128(x: f32) -> u128 {
+    f64_to_u128(x as f64)
+}
+
+/// `x as i128` for `f32`.
+#[inline]
+pub fn f32_to_i128(x: f32) -> i128 {
+    f64_to_i128(x as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -233,6 +346,67 @@ mod tests {
                     "{x:e} % {y:e}: {got:e} vs {want:e}"
                 );
             }
+        }
+    }
+
+    fn wide_samples() -> Vec<u128> {
+        let mut v = vec![
+            0,
+            1,
+            2,
+            3,
+            u64::MAX as u128,
+            (1 << 53) + 1,
+            (1 << 54) + 2,
+            (1 << 24) + 1,
+            u128::MAX,
+            u128::MAX >> 1,
+            1 << 127,
+        ];
+        let mut s = 0x0123_4567_89ab_cdefu64;
+        for i in 0..4000 {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let hi = s.rotate_left(i % 64) >> (i % 64);
+            v.push(((hi as u128) << 64 | s as u128) >> (i % 128));
+        }
+        v
+    }
+
+    #[test]
+    fn int128_to_float_is_the_host_cast() {
+        for x in wide_samples() {
+            assert_eq!(u128_to_f64(x).to_bits(), (x as f64).to_bits(), "{x}");
+            assert_eq!(u128_to_f32(x).to_bits(), (x as f32).to_bits(), "{x}");
+            let y = x as i128;
+            assert_eq!(i128_to_f64(y).to_bits(), (y as f64).to_bits(), "{y}");
+            assert_eq!(i128_to_f32(y).to_bits(), (y as f32).to_bits(), "{y}");
+        }
+    }
+
+    #[test]
+    fn float_to_int128_is_the_host_cast() {
+        let mut floats: Vec<f64> = wide_samples().into_iter().map(|x| x as f64).collect();
+        floats.extend([
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            -0.5,
+            0.99,
+            -1e40,
+            1e40,
+            3.4e38,
+            -1.7e38,
+            1.5,
+            -2.5,
+        ]);
+        for x in floats.iter().copied().chain(floats.iter().map(|x| -x)) {
+            assert_eq!(f64_to_u128(x), x as u128, "{x:e}");
+            assert_eq!(f64_to_i128(x), x as i128, "{x:e}");
+            let f = x as f32;
+            assert_eq!(f32_to_u128(f), f as u128, "{f:e}");
+            assert_eq!(f32_to_i128(f), f as i128, "{f:e}");
         }
     }
 

@@ -51,6 +51,35 @@ const BARRIER: Intrinsic = Intrinsic {
     llvm_intrinsic: "llvm.nvvm.barrier.cta.sync.aligned.all",
 };
 
+/// A Rust operation the GPU has no exact instruction for, implemented in Rust in device-std
+/// (`oxide::soft`) and compiled like any device code.
+#[derive(Clone, Copy, Debug)]
+pub struct SoftFn {
+    /// The Rust construct, as a user would name it.
+    pub construct: &'static str,
+    pub device_std_path: &'static str,
+}
+
+/// The soft implementations the backend calls.
+pub const SOFT: &[SoftFn] = &[
+    SoftFn {
+        construct: "`%` on f32",
+        device_std_path: "oxide::soft::fmod_f32",
+    },
+    SoftFn {
+        construct: "`%` on f64",
+        device_std_path: "oxide::soft::fmod_f64",
+    },
+    SoftFn {
+        construct: "core::intrinsics::compare_bytes",
+        device_std_path: "oxide::soft::compare_bytes",
+    },
+    SoftFn {
+        construct: "`as` between i128/u128 and f32/f64",
+        device_std_path: "oxide::soft::{from}_to_{to}",
+    },
+];
+
 /// Every intrinsic, for documentation and tests.
 pub fn all() -> impl Iterator<Item = &'static Intrinsic> {
     SPECIAL_REGISTERS.iter().chain(std::iter::once(&BARRIER))

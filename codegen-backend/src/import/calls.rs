@@ -43,8 +43,8 @@ fn float_intrinsic(name: &str) -> Option<&'static str> {
         "round_ties_even" | "rint" | "nearbyint" => "roundeven",
         "fma" => "fma",
         "fmuladd" => "fmuladd",
-        "minnum" => "minnum",
-        "maxnum" => "maxnum",
+        "minnum" | "minimum_number_nsz" => "minnum",
+        "maxnum" | "maximum_number_nsz" => "maxnum",
         "minimum" => "minimum",
         "maximum" => "maximum",
         "copysign" => "copysign",
@@ -76,10 +76,13 @@ fn host_only(
 
 impl<'tcx> FnCx<'tcx, '_> {
     /// Reports the first call of a host-only standard-library function in this body.
-    pub(crate) fn check_host_only_calls(&mut self) -> DeviceResult<()> {
+    pub(crate) fn check_host_only_calls(
+        &mut self,
+        panic_only: &rustc_index::IndexSlice<mir::BasicBlock, Option<String>>,
+    ) -> DeviceResult<()> {
         let tcx = self.m.tcx;
-        for data in self.mir.basic_blocks.iter() {
-            if data.is_cleanup {
+        for (bb, data) in self.mir.basic_blocks.iter_enumerated() {
+            if data.is_cleanup || panic_only[bb].is_some() {
                 continue;
             }
             let term = data.terminator();
@@ -247,6 +250,17 @@ impl<'tcx> FnCx<'tcx, '_> {
         }
 
         let dest = self.place(destination)?;
+        self.emit_device_call(&decl, values, dest)?;
+        self.finish_call(target)
+    }
+
+    /// Calls a declared device function with `values`, writing its result into `dest`.
+    pub(crate) fn emit_device_call(
+        &mut self,
+        decl: &super::FnDecl,
+        values: Vec<Operand<'tcx>>,
+        dest: PlaceRef<'tcx>,
+    ) -> DeviceResult<()> {
         let mut params: Vec<Value> = Vec::new();
         let out = match decl.abi.ret {
             RetPass::OutPtr => {
@@ -306,7 +320,53 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             RetPass::Void => {}
         }
-        self.finish_call(target)
+        Ok(())
+    }
+
+    /// Calls the device-std function that implements a construct the GPU has no instruction for
+    /// (registry: `oxide_dialects::intrinsics::SOFT`), returning its result.
+    pub(crate) fn soft_call(
+        &mut self,
+        path: &str,
+        values: Vec<Operand<'tcx>>,
+        result: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<Operand<'tcx>> {
+        let Some(def_id) = self.device_std_fn(path) else {
+            return unsupported(
+                self.span,
+                format!("this operation without `{path}` (is `oxide` a dependency?)"),
+            );
+        };
+        let instance = Instance::mono(self.m.tcx, def_id);
+        let call_path = self.call_path.clone();
+        let decl = self
+            .m
+            .declare(instance, self.float_mode, self.span, &call_path)?;
+        let dest = self.new_slot(result);
+        self.emit_device_call(&decl, values, dest)?;
+        self.load_operand(dest)
+    }
+
+    /// Finds a function of device-std (or another dependency) by its path.
+    fn device_std_fn(&self, path: &str) -> Option<rustc_hir::def_id::DefId> {
+        let tcx = self.m.tcx;
+        let mut segments = path.split("::");
+        let krate_name = segments.next()?;
+        let krate = tcx
+            .crates(())
+            .iter()
+            .copied()
+            .find(|c| tcx.crate_name(*c).as_str() == krate_name)?;
+        let mut current = krate.as_def_id();
+        for segment in segments {
+            current = tcx
+                .module_children(current)
+                .iter()
+                .find(|child| child.ident.name.as_str() == segment)?
+                .res
+                .opt_def_id()?;
+        }
+        Some(current)
     }
 
     /// The `core::intrinsics` a kernel reaches through ordinary core code.
@@ -331,6 +391,71 @@ impl<'tcx> FnCx<'tcx, '_> {
             |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
         let result: Option<Value> = match name {
             "is_val_statically_known" => Some(self.const_int(1, 0)),
+            "select_unpredictable" => {
+                let (c, t, f) = (operands[0].immediate(self.span)?, operands[1], operands[2]);
+                match (t.val, f.val) {
+                    (OperandVal::Imm(t), OperandVal::Imm(f)) => {
+                        Some(self.emit_value(|ctx| pliron_llvm::ops::SelectOp::new(ctx, c, t, f)))
+                    }
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            "`select_unpredictable` of a value that is not one scalar",
+                        );
+                    }
+                }
+            }
+            "copy" | "write_bytes" => {
+                // `ptr::copy` may overlap (memmove); `write_bytes` is memset. Counts are elements.
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let count = operands[2].immediate(self.span)?;
+                let size = self.const_usize(size);
+                let bytes = self.emit_value(|ctx| {
+                    pliron_llvm::ops::MulOp::new_with_overflow_flag(
+                        ctx,
+                        count,
+                        size,
+                        Default::default(),
+                    )
+                });
+                let volatile = self.const_int(1, 0);
+                let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                if name == "copy" {
+                    // `copy(src, dst, count)`.
+                    self.intrinsic("llvm.memmove.p0.p0.i64", void, vec![b, a, bytes, volatile]);
+                } else {
+                    self.intrinsic("llvm.memset.p0.i64", void, vec![a, b, bytes, volatile]);
+                }
+                None
+            }
+            "typed_swap_nonoverlapping" => {
+                let layout = self.layout_of(instance.args.type_at(0))?;
+                let (x, y) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let (x, y) = (
+                    PlaceRef::new_sized(x, layout),
+                    PlaceRef::new_sized(y, layout),
+                );
+                let tmp = self.new_slot(layout);
+                let saved = self.load_operand(x)?;
+                self.store_operand(saved, tmp)?;
+                let from_y = self.load_operand(y)?;
+                self.store_operand(from_y, x)?;
+                let from_tmp = self.load_operand(tmp)?;
+                self.store_operand(from_tmp, y)?;
+                None
+            }
+            "compare_bytes" => {
+                let result =
+                    self.soft_call("oxide::soft::compare_bytes", operands.clone(), dest.layout)?;
+                Some(result.immediate(self.span)?)
+            }
             "ptr_offset_from" | "ptr_offset_from_unsigned" => {
                 // Both pointers are in one allocation and their distance is a multiple of the
                 // element size, so the division is exact.
@@ -443,6 +568,39 @@ impl<'tcx> FnCx<'tcx, '_> {
                     OperandVal::Imm(v) => Some(v),
                     _ => None,
                 }
+            }
+            "size_of_val" | "align_of_val" => {
+                let ty = instance.args.type_at(0);
+                let layout = self.layout_of(ty)?;
+                let per_element = match ty.kind() {
+                    ty::Slice(elem) | ty::Array(elem, _) if layout.is_unsized() => {
+                        Some(self.layout_of(*elem)?)
+                    }
+                    ty::Str => Some(self.layout_of(self.m.tcx.types.u8)?),
+                    _ if layout.is_unsized() => {
+                        return unsupported(
+                            self.span,
+                            format!("`{name}` of the unsized type `{ty}`"),
+                        );
+                    }
+                    _ => None,
+                };
+                Some(match (name, per_element, operands[0].val) {
+                    ("size_of_val", Some(elem), OperandVal::Pair(_, len)) => {
+                        let size = self.const_usize(elem.size.bytes());
+                        self.emit_value(|ctx| {
+                            pliron_llvm::ops::MulOp::new_with_overflow_flag(
+                                ctx,
+                                len,
+                                size,
+                                Default::default(),
+                            )
+                        })
+                    }
+                    ("size_of_val", _, _) => self.const_usize(layout.size.bytes()),
+                    (_, Some(elem), _) => self.const_usize(elem.align.abi.bytes()),
+                    _ => self.const_usize(layout.align.abi.bytes()),
+                })
             }
             "size_of" | "align_of" => {
                 let ty = instance.args.type_at(0);

@@ -44,11 +44,9 @@ impl<'tcx> FnCx<'tcx, '_> {
             CastKind::FloatToInt | CastKind::IntToFloat
                 if layout.size.bits() > 64 || value.layout.size.bits() > 64 =>
             {
-                // NVPTX has no 128-bit conversions and no compiler-rt to call.
-                return unsupported(
-                    self.span,
-                    format!("the cast from `{from}` to `{to}` (128-bit integer <-> float)"),
-                );
+                // NVPTX has no 128-bit conversions and no compiler-rt: device-std has them.
+                let path = format!("oxide::soft::{from}_to_{to}");
+                return self.soft_call(&path, vec![value], layout);
             }
             CastKind::FloatToInt => {
                 // The saturating intrinsics are exactly Rust's `as` (NaN -> 0, clamp to range).
@@ -133,16 +131,25 @@ impl<'tcx> FnCx<'tcx, '_> {
         let val = match coercion {
             PointerCoercion::MutToConstPointer | PointerCoercion::ArrayToPointer => value.val,
             PointerCoercion::Unsize => {
-                let from_pointee = value.layout.ty.builtin_deref(true);
-                let to_pointee = to.builtin_deref(true);
-                match (from_pointee.map(|t| t.kind()), to_pointee.map(|t| t.kind())) {
-                    (Some(ty::Array(_, len)), Some(ty::Slice(_))) => {
+                let (Some(from_pointee), Some(to_pointee)) =
+                    (value.layout.ty.builtin_deref(true), to.builtin_deref(true))
+                else {
+                    return unsupported(self.span, format!("the unsizing coercion to `{to}`"));
+                };
+                // `&[T; N]` -> `&[T]`, also as the tail of a struct (`&S<[T; N]>` -> `&S<[T]>`).
+                let (from_tail, to_tail) = self.m.tcx.struct_lockstep_tails_for_codegen(
+                    from_pointee,
+                    to_pointee,
+                    self.m.typing_env(),
+                );
+                match (from_tail.kind(), to_tail.kind()) {
+                    (ty::Array(_, len), ty::Slice(_)) => {
                         let len = len.try_to_target_usize(self.m.tcx).unwrap_or(0);
                         let ptr = value.immediate(self.span)?;
                         let len = self.const_usize(len);
                         OperandVal::Pair(ptr, len)
                     }
-                    (_, Some(ty::Dynamic(..))) => {
+                    (_, ty::Dynamic(..)) => {
                         return not_on_gpu(
                             self.span,
                             format!("the coercion to the trait object `{to}`"),

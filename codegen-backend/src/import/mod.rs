@@ -10,6 +10,7 @@ mod calls;
 mod casts;
 mod globals;
 mod operands;
+mod panic_paths;
 mod places;
 mod rvalues;
 mod terminators;
@@ -282,7 +283,8 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     }
 
     fn import_body(&mut self, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
-        self.check_host_only_calls()?;
+        let panic_only = self.panic_only_blocks();
+        self.check_host_only_calls(&panic_only)?;
         for (local, decl) in self.mir.local_decls.iter_enumerated() {
             let ty = self.monomorphize(decl.ty);
             let layout = self.m.layout_of(ty, decl.source_info.span)?;
@@ -316,6 +318,10 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
                 continue;
             };
             self.cur = block;
+            if let Some(panic) = &panic_only[bb] {
+                self.trap(&format!("panic in `{panic}`"))?;
+                continue;
+            }
             for stmt in &data.statements {
                 self.span = stmt.source_info.span;
                 self.statement(stmt)?;

@@ -12,9 +12,8 @@ use pliron_llvm::{
         FloatBinArithOpWithFastMathFlags, IntBinArithOp, IntBinArithOpWithOverflowFlag,
     },
     ops::{
-        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FRemOp,
-        FSubOp, ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp,
-        URemOp, XorOp,
+        AShrOp, AddOp, AndOp, ExtractValueOp, FAddOp, FCmpOp, FDivOp, FMulOp, FNegOp, FSubOp,
+        ICmpOp, LShrOp, MulOp, OrOp, SDivOp, SRemOp, SelectOp, ShlOp, SubOp, UDivOp, URemOp, XorOp,
     },
     types::{StructLayout, StructType},
 };
@@ -344,7 +343,8 @@ impl<'tcx> FnCx<'tcx, '_> {
             BinOp::Sub => self.emit_value(|ctx| FSubOp::new_with_fast_math_flags(ctx, a, b, flags)),
             BinOp::Mul => self.emit_value(|ctx| FMulOp::new_with_fast_math_flags(ctx, a, b, flags)),
             BinOp::Div => self.emit_value(|ctx| FDivOp::new_with_fast_math_flags(ctx, a, b, flags)),
-            BinOp::Rem => self.emit_value(|ctx| FRemOp::new_with_fast_math_flags(ctx, a, b, flags)),
+            // PTX has no exact remainder; LLVM's expansion rounds. Rust's `%` is exact.
+            BinOp::Rem => return self.float_rem(a, b),
             BinOp::Eq => self.fcmp(F::OEQ, a, b),
             BinOp::Ne => self.fcmp(F::UNE, a, b),
             BinOp::Lt => self.fcmp(F::OLT, a, b),
@@ -353,6 +353,31 @@ impl<'tcx> FnCx<'tcx, '_> {
             BinOp::Ge => self.fcmp(F::OGE, a, b),
             _ => return unsupported(self.span, format!("the operator `{op:?}` on floats")),
         })
+    }
+
+    fn float_rem(&mut self, a: Value, b: Value) -> DeviceResult<Value> {
+        use pliron::r#type::Typed;
+        let is_f32 = a
+            .get_type(&self.m.ctx)
+            .deref(&self.m.ctx)
+            .is::<pliron::builtin::types::FP32Type>();
+        let (path, ty) = if is_f32 {
+            ("oxide::soft::fmod_f32", self.m.tcx.types.f32)
+        } else {
+            ("oxide::soft::fmod_f64", self.m.tcx.types.f64)
+        };
+        let layout = self.layout_of(ty)?;
+        let args = vec![
+            Operand {
+                val: OperandVal::Imm(a),
+                layout,
+            },
+            Operand {
+                val: OperandVal::Imm(b),
+                layout,
+            },
+        ];
+        self.soft_call(path, args, layout)?.immediate(self.span)
     }
 
     pub(crate) fn icmp(&mut self, pred: I, a: Value, b: Value) -> Value {

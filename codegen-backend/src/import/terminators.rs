@@ -35,17 +35,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             TerminatorKind::UnwindResume | TerminatorKind::UnwindTerminate(_) => {
                 self.trap("unwinding")
             }
-            TerminatorKind::Drop { place, target, .. } => {
-                let ty = self.monomorphize(place.ty(self.mir, self.m.tcx).ty);
-                if ty.needs_drop(self.m.tcx, self.m.typing_env()) {
-                    return not_on_gpu(
-                        self.span,
-                        format!("dropping a `{ty}`"),
-                        "destructors (`Drop`) are not run on the GPU",
-                    );
-                }
-                self.goto(*target)
-            }
+            TerminatorKind::Drop { place, target, .. } => self.drop_place(*place, *target),
             TerminatorKind::Call {
                 func,
                 args,
@@ -80,6 +70,43 @@ impl<'tcx> FnCx<'tcx, '_> {
                 not_on_gpu(self.span, "a coroutine", "kernels run to completion")
             }
         }
+    }
+
+    /// Runs the drop glue of `place`: destructors run on the GPU like any device code, and types
+    /// that own heap memory are rejected where they free it.
+    fn drop_place(&mut self, place: mir::Place<'tcx>, target: mir::BasicBlock) -> DeviceResult<()> {
+        let tcx = self.m.tcx;
+        let ty = self.monomorphize(place.ty(self.mir, tcx).ty);
+        let glue = rustc_middle::ty::Instance::resolve_drop_glue(tcx, ty);
+        if let rustc_middle::ty::InstanceKind::DropGlue(_, None) = glue.def {
+            return self.goto(target);
+        }
+        let heap = ty.is_box()
+            || ty
+                .ty_adt_def()
+                .is_some_and(|adt| tcx.crate_name(adt.did().krate) == rustc_span::sym::alloc);
+        if heap {
+            return not_on_gpu(
+                self.span,
+                format!("the heap allocation `{ty}`"),
+                "device code has no heap; use values, arrays and slices",
+            );
+        }
+        let place = self.place(place)?;
+        let ptr_ty = rustc_middle::ty::Ty::new_mut_ptr(tcx, ty);
+        let ptr_layout = self.layout_of(ptr_ty)?;
+        let call_path = self.call_path.clone();
+        let decl = self
+            .m
+            .declare(glue, self.float_mode, self.span, &call_path)?;
+        let unit = self.layout_of(tcx.types.unit)?;
+        let dest = super::places::PlaceRef::new_sized(place.ptr, unit);
+        let arg = super::operands::Operand {
+            val: OperandVal::Imm(place.ptr),
+            layout: ptr_layout,
+        };
+        self.emit_device_call(&decl, vec![arg], dest)?;
+        self.goto(target)
     }
 
     pub(crate) fn goto(&mut self, target: mir::BasicBlock) -> DeviceResult<()> {

@@ -38,10 +38,9 @@ pub mod abstraction;
 pub mod casts;
 pub mod control;
 pub mod data;
+pub mod library;
 pub mod memory;
 pub mod panics;
-#[cfg(feature = "pending")]
-pub mod pending;
 pub mod scalars;
 
 /// Every case, in a stable order.
@@ -54,7 +53,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(memory::cases());
     all.extend(abstraction::cases());
     all.extend(panics::cases());
-    #[cfg(feature = "pending")]
-    all.extend(pending::cases());
+    all.extend(library::cases());
     all
 }

@@ -1,7 +1,7 @@
-//! Cases the backend does not compile yet, built only with `--features pending`
-//! (`cargo run -p conformance --features pending -- --cpu` runs them against the emulator). Each
-//! carries, in a comment above it, the error `cargo oxide build` gives for it alone; move a case
-//! back to its area's file once the backend compiles it.
+//! `core` library code that needs more than arithmetic: swaps and moves (`typed_swap`, `copy`,
+//! `write_bytes`), slice algorithms (reverse, rotate, fill, sort, binary search, comparisons),
+//! 128-bit integer <-> float casts (device-std's soft implementations), drop glue, panics whose
+//! messages are formatted.
 
 #![allow(clippy::unnecessary_cast)]
 
@@ -11,8 +11,6 @@ use crate::harness::Check::{Exact, Traps, Ulp};
 
 map_cases! {
     // ---- casts ----
-    // backend: the cast from `u128` to `f64` (128-bit integer <-> float) is not supported in GPU
-    //   kernels yet
     /// u128 and i128 to f32 and f64.
     cast_int128_to_float(Exact) |x| -> u64 {
         let w = ((x as u128) << (x % 64) as u32) | x.rotate_left(17) as u128;
@@ -21,8 +19,6 @@ map_cases! {
             ^ (w as f32).to_bits() as u64
             ^ ((w as i128 as f32).to_bits() as u64) << 32
     }
-    // backend: the cast from `f32` to `i128` (128-bit integer <-> float) is not supported in GPU
-    //   kernels yet
     /// f32 and f64 to i128 and u128 (saturating).
     cast_float_to_int128(Exact) |x| -> u128 {
         let a = f32::from_bits(x as u32);
@@ -33,7 +29,6 @@ map_cases! {
             ^ (b as u128)
     }
     // ---- memory ----
-    // backend: the core intrinsic `typed_swap_nonoverlapping` is not supported in GPU kernels yet
     /// `mem::swap` of locals and of array elements.
     mem_swap(Exact) |x| -> u64 {
         let mut a = x;
@@ -44,14 +39,12 @@ map_cases! {
         mem::swap(&mut l[0], &mut r[0]);
         a ^ b.rotate_left(1) ^ arr[0].0 as u64 ^ (arr[1].1 as u64) << 8
     }
-    // backend: the core intrinsic `copy` is not supported in GPU kernels yet
     /// swap of two elements of a slice.
     slice_swap(Exact) |x| -> u64 {
         let mut a = x.to_be_bytes();
         a.swap(0, (x >> 8) as usize % 8);
         u64::from_le_bytes(a)
     }
-    // backend: the core intrinsic `typed_swap_nonoverlapping` is not supported in GPU kernels yet
     /// reverse on slices of a local array.
     slice_reverse(Exact) |x| -> u64 {
         let mut a = x.to_be_bytes();
@@ -60,28 +53,24 @@ map_cases! {
         b.reverse();
         u64::from_le_bytes(a) ^ (b[0] as u64) << 5 ^ b[2] as u64
     }
-    // backend: the core intrinsic `copy` is not supported in GPU kernels yet
     /// rotate_left on a slice of a local array.
     slice_rotate(Exact) |x| -> u64 {
         let mut a = x.to_be_bytes();
         a[..5].rotate_left((x >> 16) as usize % 5);
         u64::from_le_bytes(a)
     }
-    // backend: the core intrinsic `write_bytes` is not supported in GPU kernels yet
     /// fill on a u32 slice.
     slice_fill(Exact) |x| -> u64 {
         let mut a = [0u32; 8];
         a[..(x >> 40) as usize % 9].fill((x >> 32) as u32);
         a.iter().fold(0u64, |s, &v| s.rotate_left(8) ^ v as u64)
     }
-    // backend: the core intrinsic `write_bytes` is not supported in GPU kernels yet
     /// fill on a byte slice (lowered to a memset).
     slice_fill_bytes(Exact) |x| -> u64 {
         let mut a = [0u8; 8];
         a[..(x >> 40) as usize % 9].fill((x >> 32) as u8);
         u64::from_le_bytes(a)
     }
-    // backend: the core intrinsic `select_unpredictable` is not supported in GPU kernels yet
     /// binary_search on a sorted local array.
     slice_binary_search(Exact) |x| -> u32 {
         let a = [1u16, 4, 9, 16, 25, 36, 49, 64];
@@ -90,14 +79,11 @@ map_cases! {
             Err(i) => 50 + i as u32,
         }
     }
-    // backend: the core intrinsic `compare_bytes` is not supported in GPU kernels yet
     /// starts_with on a local array (slice equality).
     slice_starts_with(Exact) |x| -> u32 {
         let a = [1u16, 4, 9, 16, 25];
         a.starts_with(&[1, (x % 6) as u16]) as u32 + 2 * (a[..2] == [1, (x % 5) as u16]) as u32
     }
-    // backend: dropping a `core::slice::sort::shared::smallsort::CopyOnDrop<u8>` cannot run on the
-    //   GPU: destructors (`Drop`) are not run on the GPU
     /// sort_unstable on a small local array.
     slice_sort_unstable(Exact) |x| -> u64 {
         let mut a = x.to_le_bytes();
@@ -105,9 +91,6 @@ map_cases! {
         u64::from_be_bytes(a)
     }
     // ---- abstraction ----
-    // backend: the unsizing coercion to `&mut
-    //   array::iter::iter_inner::PolymorphicIter<[MaybeUninit<u32>]>` is not supported in GPU
-    //   kernels yet
     /// `for v in array` (by-value array iteration) in a const-generic function.
     array_into_iter(Exact) |x| -> u32 {
         fn sum<const N: usize>(a: [u32; N]) -> u32 {
@@ -119,13 +102,10 @@ map_cases! {
         }
         sum([x as u32, 3]) ^ sum([(x >> 32) as u32; 5])
     }
-    // backend: a function pointer cannot run on the GPU: device code calls functions directly; use
-    //   generics or closures
     /// Ord::clamp on integers.
     core_int_clamp(Exact) |x| -> i64 {
         (x as i64).clamp(-1000, 1_000_000) ^ ((x as u8).clamp(10, 200) as i64) << 40
     }
-    // backend: the core intrinsic `minimum_number_nsz_f32` is not supported in GPU kernels yet
     /// f32::min and f32::max (NaN-ignoring).
     float_min_max(Ulp(0)) |x| -> f32 {
         let a = f32::from_bits(x as u32);
@@ -133,8 +113,6 @@ map_cases! {
         a.min(b) + a.max(1.0) + b.max(-2.0)
     }
     // ---- panics ----
-    // backend: the coercion to the trait object `&dyn Debug` cannot run on the GPU: `dyn Trait`
-    //   needs vtables and indirect calls, which device code does not have; use generics
     /// `unwrap` on an `Err` (the error is formatted with Debug).
     trap_result_unwrap_err(Traps) |x| -> u32 {
         let r: Result<u32, u8> = if x.count_ones() > 64 {
