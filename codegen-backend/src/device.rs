@@ -13,27 +13,45 @@ use rustc_middle::ty::{Instance, TyCtxt};
 use crate::{
     config::DeviceConfig,
     error::{DeviceError, DeviceErrorKind},
-    import::{DeviceModule, FloatMode},
+    import::{DeviceModule, FloatMode, KernelMode},
 };
 
-/// What `#[kernel]` puts in front of a kernel's symbol, or of the name of the hidden wrapper of a
-/// generic kernel (docs/contracts.md); `strict` kernels opt out of FMA contraction.
-const KERNEL_PREFIXES: [(&str, FloatMode); 2] = [
-    ("__oxide_kernel__", FloatMode::Contract),
-    ("__oxide_kernel_strict__", FloatMode::Strict),
-];
+/// `#[kernel]` names a kernel's symbol (or a generic kernel's hidden wrapper)
+/// `__oxide_kernel__<name>`, or `__oxide_kernel_<opt>_<opt>__<name>` with options
+/// (docs/contracts.md).
+const KERNEL_MARKER: &str = "__oxide_kernel";
 
-/// A kernel to compile: the instance, its PTX entry name and its float mode.
+/// A kernel to compile: the instance, its PTX entry name and its mode.
 struct KernelSpec<'tcx> {
     instance: Instance<'tcx>,
     entry: String,
-    mode: FloatMode,
+    mode: KernelMode,
 }
 
-fn kernel_prefix(name: &str) -> Option<(&str, FloatMode)> {
-    KERNEL_PREFIXES
-        .iter()
-        .find_map(|(prefix, mode)| name.strip_prefix(prefix).map(|rest| (rest, *mode)))
+/// The kernel name and mode a marked symbol carries; `Err` for an option this backend does not
+/// know (a device-std newer than the backend).
+fn kernel_prefix(symbol: &str) -> Option<Result<(&str, KernelMode), String>> {
+    let rest = symbol.strip_prefix(KERNEL_MARKER)?;
+    let (options, name) = match rest.strip_prefix("__") {
+        Some(name) => ("", name),
+        None => rest.strip_prefix('_')?.split_once("__")?,
+    };
+    let mut mode = KernelMode {
+        float: FloatMode::Contract,
+        grid_1d: false,
+    };
+    for option in options.split('_').filter(|o| !o.is_empty()) {
+        match option {
+            "strict" => mode.float = FloatMode::Strict,
+            "grid1d" => mode.grid_1d = true,
+            other => {
+                return Some(Err(format!(
+                    "kernel `{name}` has the option `{other}`, which this backend does not know"
+                )));
+            }
+        }
+    }
+    Some(Ok((name, mode)))
 }
 
 /// The PTX entry of one instantiation of a generic kernel: the kernel's name and a 64-bit FNV-1a
@@ -70,7 +88,13 @@ struct Dumps {
 
 /// Compiles the crate's kernels to PTX; `None` when it has none or on error (already reported).
 pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
-    let kernels = find_kernels(tcx);
+    let (kernels, kernel_errors) = find_kernels(tcx);
+    if !kernel_errors.is_empty() {
+        for e in kernel_errors {
+            report(tcx, e);
+        }
+        return None;
+    }
     if kernels.is_empty() {
         return None;
     }
@@ -114,23 +138,47 @@ fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
-fn find_kernels(tcx: TyCtxt<'_>) -> Vec<KernelSpec<'_>> {
+/// The crate's kernels; errors are spanned at the kernel they concern.
+fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceError>) {
     let mut kernels = Vec::new();
+    let mut errors = Vec::new();
     let mut has_generic = false;
+    let mut add = |kernels: &mut Vec<KernelSpec<'tcx>>,
+                   def_id: rustc_hir::def_id::DefId,
+                   marked: Result<(&str, KernelMode), String>,
+                   entry: Option<String>,
+                   instance: Instance<'tcx>| {
+        match marked {
+            Ok((name, mode)) => kernels.push(KernelSpec {
+                instance,
+                entry: entry.unwrap_or_else(|| name.to_string()),
+                mode,
+            }),
+            Err(why) => errors.push(DeviceError::new(
+                tcx.def_span(def_id),
+                DeviceErrorKind::BadKernel {
+                    kernel: tcx.item_name(def_id).to_string(),
+                    why,
+                },
+            )),
+        }
+    };
     for def_id in tcx.hir_crate_items(()).definitions() {
         if tcx.def_kind(def_id) != DefKind::Fn {
             continue;
         }
+        let def_id = def_id.to_def_id();
         if let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name
-            && let Some((name, mode)) = kernel_prefix(symbol.as_str())
+            && let Some(marked) = kernel_prefix(symbol.as_str())
         {
-            let instance = Instance::mono(tcx, def_id.to_def_id());
-            kernels.push(KernelSpec {
-                instance,
-                entry: name.to_string(),
-                mode,
-            });
-        } else if kernel_prefix(tcx.item_name(def_id.to_def_id()).as_str()).is_some() {
+            add(
+                &mut kernels,
+                def_id,
+                marked,
+                None,
+                Instance::mono(tcx, def_id),
+            );
+        } else if kernel_prefix(tcx.item_name(def_id).as_str()).is_some() {
             has_generic = true;
         }
     }
@@ -150,7 +198,7 @@ fn find_kernels(tcx: TyCtxt<'_>) -> Vec<KernelSpec<'_>> {
                 let Some(item_name) = tcx.opt_item_name(def_id) else {
                     continue;
                 };
-                let Some((name, mode)) = kernel_prefix(item_name.as_str()) else {
+                let Some(marked) = kernel_prefix(item_name.as_str()) else {
                     continue;
                 };
                 let type_names: Vec<String> = instance
@@ -158,16 +206,32 @@ fn find_kernels(tcx: TyCtxt<'_>) -> Vec<KernelSpec<'_>> {
                     .types()
                     .map(|ty| rustc_const_eval::util::type_name(tcx, ty))
                     .collect();
-                kernels.push(KernelSpec {
-                    instance: *instance,
-                    entry: generic_entry(name, &type_names),
-                    mode,
-                });
+                let entry = marked
+                    .as_ref()
+                    .ok()
+                    .map(|(name, _)| generic_entry(name, &type_names));
+                add(&mut kernels, def_id, marked, entry, *instance);
             }
         }
         kernels.sort_by(|a, b| a.entry.cmp(&b.entry));
+        // Two closures of one function share a `type_name`, so their instances would share an entry.
+        for pair in kernels.windows(2) {
+            if pair[0].entry == pair[1].entry && pair[0].instance != pair[1].instance {
+                errors.push(DeviceError::new(
+                    tcx.def_span(pair[1].instance.def_id()),
+                    DeviceErrorKind::BadKernel {
+                        kernel: pair[1].entry.clone(),
+                        why: format!(
+                            "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
+                            crate::import::display_instance(tcx, pair[0].instance),
+                            crate::import::display_instance(tcx, pair[1].instance)
+                        ),
+                    },
+                ));
+            }
+        }
     }
-    kernels
+    (kernels, errors)
 }
 
 fn compile<'tcx>(

@@ -98,6 +98,16 @@ pub fn special_reg_llvm_name(register: &str) -> Option<&'static str> {
     })
 }
 
+/// The value a special register has in every launch of a one-dimensional grid of
+/// one-dimensional blocks (the launch contract `grid = "1d"`), if fixed.
+pub fn special_reg_in_1d_grid(register: &str) -> Option<u32> {
+    match register {
+        "tid.y" | "tid.z" | "ctaid.y" | "ctaid.z" => Some(0),
+        "ntid.y" | "ntid.z" | "nctaid.y" | "nctaid.z" => Some(1),
+        _ => None,
+    }
+}
+
 pub fn barrier() -> &'static Intrinsic {
     &BARRIER
 }

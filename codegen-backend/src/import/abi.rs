@@ -265,6 +265,8 @@ pub(crate) fn kernel_signature<'tcx>(
                 params.push(types::int(&mut m.ctx, 64));
                 let mut ptr_attrs = LlvmAttributesAttr::new();
                 ptr_attrs.set("noalias", LlvmAttrValue::Unit);
+                // The launcher never passes null, not even for an empty buffer (contracts.md).
+                ptr_attrs.set("nonnull", LlvmAttrValue::Unit);
                 ptr_attrs.set("align", LlvmAttrValue::Int(elem_align));
                 if read_only {
                     ptr_attrs.set("readonly", LlvmAttrValue::Unit);

@@ -192,7 +192,15 @@ impl<'tcx> FnCx<'tcx, '_> {
     ) -> DeviceResult<()> {
         match kind {
             IntrinsicKind::SpecialReg(register) => {
-                let value = self.emit_value(|ctx| SpecialRegOp::new(ctx, register));
+                let fixed = if self.mode.grid_1d {
+                    intrinsics::special_reg_in_1d_grid(register)
+                } else {
+                    None
+                };
+                let value = match fixed {
+                    Some(v) => self.const_int(32, v as u128),
+                    None => self.emit_value(|ctx| SpecialRegOp::new(ctx, register)),
+                };
                 let dest = self.place(destination)?;
                 self.store_operand(
                     Operand {
@@ -218,9 +226,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         target: Option<mir::BasicBlock>,
     ) -> DeviceResult<()> {
         let call_path = self.call_path.clone();
-        let decl = self
-            .m
-            .declare(instance, self.float_mode, self.span, &call_path)?;
+        let decl = self.m.declare(instance, self.mode, self.span, &call_path)?;
         let spread = callee_ty.fn_sig(self.m.tcx).abi() == ExternAbi::RustCall;
 
         let mut values: Vec<Operand<'tcx>> = Vec::new();
@@ -339,9 +345,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         };
         let instance = Instance::mono(self.m.tcx, def_id);
         let call_path = self.call_path.clone();
-        let decl = self
-            .m
-            .declare(instance, self.float_mode, self.span, &call_path)?;
+        let decl = self.m.declare(instance, self.mode, self.span, &call_path)?;
         let dest = self.new_slot(result);
         self.emit_device_call(&decl, values, dest)?;
         self.load_operand(dest)

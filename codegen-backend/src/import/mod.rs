@@ -51,6 +51,16 @@ pub(crate) enum FloatMode {
     Strict,
 }
 
+/// What a kernel states about itself (`#[kernel(...)]` options), applied to every function it
+/// calls: functions reached from kernels of different modes are compiled once per mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct KernelMode {
+    pub(crate) float: FloatMode,
+    /// The launch contract `grid = "1d"`: block and grid are one-dimensional (the launcher checks
+    /// it), so y/z dimensions are 1 and y/z indices 0.
+    pub(crate) grid_1d: bool,
+}
+
 /// A function of the device module: its symbol, LLVM type and how it passes values.
 #[derive(Clone)]
 pub(crate) struct FnDecl {
@@ -63,8 +73,8 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) tcx: TyCtxt<'tcx>,
     pub(crate) ctx: Context,
     pub(crate) module: ModuleOp,
-    functions: FxHashMap<(Instance<'tcx>, FloatMode), FnDecl>,
-    queue: VecDeque<(Instance<'tcx>, FloatMode, Vec<String>)>,
+    functions: FxHashMap<(Instance<'tcx>, KernelMode), FnDecl>,
+    queue: VecDeque<(Instance<'tcx>, KernelMode, Vec<String>)>,
     used_names: FxHashSet<String>,
     /// The global of each rustc allocation used as data.
     globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
@@ -124,7 +134,7 @@ impl<'tcx> DeviceModule<'tcx> {
         &mut self,
         instance: Instance<'tcx>,
         entry_name: &str,
-        mode: FloatMode,
+        mode: KernelMode,
     ) -> DeviceResult<()> {
         let name = self.unique_name(entry_name);
         let path = vec![entry_name.to_string()];
@@ -141,7 +151,7 @@ impl<'tcx> DeviceModule<'tcx> {
     pub(crate) fn declare(
         &mut self,
         instance: Instance<'tcx>,
-        mode: FloatMode,
+        mode: KernelMode,
         span: Span,
         call_path: &[String],
     ) -> DeviceResult<FnDecl> {
@@ -199,7 +209,7 @@ pub(crate) enum LocalPlace<'tcx> {
 pub(crate) struct FnCx<'tcx, 'm> {
     pub(crate) m: &'m mut DeviceModule<'tcx>,
     pub(crate) instance: Instance<'tcx>,
-    pub(crate) float_mode: FloatMode,
+    pub(crate) mode: KernelMode,
     pub(crate) mir: &'tcx Body<'tcx>,
     pub(crate) abi: Option<DeviceAbi>,
     blocks: IndexVec<mir::BasicBlock, Option<Ptr<BasicBlock>>>,
@@ -216,7 +226,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     fn import(
         m: &'m mut DeviceModule<'tcx>,
         instance: Instance<'tcx>,
-        float_mode: FloatMode,
+        mode: KernelMode,
         kind: FnKind,
         call_path: Vec<String>,
     ) -> DeviceResult<()> {
@@ -255,7 +265,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let mut cx = FnCx {
             m,
             instance,
-            float_mode,
+            mode,
             mir,
             abi,
             blocks: IndexVec::new(),

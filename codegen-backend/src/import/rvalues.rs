@@ -334,7 +334,7 @@ impl<'tcx> FnCx<'tcx, '_> {
 
     fn float_op(&mut self, op: BinOp, a: Value, b: Value) -> DeviceResult<Value> {
         // `contract` lets LLVM fuse a*b+c into one FMA, as nvcc does by default.
-        let flags = FastmathFlagsAttr::from(match self.float_mode {
+        let flags = FastmathFlagsAttr::from(match self.mode.float {
             super::FloatMode::Contract => FastmathFlags::CONTRACT,
             super::FloatMode::Strict => FastmathFlags::empty(),
         });

@@ -3,107 +3,90 @@ source_filename = "vecadd"
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-define ptx_kernel void @vecadd(ptr noalias readonly align 4 %0, i64 %1, ptr noalias readonly align 4 %2, i64 %3, ptr noalias align 4 %4, i64 %5) {
+define ptx_kernel void @vecadd(ptr noalias nonnull readonly align 4 %0, i64 %1, ptr noalias nonnull readonly align 4 %2, i64 %3, ptr noalias nonnull align 4 %4, i64 %5) {
 entry:
   %6 = alloca [16 x i8], align 8
   %7 = alloca [16 x i8], align 8
   %8 = alloca [16 x i8], align 8
   store ptr %0, ptr %6, align 8
-  %9 = getelementptr i8, ptr %6, i64 8
+  %9 = getelementptr inbounds i8, ptr %6, i64 8
   store i64 %1, ptr %9, align 8
   store ptr %2, ptr %7, align 8
-  %10 = getelementptr i8, ptr %7, i64 8
+  %10 = getelementptr inbounds i8, ptr %7, i64 8
   store i64 %3, ptr %10, align 8
   store ptr %4, ptr %8, align 8
-  %11 = getelementptr i8, ptr %8, i64 8
+  %11 = getelementptr inbounds i8, ptr %8, i64 8
   store i64 %5, ptr %11, align 8
   br label %bb0
 
 bb0:                                              ; preds = %entry
-  %12 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
-  br label %bb7
-
-bb7:                                              ; preds = %bb0
-  %13 = zext i32 %12 to i64
-  %14 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
-  br label %bb8
-
-bb8:                                              ; preds = %bb7
-  %15 = zext i32 %14 to i64
-  %16 = mul i64 %13, %15
-  %17 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
-  br label %bb9
-
-bb9:                                              ; preds = %bb8
-  %18 = zext i32 %17 to i64
-  %19 = add i64 %16, %18
-  %20 = call i64 @_RNvMNtCs9vPOGG3QLYC_5oxide6threadNtB2_11ThreadIndex6linear()
+  %12 = call i64 @_RNvMs0_NtCs9vPOGG3QLYC_5oxide6threadNtB5_11ThreadIndex6linear()
   br label %bb1
 
-bb1:                                              ; preds = %bb9
-  %21 = getelementptr i8, ptr %8, i64 8
-  %22 = load i64, ptr %21, align 8
-  %23 = icmp ult i64 %20, %22
-  %24 = zext i1 %23 to i8
-  %25 = trunc i8 %24 to i1
-  %26 = icmp eq i1 %25, false
-  br i1 %26, label %bb11, label %bb10
+bb1:                                              ; preds = %bb0
+  %13 = getelementptr inbounds i8, ptr %8, i64 8
+  %14 = load i64, ptr %13, align 8
+  %15 = icmp ult i64 %12, %14
+  %16 = zext i1 %15 to i8
+  %17 = trunc i8 %16 to i1
+  %18 = icmp eq i1 %17, false
+  br i1 %18, label %bb8, label %bb7
 
-bb11:                                             ; preds = %bb1
-  br label %bb12
+bb8:                                              ; preds = %bb1
+  br label %bb9
 
-bb10:                                             ; preds = %bb1
-  %27 = load ptr, ptr %8, align 8
-  %28 = getelementptr [4 x i8], ptr %27, i64 %20
-  br label %bb12
+bb7:                                              ; preds = %bb1
+  %19 = load ptr, ptr %8, align 8
+  %20 = getelementptr inbounds [4 x i8], ptr %19, i64 %12
+  br label %bb9
 
-bb12:                                             ; preds = %bb10, %bb11
-  %29 = phi ptr [ null, %bb11 ], [ %28, %bb10 ]
-  %30 = ptrtoint ptr %29 to i64
-  %31 = sub i64 %30, 0
-  %32 = icmp ule i64 %31, 0
-  %33 = add i64 %31, 0
-  %34 = select i1 %32, i64 %33, i64 1
-  switch i64 %34, label %bb13 [
+bb9:                                              ; preds = %bb7, %bb8
+  %21 = phi ptr [ null, %bb8 ], [ %20, %bb7 ]
+  %22 = ptrtoint ptr %21 to i64
+  %23 = sub i64 %22, 0
+  %24 = icmp ule i64 %23, 0
+  %25 = add i64 %23, 0
+  %26 = select i1 %24, i64 %25, i64 1
+  switch i64 %26, label %bb10 [
     i64 1, label %bb2
     i64 0, label %bb5
   ]
 
-bb13:                                             ; preds = %bb12
+bb10:                                             ; preds = %bb9
   call void @llvm.trap()
   unreachable
 
-bb2:                                              ; preds = %bb12
-  %35 = load ptr, ptr %6, align 8
-  %36 = getelementptr i8, ptr %6, i64 8
-  %37 = load i64, ptr %36, align 8
-  %38 = icmp ult i64 %19, %37
-  %39 = zext i1 %38 to i8
-  %40 = trunc i8 %39 to i1
-  br i1 %40, label %bb3, label %panic1
+bb2:                                              ; preds = %bb9
+  %27 = load ptr, ptr %6, align 8
+  %28 = getelementptr inbounds i8, ptr %6, i64 8
+  %29 = load i64, ptr %28, align 8
+  %30 = icmp ult i64 %12, %29
+  %31 = zext i1 %30 to i8
+  %32 = trunc i8 %31 to i1
+  br i1 %32, label %bb3, label %panic1
 
 bb3:                                              ; preds = %bb2
-  %41 = load ptr, ptr %6, align 8
-  %42 = getelementptr i8, ptr %6, i64 8
-  %43 = load i64, ptr %42, align 8
-  %44 = getelementptr [4 x i8], ptr %41, i64 %19
-  %45 = load float, ptr %44, align 4
-  %46 = load ptr, ptr %7, align 8
-  %47 = getelementptr i8, ptr %7, i64 8
-  %48 = load i64, ptr %47, align 8
-  %49 = icmp ult i64 %19, %48
-  %50 = zext i1 %49 to i8
-  %51 = trunc i8 %50 to i1
-  br i1 %51, label %bb4, label %panic
+  %33 = load ptr, ptr %6, align 8
+  %34 = getelementptr inbounds i8, ptr %6, i64 8
+  %35 = load i64, ptr %34, align 8
+  %36 = getelementptr inbounds [4 x i8], ptr %33, i64 %12
+  %37 = load float, ptr %36, align 4
+  %38 = load ptr, ptr %7, align 8
+  %39 = getelementptr inbounds i8, ptr %7, i64 8
+  %40 = load i64, ptr %39, align 8
+  %41 = icmp ult i64 %12, %40
+  %42 = zext i1 %41 to i8
+  %43 = trunc i8 %42 to i1
+  br i1 %43, label %bb4, label %panic
 
 bb4:                                              ; preds = %bb3
-  %52 = load ptr, ptr %7, align 8
-  %53 = getelementptr i8, ptr %7, i64 8
-  %54 = load i64, ptr %53, align 8
-  %55 = getelementptr [4 x i8], ptr %52, i64 %19
-  %56 = load float, ptr %55, align 4
-  %57 = fadd contract float %45, %56
-  store float %57, ptr %29, align 4
+  %44 = load ptr, ptr %7, align 8
+  %45 = getelementptr inbounds i8, ptr %7, i64 8
+  %46 = load i64, ptr %45, align 8
+  %47 = getelementptr inbounds [4 x i8], ptr %44, i64 %12
+  %48 = load float, ptr %47, align 4
+  %49 = fadd contract float %37, %48
+  store float %49, ptr %21, align 4
   br label %bb6
 
 panic:                                            ; preds = %bb3
@@ -114,14 +97,14 @@ panic1:                                           ; preds = %bb2
   call void @llvm.trap()
   unreachable
 
-bb5:                                              ; preds = %bb12
+bb5:                                              ; preds = %bb9
   br label %bb6
 
 bb6:                                              ; preds = %bb5, %bb4
   ret void
 }
 
-define internal i64 @_RNvMNtCs9vPOGG3QLYC_5oxide6threadNtB2_11ThreadIndex6linear() {
+define internal i64 @_RNvMs0_NtCs9vPOGG3QLYC_5oxide6threadNtB5_11ThreadIndex6linear() {
 entry:
   br label %bb0
 
@@ -206,41 +189,41 @@ bb13:                                             ; preds = %bb12
   ret i64 %37
 }
 
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #0
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #0
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #0
-
 ; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
-declare void @llvm.trap() #1
+declare void @llvm.trap() #0
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.z() #0
+declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.z() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 65536) i32 @llvm.nvvm.read.ptx.sreg.nctaid.y() #0
+declare noundef range(i32 1, 65536) i32 @llvm.nvvm.read.ptx.sreg.nctaid.y() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.y() #0
+declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.y() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #0
+declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.y() #0
+declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 65) i32 @llvm.nvvm.read.ptx.sreg.ntid.z() #0
+declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 64) i32 @llvm.nvvm.read.ptx.sreg.tid.z() #0
+declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.y() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.y() #0
+declare noundef range(i32 1, 65) i32 @llvm.nvvm.read.ptx.sreg.ntid.z() #1
 
-attributes #0 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
-attributes #1 = { cold noreturn nounwind memory(inaccessiblemem: write) }
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 0, 64) i32 @llvm.nvvm.read.ptx.sreg.tid.z() #1
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.y() #1
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1
+
+attributes #0 = { cold noreturn nounwind memory(inaccessiblemem: write) }
+attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
