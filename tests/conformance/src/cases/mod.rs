@@ -42,6 +42,7 @@ pub mod library;
 pub mod memory;
 pub mod panics;
 pub mod scalars;
+pub mod statics;
 
 /// Every case, in a stable order.
 pub fn all() -> Vec<Box<dyn Case>> {
@@ -54,5 +55,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(abstraction::cases());
     all.extend(panics::cases());
     all.extend(library::cases());
+    all.extend(statics::cases());
     all
 }
