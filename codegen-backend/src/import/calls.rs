@@ -67,7 +67,8 @@ fn host_only(
         )
     } else if krate == sym::alloc {
         Some("device code has no heap; use values, arrays and slices")
-    } else if krate == sym::std {
+    } else if krate == sym::std && !tcx.is_mir_available(def_id) {
+        // `std`'s own float methods (`f32::sqrt`...) are inline wrappers of core intrinsics.
         Some("`std` is host-only (I/O, threads, the OS); device code can use `core`")
     } else {
         None
@@ -113,24 +114,33 @@ impl<'tcx> FnCx<'tcx, '_> {
     ) -> DeviceResult<()> {
         let tcx = self.m.tcx;
         let callee_ty = self.monomorphize(func.ty(self.mir, tcx));
-        let ty::FnDef(def_id, generic_args) = *callee_ty.kind() else {
-            return not_on_gpu(
-                self.span,
-                "calling a function pointer",
-                "device code calls functions directly; use generics or closures",
-            );
-        };
-        let instance = match Instance::try_resolve(tcx, self.m.typing_env(), def_id, generic_args) {
-            Ok(Some(instance)) => instance,
-            _ => {
-                return unsupported(
-                    self.span,
-                    format!(
-                        "calling `{}`, which does not resolve",
-                        tcx.def_path_str(def_id)
-                    ),
-                );
+        let instance = match *callee_ty.kind() {
+            ty::FnDef(def_id, generic_args) => {
+                match Instance::try_resolve(tcx, self.m.typing_env(), def_id, generic_args) {
+                    Ok(Some(instance)) => instance,
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            format!(
+                                "calling `{}`, which does not resolve",
+                                tcx.def_path_str(def_id)
+                            ),
+                        );
+                    }
+                }
             }
+            // A function pointer known at compile time (core's sort picks its partition routine
+            // with `const { ... }`) is a direct call.
+            _ => match self.constant_fn_pointer(func) {
+                Some(instance) => instance,
+                None => {
+                    return not_on_gpu(
+                        self.span,
+                        "calling a function pointer",
+                        "device code calls functions directly; use generics or closures",
+                    );
+                }
+            },
         };
         let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(instance.def_id()));
 
@@ -175,6 +185,29 @@ impl<'tcx> FnCx<'tcx, '_> {
             _ => {}
         }
         self.device_call(instance, callee_ty, args, destination, target)
+    }
+
+    /// The function a constant function pointer points to.
+    fn constant_fn_pointer(&self, func: &MirOperand<'tcx>) -> Option<Instance<'tcx>> {
+        let MirOperand::Constant(constant) = func else {
+            return None;
+        };
+        let value = self
+            .monomorphize(constant.const_)
+            .eval(self.m.tcx, self.m.typing_env(), constant.span)
+            .ok()?;
+        let rustc_middle::mir::ConstValue::Scalar(rustc_middle::mir::interpret::Scalar::Ptr(
+            ptr,
+            _,
+        )) = value
+        else {
+            return None;
+        };
+        let (provenance, _) = ptr.into_raw_parts();
+        match self.m.tcx.global_alloc(provenance.alloc_id()) {
+            rustc_middle::mir::interpret::GlobalAlloc::Function { instance } => Some(instance),
+            _ => None,
+        }
     }
 
     fn finish_call(&mut self, target: Option<mir::BasicBlock>) -> DeviceResult<()> {
@@ -454,6 +487,57 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let from_tmp = self.load_operand(tmp)?;
                 self.store_operand(from_tmp, y)?;
                 None
+            }
+            "raw_eq" => {
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let u8_ptr = self.layout_of(rustc_middle::ty::Ty::new_imm_ptr(
+                    self.m.tcx,
+                    self.m.tcx.types.u8,
+                ))?;
+                let usize_layout = self.layout_of(self.m.tcx.types.usize)?;
+                let i32_layout = self.layout_of(self.m.tcx.types.i32)?;
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let n = self.const_usize(size);
+                let args = vec![
+                    Operand {
+                        val: OperandVal::Imm(a),
+                        layout: u8_ptr,
+                    },
+                    Operand {
+                        val: OperandVal::Imm(b),
+                        layout: u8_ptr,
+                    },
+                    Operand {
+                        val: OperandVal::Imm(n),
+                        layout: usize_layout,
+                    },
+                ];
+                let order = self
+                    .soft_call("oxide::soft::compare_bytes", args, i32_layout)?
+                    .immediate(self.span)?;
+                let zero = self.const_int(32, 0);
+                Some(self.icmp(pliron_llvm::attributes::ICmpPredicateAttr::EQ, order, zero))
+            }
+            "arith_offset" => {
+                // `wrapping_offset`: no in-bounds promise, so no `inbounds`.
+                let stride = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let (ptr, count) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let i8_ty = types::int(self.ctx(), 8);
+                let elem = pliron_llvm::types::ArrayType::get(&self.m.ctx, i8_ty, stride).into();
+                Some(self.emit_value(|ctx| {
+                    pliron_llvm::ops::GetElementPtrOp::new(
+                        ctx,
+                        ptr,
+                        vec![pliron_llvm::ops::GepIndex::Value(count)],
+                        elem,
+                    )
+                }))
             }
             "compare_bytes" => {
                 let result =
