@@ -356,3 +356,48 @@ fn without_panic_banner<T>(f: impl FnOnce() -> T) -> Result<T, String> {
             .unwrap_or_default()
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_markers_carry_name_and_options() {
+        let plain = kernel_prefix("__oxide_kernel__vecadd").unwrap().unwrap();
+        assert_eq!(plain.0, "vecadd");
+        assert_eq!(
+            plain.1,
+            KernelMode {
+                float: FloatMode::Contract,
+                grid_1d: false
+            }
+        );
+        let both = kernel_prefix("__oxide_kernel_grid1d_strict__my_kernel")
+            .unwrap()
+            .unwrap();
+        assert_eq!(both.0, "my_kernel");
+        assert_eq!(
+            both.1,
+            KernelMode {
+                float: FloatMode::Strict,
+                grid_1d: true
+            }
+        );
+        assert!(kernel_prefix("__oxide_kernel_bogus__k").unwrap().is_err());
+        assert!(kernel_prefix("vecadd").is_none());
+        assert!(kernel_prefix("__oxide_kernelx").is_none());
+    }
+
+    #[test]
+    fn generic_entries_match_the_host_launcher() {
+        // Pinned: device-std's `__private::generic_entry` must give the same string.
+        assert_eq!(
+            generic_entry("scale", &["f32".to_string()]),
+            "scale__dd635018ff703544"
+        );
+        assert_ne!(
+            generic_entry("scale", &["f32".to_string()]),
+            generic_entry("scale", &["f64".to_string()])
+        );
+    }
+}
