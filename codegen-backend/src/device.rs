@@ -88,14 +88,14 @@ struct Dumps {
 
 /// Compiles the crate's kernels to PTX; `None` when it has none or on error (already reported).
 pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
-    let (kernels, kernel_errors) = find_kernels(tcx);
+    let (kernels, kernel_errors, has_generic) = find_kernels(tcx);
     if !kernel_errors.is_empty() {
         for e in kernel_errors {
             report(tcx, e);
         }
         return None;
     }
-    if kernels.is_empty() {
+    if kernels.is_empty() && !has_generic {
         return None;
     }
     let crate_name = tcx.crate_name(rustc_span::def_id::LOCAL_CRATE).to_string();
@@ -139,7 +139,9 @@ fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
 }
 
 /// The crate's kernels; errors are spanned at the kernel they concern.
-fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceError>) {
+/// Also says whether the crate defines generic kernels (whose launchers need a PTX image even
+/// when nothing instantiates them here).
+fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceError>, bool) {
     let mut kernels = Vec::new();
     let mut errors = Vec::new();
     let mut has_generic = false;
@@ -231,7 +233,7 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
             }
         }
     }
-    (kernels, errors)
+    (kernels, errors, has_generic)
 }
 
 fn compile<'tcx>(

@@ -271,7 +271,7 @@ impl From<KernelFailure> for Error {
             FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
             kind => Error::KernelFailed {
                 kernel: f.kernel.to_owned(),
-                message: kind.to_string(),
+                message: format!("in the emulator: {kind}"),
             },
         }
     }

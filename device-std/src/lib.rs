@@ -22,6 +22,11 @@
 //! }
 //! ```
 //!
+//! Kernels may be generic over types, closures from the host included
+//! (`#[kernel] pub fn map<F: Fn(u32) -> u32 + Copy>(f: F, ...)`, launched as
+//! `map::launch(&gpu, cfg, move |v| v * k, ...)`), and take options:
+//! `#[kernel(strict_float)]`, `#[kernel(grid = "1d")]` (see [`kernel`] and docs/contracts.md).
+//!
 //! Device side: [`thread`] (indices and the intrinsics the backend replaces) and
 //! [`DisjointSlice`] (the only safe way to write memory shared by the grid).
 //! Host side: [`host`] (driver, buffers, launches) and [`emulate`] (the CPU emulator: a whole
@@ -38,6 +43,10 @@ pub mod emulate;
 pub mod host;
 pub mod soft;
 pub mod thread;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
 
 pub use oxide_macros::kernel;
 pub use thread::ThreadIndex;

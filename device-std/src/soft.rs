@@ -14,6 +14,8 @@ pub fn fmod_f32(x: f32, y: f32) -> f32 {
     let mut ey = ((uy >> MANT) & EXP_MASK) as i32;
     let sign = ux & 0x8000_0000;
     if uy << 1 == 0 || y.is_nan() || ex == EXP_MASK as i32 {
+        // A NaN made from the operands, as libm's `fmodf` makes it.
+        #[allow(clippy::eq_op)]
         return (x * y) / (x * y);
     }
     if ux << 1 <= uy << 1 {
@@ -81,6 +83,8 @@ pub fn fmod_f64(x: f64, y: f64) -> f64 {
     let mut ey = ((uy >> MANT) & EXP_MASK) as i64;
     let sign = ux & (1 << 63);
     if uy << 1 == 0 || y.is_nan() || ex == EXP_MASK as i64 {
+        // A NaN made from the operands, as libm's `fmod` makes it.
+        #[allow(clippy::eq_op)]
         return (x * y) / (x * y);
     }
     if ux << 1 <= uy << 1 {

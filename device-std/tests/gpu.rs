@@ -78,6 +78,22 @@ DONE:
     st.global.f64 [%rd3+40], %fd6;
     ret;
 }
+
+// ptrs(a: &[f64], b: DisjointSlice<u16>, out: DisjointSlice<u64>): writes the pointers it got
+// for a and b.
+.visible .entry ptrs(
+    .param .u64 a_ptr, .param .u64 a_len,
+    .param .u64 b_ptr, .param .u64 b_len,
+    .param .u64 out_ptr, .param .u64 out_len)
+{
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a_ptr];
+    ld.param.u64 %rd2, [b_ptr];
+    ld.param.u64 %rd3, [out_ptr];
+    st.global.u64 [%rd3], %rd1;
+    st.global.u64 [%rd3+8], %rd2;
+    ret;
+}
 ";
 
 /// Host layout: u32 at 0, padding, f64 at 8 (16 bytes, align 8), as the PTX reads it.
@@ -145,6 +161,25 @@ fn by_value_parameters_and_lengths() -> Result<(), Error> {
     // SAFETY: the parameters match the PTX entry above (the unit value takes none).
     unsafe { launch.launch(cfg) }?;
     assert_eq!(gpu.dtoh(&out)?, [1.5, 7.0, -2.25, 3.0, 6.0, 42.0]);
+    Ok(())
+}
+
+/// Empty buffers have a null device pointer; kernels get Rust's dangling pointer instead
+/// (`align_of::<T>()`), never null (docs/contracts.md).
+#[test]
+fn empty_buffers_pass_a_non_null_pointer() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let module = load_module(&gpu, Some(PTX), "handwritten")?;
+    let function = module.function("ptrs")?;
+    let (a, mut b) = (gpu.htod::<f64>(&[])?, gpu.alloc_zeroed::<u16>(0)?);
+    let mut out = gpu.alloc_zeroed::<u64>(2)?;
+    let mut launch = Launch::new(&gpu, &function);
+    launch.push(&a).push(&mut b).push(&mut out);
+    // SAFETY: the parameters match the PTX entry above.
+    unsafe { launch.launch(LaunchConfig::for_num_elems(1, 32)?) }?;
+    let got = gpu.dtoh(&out)?;
+    println!("pointers of empty buffers: {got:?}");
+    assert_eq!(got, [8, 2]);
     Ok(())
 }
 

@@ -45,7 +45,8 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
         }
         Type::ImplTrait(_) => Err(syn::Error::new(
             ty.span(),
-            "a kernel cannot be generic: `impl Trait` arguments are not allowed",
+            "a kernel cannot take `impl Trait` arguments (the launcher could not name the \
+             type): use a type parameter, `fn kernel<F: Trait>(f: F)`",
         )),
         _ => {
             check_value(ty)?;

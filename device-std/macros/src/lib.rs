@@ -1,20 +1,30 @@
 //! `#[kernel]`: marks a `pub fn` as a GPU kernel (see docs/contracts.md).
 //!
-//! In: a free, non-generic `pub fn` returning nothing, whose arguments are plain names.
-//! Out: the same function with `#[unsafe(export_name = "__oxide_kernel__<name>")]` (how the
-//! backend finds kernels; the function stays callable on the host), and a module `<name>` with
-//! a typed host launcher `<name>::launch(gpu, cfg, args...)` and the CPU emulator
-//! `<name>::emulate(&cfg, args...)`.
+//! In: a free `pub fn` returning nothing, whose arguments are plain names and whose generic
+//! parameters (if any) are types; options `strict_float` and `grid = "1d"`.
+//! Out, for a non-generic kernel: the same function with
+//! `#[unsafe(export_name = "<marker>")]`; for a generic one: the function unchanged and a hidden
+//! wrapper `pub fn <marker><generics>(args) { <name>::<params>(args) }`, each instance of which
+//! the backend compiles. The marker is `__oxide_kernel__<name>`, or with options
+//! `__oxide_kernel_<opt>_<opt>__<name>` (opts sorted from `grid1d`, `strict`): how the backend
+//! finds kernels and their options. Then a module `<name>` with a typed host launcher
+//! `<name>::launch(gpu, cfg, args...)` and the CPU emulator `<name>::emulate(&cfg, args...)`
+//! (generic over the kernel's type parameters, if any).
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Visibility};
+use syn::{
+    FnArg, GenericParam, Generics, Ident, ItemFn, LitStr, Pat, ReturnType, Type, Visibility,
+    WherePredicate, parse_quote_spanned,
+};
 
 mod args;
+mod options;
 
 use args::ArgKind;
+use options::Options;
 
 /// Marks a `pub fn` as a GPU kernel and generates its host launcher `<name>::launch` and its
 /// CPU emulator `<name>::emulate`.
@@ -25,6 +35,14 @@ use args::ArgKind;
 ///
 /// What the emulator takes for them: `&[T]` → `&[T]` (`T: Sync`); `DisjointSlice<T>` →
 /// `&mut [T]` (`T: Send`); any other `T: Copy` → `T` (`T: Sync`).
+///
+/// A kernel may have type parameters (closures passed from the host are type parameters too):
+/// `launch` and `emulate` are then generic over them, with `'static` bounds, and the backend
+/// compiles one PTX entry per instance that the crate's own code launches.
+///
+/// Options: `#[kernel(strict_float)]` (no FMA contraction: bit-for-bit Rust float semantics)
+/// and `#[kernel(grid = "1d")]` (the kernel is launched with grid and block y = z = 1, which
+/// `launch` and `emulate` check; the backend folds the y and z indices to 0).
 #[proc_macro_attribute]
 pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
     let item = TokenStream2::from(item);
@@ -39,26 +57,33 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
-    if !attr.is_empty() {
-        return Err(syn::Error::new_spanned(
-            attr,
-            "`#[kernel]` takes no arguments",
-        ));
-    }
-    let func: ItemFn = syn::parse2(item)
-        .map_err(|e| syn::Error::new(e.span(), "`#[kernel]` goes on a free `pub fn`"))?;
-    let kernel = Kernel::check(&func)?;
+    let options = Options::parse(attr);
+    let func = syn::parse2::<ItemFn>(item)
+        .map_err(|e| syn::Error::new(e.span(), "`#[kernel]` goes on a free `pub fn`"));
+    let (options, func) = match (options, func) {
+        (Ok(options), Ok(func)) => (options, func),
+        (Err(mut a), Err(b)) => {
+            a.combine(b);
+            return Err(a);
+        }
+        (Err(e), _) | (_, Err(e)) => return Err(e),
+    };
+    let kernel = Kernel::check(&func, options)?;
     Ok(kernel.expand(&func))
 }
 
 /// A checked kernel signature.
 struct Kernel {
     name: Ident,
-    args: Vec<(Ident, ArgKind)>,
+    options: Options,
+    /// The type parameters, in order (the only generic parameters a kernel may have).
+    type_params: Vec<Ident>,
+    /// Each argument's name, type as written, and how it is passed.
+    args: Vec<(Ident, Type, ArgKind)>,
 }
 
 impl Kernel {
-    fn check(func: &ItemFn) -> syn::Result<Kernel> {
+    fn check(func: &ItemFn, options: Options) -> syn::Result<Kernel> {
         let sig = &func.sig;
         let mut errors = Errors::default();
         if !matches!(func.vis, Visibility::Public(_)) {
@@ -86,11 +111,22 @@ impl Kernel {
         if let Some(abi) = &sig.abi {
             errors.add(abi.span(), "a kernel uses the Rust ABI: remove `extern`");
         }
-        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            errors.add(
-                sig.generics.span(),
-                "a kernel cannot be generic: the backend compiles one PTX entry per kernel",
-            );
+        let mut type_params = Vec::new();
+        for param in &sig.generics.params {
+            match param {
+                GenericParam::Type(t) => type_params.push(t.ident.clone()),
+                GenericParam::Const(c) => errors.add(
+                    c.span(),
+                    "a kernel cannot have const generic parameters, only type parameters: its \
+                     PTX entries are named after the type arguments; pass the value as an \
+                     argument",
+                ),
+                GenericParam::Lifetime(l) => errors.add(
+                    l.span(),
+                    "a kernel cannot have lifetime parameters, only type parameters: its slices \
+                     borrow device buffers for the launch; write `&[T]` without a lifetime",
+                ),
+            }
         }
         if let Some(v) = &sig.variadic {
             errors.add(v.span(), "a kernel cannot be variadic");
@@ -121,7 +157,7 @@ impl Kernel {
                         }
                     };
                     match (name, args::classify(&arg.ty)) {
-                        (Some(name), Ok(kind)) => args.push((name, kind)),
+                        (Some(name), Ok(kind)) => args.push((name, (*arg.ty).clone(), kind)),
                         (_, Err(e)) => errors.push(e),
                         (None, Ok(_)) => {}
                     }
@@ -131,14 +167,20 @@ impl Kernel {
         errors.finish()?;
         Ok(Kernel {
             name: sig.ident.clone(),
+            options,
+            type_params,
             args,
         })
+    }
+
+    fn is_generic(&self) -> bool {
+        !self.type_params.is_empty()
     }
 
     fn expand(&self, func: &ItemFn) -> TokenStream2 {
         let name = &self.name;
         let entry = name.to_string().trim_start_matches("r#").to_owned();
-        let export = LitStr::new(&format!("__oxide_kernel__{entry}"), Span::call_site());
+        let marker = self.options.marker(&entry);
         let kernel_name = LitStr::new(&entry, Span::call_site());
         let (crate_name, ptx_symbol) = match crate_name() {
             Ok(c) => (
@@ -171,7 +213,7 @@ impl Kernel {
         let mut emu_thread = Vec::new();
         let mut emu_args = Vec::new();
         let (mut uses_copy, mut uses_sync, mut uses_send) = (false, false, false);
-        for (arg, kind) in &self.args {
+        for (arg, _, kind) in &self.args {
             match kind {
                 ArgKind::Slice(elem) => {
                     params.push(quote!(#arg: &::oxide::host::DeviceBuffer<#elem>));
@@ -251,14 +293,24 @@ impl Kernel {
             }
         });
         let vis = &func.vis;
-        let attrs = &func.attrs;
-        let sig = &func.sig;
-        let block = &func.block;
         let mod_doc = format!("Host side of the `{entry}` kernel.");
+        let generic_doc = if self.is_generic() {
+            " One PTX entry per instance: only instances that the kernel's own crate launches \
+             are compiled (another crate's launch fails with `Error::KernelNotFound`)."
+        } else {
+            ""
+        };
+        let grid_doc = if self.options.grid_1d {
+            " The kernel is `grid = \"1d\"`: a `cfg` whose grid or block has y or z other than \
+             1 is an `Error::LaunchShape`, and nothing is launched."
+        } else {
+            ""
+        };
         let launch_doc = format!(
             "Queues the `{entry}` kernel on `gpu`'s stream with shape `cfg` and returns without \
-             waiting for it (`Gpu::dtoh` and `Gpu::synchronize` wait). Fails with \
-             `Error::NoPtx` when the crate was built without the oxide backend."
+             waiting for it (`Gpu::dtoh` and `Gpu::synchronize` wait, and report its failure). \
+             Fails with `Error::NoPtx` when the crate was built without the oxide backend.\
+             {grid_doc}{generic_doc}"
         );
         let emulate_doc = format!(
             "Runs the `{entry}` kernel on the CPU over the grid `cfg`, every GPU thread of a \
@@ -267,10 +319,88 @@ impl Kernel {
              here, other arguments are copied to every thread. Fails with the first thread's \
              panic, a `sync_threads()` that not every thread reaches, or a bad launch shape."
         );
+        let load_doc = if self.is_generic() {
+            "Loads the crate's PTX on `gpu` now rather than at the first launch, so that \
+             `Error::NoPtx` or a PTX the driver rejects shows before any other work."
+        } else {
+            "Loads the crate's PTX on `gpu` now rather than at the first launch, and looks the \
+             kernel up, so that `Error::NoPtx`, a PTX the driver rejects or a missing kernel \
+             shows before any other work."
+        };
+
+        // The user's function, and for a generic kernel the wrapper the backend compiles.
+        let kernel_item = if self.is_generic() {
+            self.generic_wrapper(func, &marker)
+        } else {
+            let attrs = &func.attrs;
+            let sig = &func.sig;
+            let block = &func.block;
+            let export = LitStr::new(&marker, Span::call_site());
+            quote! {
+                #(#attrs)*
+                #[unsafe(export_name = #export)]
+                #vis #sig #block
+            }
+        };
+
+        let launch_generics = self.host_generics(&func.sig.generics, false);
+        let emu_generics = self.host_generics(&func.sig.generics, true);
+        let (launch_params, _, launch_where) = launch_generics.split_for_impl();
+        let (emu_params_generics, _, emu_where) = emu_generics.split_for_impl();
+        let (_, kernel_args, _) = func.sig.generics.split_for_impl();
+        let turbofish = kernel_args.as_turbofish();
+
+        let grid_check = self
+            .options
+            .grid_1d
+            .then(|| quote!(::oxide::__private::check_grid_1d(#kernel_name, &#cfg)?;));
+        let emu_grid_check = self
+            .options
+            .grid_1d
+            .then(|| quote!(::oxide::__private::emulate_check_grid_1d(#kernel_name, #cfg)?;));
+        let ptx = quote! {
+            ::oxide::host::load_module(
+                #gpu,
+                ::oxide::__embedded_ptx!(#ptx_symbol),
+                #crate_name,
+            )?
+        };
+        let (load_body, get_function) = if self.is_generic() {
+            let wrapper = format_ident!("{}", marker);
+            let arg_types = self.args.iter().map(|(_, ty, _)| ty);
+            let type_params = &self.type_params;
+            let load_body = quote! {
+                let _ = #ptx;
+                ::core::result::Result::Ok(())
+            };
+            let get_function = quote! {
+                // Makes this instance of the kernel a mono item of the crate: the backend
+                // compiles the instances it finds there.
+                let _ = ::core::hint::black_box(
+                    super::#wrapper #turbofish as fn(#(#arg_types),*)
+                );
+                let #module = #ptx;
+                let #function = ::oxide::__private::generic_function(
+                    &#module,
+                    #kernel_name,
+                    &[#(::core::any::type_name::<#type_params>()),*],
+                )?;
+            };
+            (load_body, get_function)
+        } else {
+            let load_body = quote! {
+                let #module = #ptx;
+                #module.function(#kernel_name).map(drop)
+            };
+            let get_function = quote! {
+                let #module = #ptx;
+                let #function = #module.function(#kernel_name)?;
+            };
+            (load_body, get_function)
+        };
+
         quote! {
-            #(#attrs)*
-            #[unsafe(export_name = #export)]
-            #vis #sig #block
+            #kernel_item
 
             #[doc = #mod_doc]
             #vis mod #name {
@@ -281,32 +411,26 @@ impl Kernel {
                 #sync_helper
                 #send_helper
 
-                /// Loads the crate's PTX on `gpu` now rather than at the first launch, so that
-                /// `Error::NoPtx` or a PTX the driver rejects shows before any other work.
+                #[doc = #load_doc]
                 pub fn load(
                     #gpu: &::oxide::host::Gpu,
                 ) -> ::core::result::Result<(), ::oxide::host::Error> {
-                    let #module = ::oxide::host::load_module(
-                        #gpu,
-                        ::oxide::__embedded_ptx!(#ptx_symbol),
-                        #crate_name,
-                    )?;
-                    #module.function(#kernel_name).map(drop)
+                    #load_body
                 }
 
                 #[doc = #launch_doc]
-                #[allow(unsafe_code, clippy::too_many_arguments)]
-                pub fn launch(
+                #[allow(
+                    unsafe_code,
+                    clippy::too_many_arguments,
+                    clippy::multiple_bound_locations
+                )]
+                pub fn launch #launch_params (
                     #gpu: &::oxide::host::Gpu,
                     #cfg: ::oxide::host::LaunchConfig,
                     #(#params),*
-                ) -> ::core::result::Result<(), ::oxide::host::Error> {
-                    let #module = ::oxide::host::load_module(
-                        #gpu,
-                        ::oxide::__embedded_ptx!(#ptx_symbol),
-                        #crate_name,
-                    )?;
-                    let #function = #module.function(#kernel_name)?;
+                ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
+                    #grid_check
+                    #get_function
                     let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
                     #(#pushes)*
                     // SAFETY: the parameters were pushed from this kernel's own signature, in
@@ -315,19 +439,89 @@ impl Kernel {
                 }
 
                 #[doc = #emulate_doc]
-                #[allow(unsafe_code, clippy::too_many_arguments)]
-                pub fn emulate(
+                #[allow(
+                    unsafe_code,
+                    clippy::too_many_arguments,
+                    clippy::multiple_bound_locations
+                )]
+                pub fn emulate #emu_params_generics (
                     #cfg: &::oxide::host::LaunchConfig,
                     #(#emu_params),*
-                ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> {
+                ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
+                    #emu_grid_check
                     #(#emu_shared)*
                     ::oxide::emulate::run(#kernel_name, #cfg, || {
                         #(#emu_thread)*
-                        super::#name(#(#emu_args),*)
+                        super::#name #turbofish (#(#emu_args),*)
                     })
                 }
             }
         }
+    }
+
+    /// `#[doc(hidden)] pub fn <marker><generics>(args) { <name>::<params>(args) }` after the
+    /// user's function, unchanged: the item the backend finds a generic kernel by (a generic
+    /// function cannot have an `export_name`).
+    fn generic_wrapper(&self, func: &ItemFn, marker: &str) -> TokenStream2 {
+        let name = &self.name;
+        let wrapper = format_ident!("{}", marker);
+        let vis = &func.vis;
+        let generics = &func.sig.generics;
+        let where_clause = &generics.where_clause;
+        let (_, kernel_args, _) = generics.split_for_impl();
+        let turbofish = kernel_args.as_turbofish();
+        let params = self.args.iter().map(|(arg, ty, _)| quote!(#arg: #ty));
+        let args = self.args.iter().map(|(arg, _, _)| arg);
+        quote! {
+            #func
+
+            #[doc(hidden)]
+            #[allow(non_snake_case, clippy::too_many_arguments)]
+            #vis fn #wrapper #generics (#(#params),*) #where_clause {
+                #name #turbofish (#(#args),*)
+            }
+        }
+    }
+
+    /// The generics of `launch` (`emulate` when `emulate` is true): the kernel's, each type
+    /// parameter `'static` (a by-value argument crosses to the GPU as its bytes: a closure that
+    /// borrows host data would carry host addresses), and for a generic kernel the bounds that
+    /// the arguments need, each spanned at its type (a non-generic kernel gets them checked by
+    /// the helpers `emulate` calls).
+    fn host_generics(&self, kernel: &Generics, emulate: bool) -> Generics {
+        let mut generics = kernel.clone();
+        for param in generics.type_params_mut() {
+            param.eq_token = None;
+            param.default = None;
+        }
+        if !self.is_generic() {
+            return generics;
+        }
+        let mut bounds: Vec<WherePredicate> = self
+            .type_params
+            .iter()
+            .map(|t| parse_quote_spanned!(t.span()=> #t: 'static))
+            .collect();
+        for (_, _, kind) in &self.args {
+            let bound: WherePredicate = match (kind, emulate) {
+                (ArgKind::Value(ty), false) => {
+                    parse_quote_spanned!(ty.span()=> #ty: ::core::marker::Copy)
+                }
+                (ArgKind::Value(ty), true) => parse_quote_spanned! {ty.span()=>
+                    #ty: ::core::marker::Copy + ::core::marker::Sync
+                },
+                (ArgKind::Slice(elem), true) => {
+                    parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Sync)
+                }
+                (ArgKind::Disjoint(elem), true) => {
+                    parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Send)
+                }
+                (ArgKind::Slice(_) | ArgKind::Disjoint(_), false) => continue,
+            };
+            bounds.push(bound);
+        }
+        generics.make_where_clause().predicates.extend(bounds);
+        generics
     }
 }
 
@@ -362,5 +556,62 @@ impl Errors {
 
     fn finish(self) -> syn::Result<()> {
         self.0.map_or(Ok(()), Err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expanded(attr: TokenStream2, item: TokenStream2) -> String {
+        expand(attr, item).unwrap().to_string()
+    }
+
+    #[test]
+    fn non_generic_kernels_export_the_marker() {
+        let item = quote!(
+            pub fn fill(v: u32, mut out: DisjointSlice<u32>) {}
+        );
+        let out = expanded(quote!(), item.clone());
+        assert!(
+            out.contains(r#"export_name = "__oxide_kernel__fill""#),
+            "{out}"
+        );
+        let out = expanded(quote!(grid = "1d"), item.clone());
+        assert!(
+            out.contains(r#"export_name = "__oxide_kernel_grid1d__fill""#),
+            "{out}"
+        );
+        assert!(out.contains("check_grid_1d"), "{out}");
+        let out = expanded(quote!(grid = "1d", strict_float), item);
+        assert!(
+            out.contains(r#"export_name = "__oxide_kernel_grid1d_strict__fill""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn generic_kernels_get_a_wrapper_named_by_the_marker() {
+        let item = quote!(
+            pub fn scale<T: Copy>(k: T, x: &[T], mut y: DisjointSlice<T>) {}
+        );
+        let out = expanded(quote!(strict_float), item);
+        assert!(!out.contains("export_name"), "{out}");
+        assert!(
+            out.contains("pub fn __oxide_kernel_strict__scale < T : Copy > (k : T , x : & [T] , y : DisjointSlice < T >)"),
+            "{out}"
+        );
+        assert!(out.contains("scale :: < T > (k , x , y)"), "{out}");
+        assert!(
+            out.contains("super :: __oxide_kernel_strict__scale :: < T > as fn (T , & [T] , DisjointSlice < T >)"),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: core :: any :: type_name :: < T > ()"),
+            "{out}"
+        );
+        for call in [". unwrap (", ". expect (", "panic !", "unreachable !"] {
+            assert!(!out.contains(call), "{call}: {out}");
+        }
     }
 }

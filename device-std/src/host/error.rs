@@ -1,6 +1,7 @@
 //! Everything that can go wrong on the host side.
 
 use cudarc::driver::DriverError;
+use cudarc::driver::sys::CUresult;
 
 /// An error of the host runtime. Nothing in [`crate::host`] panics; it returns one of these.
 #[derive(Debug, thiserror::Error)]
@@ -54,12 +55,14 @@ pub enum Error {
         launch: usize,
     },
     /// A kernel failed while running: a panic (a trap on the GPU), or a barrier not every thread
-    /// of a block reached. [`crate::emulate::KernelFailure`] converts into this.
-    #[error("kernel `{kernel}` failed: {message}")]
+    /// of a block reached. On the GPU this is reported by the next call that waits for the
+    /// kernel (see [`crate::host`]); [`crate::emulate::KernelFailure`] converts into this too.
+    #[error("kernel `{kernel}` failed {message}")]
     KernelFailed {
-        /// The kernel's name.
+        /// The kernel's name (`scale::<f32>` for an instance of a generic kernel).
         kernel: String,
-        /// What happened, and to which thread when that is known.
+        /// Where and what: `on the GPU: <the CUDA error>; ...` or `in the emulator: <which
+        /// thread of which block, and what happened>`.
         message: String,
     },
     /// Any other failure reported by the CUDA driver.
@@ -76,6 +79,41 @@ impl Error {
             Error::NoDriver(_) | Error::NoDevice { .. } | Error::NoPtx { .. }
         )
     }
+}
+
+/// The error for a failed driver call made after kernel `pending` was launched with no
+/// successful wait since: [`Error::KernelFailed`] naming it when the call reports a kernel's
+/// failure (which the driver reports at whichever call comes next), [`Error::Driver`] otherwise.
+pub(crate) fn after_launch(pending: Option<&str>, e: DriverError) -> Error {
+    match pending {
+        Some(kernel) if is_kernel_fault(e.0) => Error::KernelFailed {
+            kernel: kernel.to_owned(),
+            message: format!(
+                "on the GPU: {}; a panic in device code (index out of bounds, unwrap on None, \
+                 explicit panic!) traps",
+                describe(&e)
+            ),
+        },
+        _ => Error::Driver(e),
+    }
+}
+
+/// Whether the driver reports a fault of a running kernel: these errors come from a kernel's
+/// execution (a `trap` gives `CUDA_ERROR_LAUNCH_FAILED` or `CUDA_ERROR_ILLEGAL_INSTRUCTION`) and
+/// leave the context unusable, so every later call reports them too.
+fn is_kernel_fault(code: CUresult) -> bool {
+    matches!(
+        code,
+        CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUresult::CUDA_ERROR_LAUNCH_TIMEOUT
+            | CUresult::CUDA_ERROR_ASSERT
+            | CUresult::CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUresult::CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUresult::CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUresult::CUDA_ERROR_INVALID_PC
+            | CUresult::CUDA_ERROR_LAUNCH_FAILED
+    )
 }
 
 /// `CUDA_ERROR_NAME: the driver's description`, or just the code when the driver cannot say.
@@ -126,7 +164,7 @@ mod tests {
             kernel: "vecadd".into(),
             message: "boom".into(),
         };
-        assert_eq!(e.to_string(), "kernel `vecadd` failed: boom");
+        assert_eq!(e.to_string(), "kernel `vecadd` failed boom");
         assert!(!e.is_unavailable());
         let e = Error::NoDevice {
             ordinal: 3,
@@ -141,5 +179,62 @@ mod tests {
         ));
         assert!(e.to_string().starts_with("CUDA driver error: "), "{e}");
         assert!(e.to_string().contains("NOT_FOUND"), "{e}");
+    }
+
+    #[test]
+    fn faults_after_a_launch_name_the_kernel() {
+        let fault = DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED);
+        let e = after_launch(Some("scale::<f32>"), fault);
+        let Error::KernelFailed { kernel, message } = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(kernel, "scale::<f32>");
+        assert!(message.starts_with("on the GPU: "), "{message}");
+        assert!(message.contains("LAUNCH_FAILED"), "{message}");
+        let text = e.to_string();
+        assert!(
+            text.starts_with("kernel `scale::<f32>` failed on the GPU: "),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(
+                "; a panic in device code (index out of bounds, unwrap on None, explicit \
+                 panic!) traps"
+            ),
+            "{text}"
+        );
+        assert!(!e.is_unavailable());
+        for code in [
+            CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
+            CUresult::CUDA_ERROR_ILLEGAL_INSTRUCTION,
+            CUresult::CUDA_ERROR_MISALIGNED_ADDRESS,
+            CUresult::CUDA_ERROR_ASSERT,
+        ] {
+            let e = after_launch(Some("k"), DriverError(code));
+            assert!(
+                matches!(&e, Error::KernelFailed { kernel, .. } if kernel == "k"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn other_errors_stay_driver_errors() {
+        // No launch since the last successful wait: nothing to blame.
+        let e = after_launch(None, DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(matches!(e, Error::Driver(_)), "{e}");
+        // Errors a kernel's execution does not cause.
+        for code in [
+            CUresult::CUDA_ERROR_OUT_OF_MEMORY,
+            CUresult::CUDA_ERROR_INVALID_VALUE,
+            CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+            CUresult::CUDA_ERROR_NOT_FOUND,
+        ] {
+            let e = after_launch(Some("k"), DriverError(code));
+            assert!(
+                matches!(e, Error::Driver(DriverError(c)) if c == code),
+                "{e}"
+            );
+        }
     }
 }

@@ -56,6 +56,12 @@ impl LaunchConfig {
         Ok(cfg)
     }
 
+    /// Whether the launch is one-dimensional: grid and block have y = z = 1 (what a
+    /// `#[kernel(grid = "1d")]` kernel requires).
+    pub fn is_1d(&self) -> bool {
+        (self.grid.1, self.grid.2, self.block.1, self.block.2) == (1, 1, 1, 1)
+    }
+
     /// Checks the shape against the hardware limits, and that the grid's thread count fits in
     /// `usize` (so [`crate::ThreadIndex::linear`] cannot overflow and stays unique).
     pub fn validate(&self) -> Result<(), Error> {
@@ -128,24 +134,58 @@ pub fn load_module(
 impl KernelModule {
     /// The kernel (PTX entry) called `name`.
     pub fn function(&self, name: &str) -> Result<KernelFunction, Error> {
+        self.entry(name, name)
+    }
+
+    /// The PTX entry `entry`, of the kernel that errors call `kernel`.
+    fn entry(&self, entry: &str, kernel: &str) -> Result<KernelFunction, Error> {
         let not_found = || Error::KernelNotFound {
             crate_name: self.crate_name,
-            kernel: name.to_owned(),
+            kernel: if entry == kernel {
+                kernel.to_owned()
+            } else {
+                format!("{kernel} (PTX entry {entry})")
+            },
         };
-        if name.contains('\0') {
+        if entry.contains('\0') {
             return Err(not_found());
         }
-        match self.module.load_function(name) {
-            Ok(function) => Ok(KernelFunction { function }),
+        match self.module.load_function(entry) {
+            Ok(function) => Ok(KernelFunction {
+                function,
+                name: Arc::from(kernel),
+            }),
             Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => Err(not_found()),
             Err(e) => Err(e.into()),
         }
     }
 }
 
+/// The instance of generic kernel `name` at the type arguments whose
+/// `core::any::type_name`s are `type_names`: PTX entry
+/// [`generic_entry(name, type_names)`](crate::__private::generic_entry), called
+/// `name::<T1, T2>` in errors.
+pub(crate) fn generic_function(
+    module: &KernelModule,
+    name: &str,
+    type_names: &[&str],
+) -> Result<KernelFunction, Error> {
+    let entry = crate::__private::generic_entry(name, type_names);
+    module.entry(&entry, &format!("{name}::<{}>", type_names.join(", ")))
+}
+
 /// One kernel of a [`KernelModule`], ready to launch.
 pub struct KernelFunction {
     function: CudaFunction,
+    /// What errors call it: the entry's name, or `name::<T>` for a generic kernel's instance.
+    name: Arc<str>,
+}
+
+impl KernelFunction {
+    /// The kernel's name as errors give it.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
 }
 
 /// A launch being assembled by a `#[kernel]` launcher: parameters are pushed in the kernel's
@@ -153,6 +193,7 @@ pub struct KernelFunction {
 #[doc(hidden)]
 pub struct Launch<'a> {
     gpu: &'a Gpu,
+    function: &'a KernelFunction,
     args: LaunchArgs<'a>,
     wrong_device: Option<Error>,
 }
@@ -162,6 +203,7 @@ impl<'a> Launch<'a> {
     pub fn new(gpu: &'a Gpu, function: &'a KernelFunction) -> Self {
         Launch {
             gpu,
+            function,
             args: gpu.stream.launch_builder(&function.function),
             wrong_device: None,
         }
@@ -173,7 +215,9 @@ impl<'a> Launch<'a> {
         self
     }
 
-    /// Queues the kernel on the stream and returns without waiting for it.
+    /// Queues the kernel on the stream and returns without waiting for it. The [`Gpu`] then
+    /// names this kernel in the error of a wait that finds a kernel failed (see
+    /// [`crate::host`]).
     ///
     /// # Safety
     /// The pushed parameters must match the kernel's PTX parameters in number, order and type,
@@ -191,7 +235,8 @@ impl<'a> Launch<'a> {
         };
         // SAFETY: parameter agreement is the caller's contract; buffers stay alive because the
         // launch borrows them for 'a and cudarc's buffers free on the same stream.
-        unsafe { self.args.launch(cfg) }?;
+        unsafe { self.args.launch(cfg) }.map_err(|e| self.gpu.blame(e))?;
+        self.gpu.launched(&self.function.name);
         Ok(())
     }
 
@@ -219,21 +264,36 @@ mod sealed {
     impl<T> Sealed for super::ByValue<'_, T> {}
 }
 
-/// `&[T]`: device pointer, then element count.
+/// `&[T]`: device pointer (never null), then element count.
 impl<'a, T> KernelArg<'a> for &'a DeviceBuffer<T> {
     fn push_params(self, launch: &mut Launch<'a>) {
         launch.check_device(self);
-        launch.args.arg(&self.slice).arg(&self.len_param);
+        if self.slice.is_empty() {
+            launch.args.arg(&self.empty_ptr_param);
+        } else {
+            launch.args.arg(&self.slice);
+        }
+        launch.args.arg(&self.len_param);
     }
 }
 
-/// `DisjointSlice<T>`: device pointer, then element count; the kernel writes the buffer.
+/// `DisjointSlice<T>`: device pointer (never null), then element count; the kernel writes the
+/// buffer.
 impl<'a, T> KernelArg<'a> for &'a mut DeviceBuffer<T> {
     fn push_params(self, launch: &mut Launch<'a>) {
         launch.check_device(self);
-        let DeviceBuffer { slice, len_param } = self;
-        let len_param: &'a u64 = len_param;
-        launch.args.arg(slice).arg(len_param);
+        let DeviceBuffer {
+            slice,
+            len_param,
+            empty_ptr_param,
+        } = self;
+        let (len_param, empty_ptr_param): (&'a u64, &'a u64) = (len_param, empty_ptr_param);
+        if slice.is_empty() {
+            launch.args.arg(empty_ptr_param);
+        } else {
+            launch.args.arg(slice);
+        }
+        launch.args.arg(len_param);
     }
 }
 
@@ -300,6 +360,20 @@ mod tests {
         let too_many = (i32::MAX as usize + 1) * 32;
         let e = LaunchConfig::for_num_elems(too_many, 32).unwrap_err();
         assert!(e.to_string().contains("more than the 2147483647"), "{e}");
+    }
+
+    #[test]
+    fn one_dimensional_shapes() {
+        assert!(LaunchConfig::for_num_elems(1000, 128).unwrap().is_1d());
+        assert!(shape((7, 1, 1), (32, 1, 1)).is_1d());
+        for not_1d in [
+            shape((1, 2, 1), (32, 1, 1)),
+            shape((1, 1, 2), (32, 1, 1)),
+            shape((1, 1, 1), (32, 2, 1)),
+            shape((1, 1, 1), (32, 1, 2)),
+        ] {
+            assert!(!not_1d.is_1d(), "{not_1d:?}");
+        }
     }
 
     #[test]

@@ -4,13 +4,19 @@
 //! Ordering: everything runs on one stream per [`Gpu`]. Copies to the device and launches are
 //! asynchronous; [`Gpu::dtoh`], [`Gpu::synchronize`] and [`Gpu::time`] wait for the stream, so
 //! a result read back with `dtoh` is always complete.
+//!
+//! Kernel failures: a kernel that traps (a panic in device code: an index out of bounds, an
+//! `unwrap` of `None`, `panic!`) fails asynchronously, so the error shows at the next call that
+//! waits (or at any later call: the CUDA context is unusable after it). A `Gpu` remembers the
+//! last kernel launched on it; while no wait has succeeded since a launch, such an error is
+//! [`Error::KernelFailed`] naming that kernel rather than a bare driver error.
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
-use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, DriverError};
+use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
 
 pub mod bench;
 mod error;
@@ -18,6 +24,7 @@ mod launch;
 
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
+pub(crate) use launch::generic_function;
 #[doc(hidden)]
 pub use launch::{ByValue, KernelArg, Launch};
 pub use launch::{KernelFunction, KernelModule, LaunchConfig, load_module};
@@ -28,6 +35,8 @@ pub struct Gpu {
     stream: Arc<CudaStream>,
     /// Modules loaded so far, by crate name, so a kernel's PTX is JIT-compiled once per Gpu.
     modules: Mutex<Vec<(&'static str, Arc<CudaModule>)>>,
+    /// Launches, and waits that succeeded: which kernel an asynchronous failure belongs to.
+    launches: Mutex<LaunchLog>,
 }
 
 impl Gpu {
@@ -61,6 +70,7 @@ impl Gpu {
             ctx,
             stream,
             modules: Mutex::new(Vec::new()),
+            launches: Mutex::new(LaunchLog::default()),
         })
     }
 
@@ -77,11 +87,11 @@ impl Gpu {
     /// Copies `data` to a new device buffer.
     pub fn htod<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
         let slice = if data.is_empty() {
-            self.stream.null()?
+            self.stream.null()
         } else {
-            self.stream.clone_htod(data)?
+            self.stream.clone_htod(data)
         };
-        Ok(DeviceBuffer::new(slice))
+        Ok(DeviceBuffer::new(slice.map_err(|e| self.blame(e))?))
     }
 
     /// A new device buffer of `n` zeroes.
@@ -90,37 +100,117 @@ impl Gpu {
         n: usize,
     ) -> Result<DeviceBuffer<T>, Error> {
         let slice = if n == 0 {
-            self.stream.null()?
+            self.stream.null()
         } else {
-            self.stream.alloc_zeros(n)?
+            self.stream.alloc_zeros(n)
         };
-        Ok(DeviceBuffer::new(slice))
+        Ok(DeviceBuffer::new(slice.map_err(|e| self.blame(e))?))
     }
 
     /// Copies a device buffer back, after all work queued before it (so it waits for kernels).
+    /// A kernel that failed since the last wait gives [`Error::KernelFailed`].
     pub fn dtoh<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>, Error> {
         if buf.is_empty() {
             return Ok(Vec::new());
         }
-        let data = self.stream.clone_dtoh(&buf.slice)?;
+        let seen = self.launch_count();
+        let data = self
+            .stream
+            .clone_dtoh(&buf.slice)
+            .map_err(|e| self.blame(e))?;
         // The copy into pageable memory is queued on the stream; wait so `data` is complete.
-        self.stream.synchronize()?;
+        self.stream.synchronize().map_err(|e| self.blame(e))?;
+        self.waited(seen);
         Ok(data)
     }
 
-    /// Waits until all queued work has finished, and reports any asynchronous kernel error.
+    /// Waits until all queued work has finished, and reports any asynchronous kernel error
+    /// ([`Error::KernelFailed`] when a kernel failed since the last wait).
     pub fn synchronize(&self) -> Result<(), Error> {
-        Ok(self.stream.synchronize()?)
+        let seen = self.launch_count();
+        self.stream.synchronize().map_err(|e| self.blame(e))?;
+        self.waited(seen);
+        Ok(())
     }
 
     /// Runs `f` (which queues work, e.g. launches) between two CUDA events and returns the GPU
-    /// time between them in milliseconds. Waits for the work to finish.
+    /// time between them in milliseconds. Waits for the work to finish; a kernel that failed
+    /// gives [`Error::KernelFailed`].
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f32, Error> {
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
-        let start = self.stream.record_event(timing)?;
+        let start = self
+            .stream
+            .record_event(timing)
+            .map_err(|e| self.blame(e))?;
         f()?;
-        let end = self.stream.record_event(timing)?;
-        Ok(start.elapsed_ms(&end)?)
+        let seen = self.launch_count();
+        let end = self
+            .stream
+            .record_event(timing)
+            .map_err(|e| self.blame(e))?;
+        // Waits for both events, so for everything queued before `end`.
+        let ms = start.elapsed_ms(&end).map_err(|e| self.blame(e))?;
+        self.waited(seen);
+        Ok(ms)
+    }
+
+    fn launch_log(&self) -> std::sync::MutexGuard<'_, LaunchLog> {
+        // A poisoned lock only means another thread panicked while holding it; the log is whole.
+        self.launches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Launches so far; taken before a wait, given to [`Gpu::waited`] after it succeeds.
+    fn launch_count(&self) -> u64 {
+        self.launch_log().launches
+    }
+
+    /// A wait that started after `seen` launches succeeded: they all finished.
+    fn waited(&self, seen: u64) {
+        self.launch_log().waited(seen);
+    }
+
+    /// Records a launch of `kernel` (the name errors give).
+    pub(crate) fn launched(&self, kernel: &Arc<str>) {
+        self.launch_log().launched(kernel);
+    }
+
+    /// The error for a failed driver call on this GPU: [`Error::KernelFailed`] naming the last
+    /// kernel launched when the call reports a kernel's failure and no wait has succeeded since
+    /// that launch, [`Error::Driver`] otherwise.
+    pub(crate) fn blame(&self, e: DriverError) -> Error {
+        error::after_launch(self.launch_log().pending(), e)
+    }
+}
+
+/// Which kernel an asynchronous failure belongs to: launches so far, the waits that succeeded,
+/// and the last kernel launched.
+#[derive(Debug, Default)]
+struct LaunchLog {
+    /// Launches queued so far.
+    launches: u64,
+    /// Every launch up to this count has finished (a wait that began after it succeeded).
+    finished: u64,
+    /// The kernel launched last.
+    last: Option<Arc<str>>,
+}
+
+impl LaunchLog {
+    fn launched(&mut self, kernel: &Arc<str>) {
+        self.launches += 1;
+        self.last = Some(Arc::clone(kernel));
+    }
+
+    /// A wait that began after `seen` launches has succeeded. A launch queued meanwhile (from
+    /// another thread) stays pending.
+    fn waited(&mut self, seen: u64) {
+        self.finished = self.finished.max(seen);
+    }
+
+    /// The last kernel launched, if it may not have finished (no wait since has succeeded).
+    fn pending(&self) -> Option<&str> {
+        self.last
+            .as_deref()
+            .filter(|_| self.launches > self.finished)
     }
 }
 
@@ -150,12 +240,25 @@ pub struct DeviceBuffer<T> {
     /// The element count as the kernel's `u64` length parameter; it lives here so that the
     /// parameter pointer stays valid for the launch.
     len_param: u64,
+    /// The pointer parameter of an empty buffer: never null (docs/contracts.md).
+    empty_ptr_param: u64,
 }
 
 impl<T> DeviceBuffer<T> {
     fn new(slice: CudaSlice<T>) -> Self {
         let len_param = slice.len() as u64;
-        DeviceBuffer { slice, len_param }
+        let empty_ptr_param = if slice.is_empty() {
+            // An empty slice has no events, so this records and waits for nothing.
+            let (ptr, _no_sync) = slice.device_ptr(slice.stream());
+            non_null_param(ptr, align_of::<T>())
+        } else {
+            0
+        };
+        DeviceBuffer {
+            slice,
+            len_param,
+            empty_ptr_param,
+        }
     }
 
     /// Number of elements.
@@ -166,5 +269,49 @@ impl<T> DeviceBuffer<T> {
     /// Whether the buffer has no elements.
     pub fn is_empty(&self) -> bool {
         self.slice.is_empty()
+    }
+}
+
+/// The pointer a kernel gets for a buffer at device address `ptr` with elements aligned to
+/// `align`: `ptr` itself, or for the null pointer of an empty buffer `align`, Rust's dangling
+/// non-null pointer (a slice's pointer is never null; the backend marks it `nonnull`).
+fn non_null_param(ptr: u64, align: usize) -> u64 {
+    if ptr == 0 { align as u64 } else { ptr }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_buffers_get_a_dangling_pointer() {
+        assert_eq!(non_null_param(0, 4), 4);
+        assert_eq!(non_null_param(0, 1), 1);
+        assert_eq!(non_null_param(0, 16), 16);
+        assert_eq!(non_null_param(0x7f00_0000_0200, 8), 0x7f00_0000_0200);
+    }
+
+    #[test]
+    fn the_pending_kernel_is_the_last_launched_until_a_wait() {
+        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
+        let mut log = LaunchLog::default();
+        assert_eq!(log.pending(), None);
+        log.launched(&a);
+        assert_eq!(log.pending(), Some("a"));
+        log.launched(&b);
+        assert_eq!(log.pending(), Some("b"));
+        // A wait that began after both launches succeeded.
+        log.waited(2);
+        assert_eq!(log.pending(), None);
+        // A wait that began before a launch does not cover it.
+        let seen = log.launches;
+        log.launched(&a);
+        log.waited(seen);
+        assert_eq!(log.pending(), Some("a"));
+        // An older wait finishing late changes nothing.
+        log.waited(1);
+        assert_eq!(log.pending(), Some("a"));
+        log.waited(3);
+        assert_eq!(log.pending(), None);
     }
 }
