@@ -138,6 +138,60 @@ impl<R: Bits> Case for MapCase<R> {
     }
 }
 
+/// A case whose kernel takes more than `input` (by-value structs, closures, generic
+/// parameters): the functions close over those arguments themselves.
+pub struct KernelCase<R: Bits> {
+    pub name: &'static str,
+    pub check: Check,
+    pub reference: fn(&[u64]) -> Vec<R>,
+    pub launch: Launch<R>,
+    pub emulate: Emulate<R>,
+}
+
+impl<R: Bits> Case for KernelCase<R> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn check(&self) -> Check {
+        self.check
+    }
+
+    fn float_bits(&self) -> u32 {
+        R::FLOAT_BITS
+    }
+
+    fn reference(&self, input: &[u64]) -> Outcome {
+        let reference = self.reference;
+        match std::panic::catch_unwind(|| reference(input)) {
+            Ok(values) => Outcome::Values(bits_of(&values)),
+            Err(payload) => Outcome::Failed(panic_message(&*payload)),
+        }
+    }
+
+    fn emulate(&self, input: &[u64]) -> Outcome {
+        MapCase::<R> {
+            name: self.name,
+            check: self.check,
+            reference: |_| R::default(),
+            launch: self.launch,
+            emulate: self.emulate,
+        }
+        .emulate(input)
+    }
+
+    fn gpu(&self, gpu: &Gpu, input: &[u64]) -> Outcome {
+        MapCase::<R> {
+            name: self.name,
+            check: self.check,
+            reference: |_| R::default(),
+            launch: self.launch,
+            emulate: self.emulate,
+        }
+        .gpu(gpu, input)
+    }
+}
+
 pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()

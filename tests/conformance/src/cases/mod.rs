@@ -38,6 +38,7 @@ pub mod abstraction;
 pub mod casts;
 pub mod control;
 pub mod data;
+pub mod kernels;
 pub mod library;
 pub mod memory;
 pub mod panics;
@@ -56,5 +57,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(panics::cases());
     all.extend(library::cases());
     all.extend(statics::cases());
+    all.extend(kernels::cases());
     all
 }
