@@ -9,7 +9,9 @@ use std::process::ExitCode;
 use oxide::host::{Error, bench};
 use oxide::prelude::*;
 
-#[kernel]
+// A 1-D launch contract: the launcher rejects 2-D/3-D shapes, and in exchange the kernel's
+// `ThreadIndex::linear()` costs what a 1-D index does.
+#[kernel(grid = "1d")]
 pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     let idx = ThreadIndex::linear();
     let i = idx.get();

@@ -1,6 +1,8 @@
 //! Module-level data read by kernels: statics, `const` tables indexed at run time, string
 //! literals, statics holding references, and overflow that traps exactly when the CPU's does.
 
+#![allow(clippy::manual_is_multiple_of)]
+
 use crate::harness::Check::{Exact, Traps};
 
 static PRIMES: [u32; 8] = [2, 3, 5, 7, 11, 13, 17, 19];
