@@ -109,97 +109,68 @@ entry:
   br label %bb0
 
 bb0:                                              ; preds = %entry
-  %0 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.z()
   br label %bb1
 
 bb1:                                              ; preds = %bb0
-  %1 = zext i32 %0 to i64
-  %2 = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.y()
   br label %bb2
 
 bb2:                                              ; preds = %bb1
-  %3 = zext i32 %2 to i64
-  %4 = mul i64 %1, %3
-  %5 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.y()
   br label %bb3
 
 bb3:                                              ; preds = %bb2
-  %6 = zext i32 %5 to i64
-  %7 = add i64 %4, %6
-  %8 = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
+  %0 = call i32 @llvm.nvvm.read.ptx.sreg.nctaid.x()
   br label %bb4
 
 bb4:                                              ; preds = %bb3
-  %9 = zext i32 %8 to i64
-  %10 = mul i64 %7, %9
-  %11 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
+  %1 = zext i32 %0 to i64
+  %2 = mul i64 0, %1
+  %3 = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   br label %bb5
 
 bb5:                                              ; preds = %bb4
-  %12 = zext i32 %11 to i64
-  %13 = add i64 %10, %12
-  %14 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %4 = zext i32 %3 to i64
+  %5 = add i64 %2, %4
+  %6 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
   br label %bb6
 
 bb6:                                              ; preds = %bb5
-  %15 = zext i32 %14 to i64
-  %16 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
+  %7 = zext i32 %6 to i64
   br label %bb7
 
 bb7:                                              ; preds = %bb6
-  %17 = zext i32 %16 to i64
-  %18 = mul i64 %15, %17
-  %19 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.z()
+  %8 = mul i64 %7, 1
   br label %bb8
 
 bb8:                                              ; preds = %bb7
-  %20 = zext i32 %19 to i64
-  %21 = mul i64 %18, %20
-  %22 = call i32 @llvm.nvvm.read.ptx.sreg.tid.z()
+  %9 = mul i64 %8, 1
   br label %bb9
 
 bb9:                                              ; preds = %bb8
-  %23 = zext i32 %22 to i64
-  %24 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.y()
   br label %bb10
 
 bb10:                                             ; preds = %bb9
-  %25 = zext i32 %24 to i64
-  %26 = mul i64 %23, %25
-  %27 = call i32 @llvm.nvvm.read.ptx.sreg.tid.y()
   br label %bb11
 
 bb11:                                             ; preds = %bb10
-  %28 = zext i32 %27 to i64
-  %29 = add i64 %26, %28
-  %30 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
+  %10 = call i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
   br label %bb12
 
 bb12:                                             ; preds = %bb11
-  %31 = zext i32 %30 to i64
-  %32 = mul i64 %29, %31
-  %33 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
+  %11 = zext i32 %10 to i64
+  %12 = mul i64 0, %11
+  %13 = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   br label %bb13
 
 bb13:                                             ; preds = %bb12
-  %34 = zext i32 %33 to i64
-  %35 = add i64 %32, %34
-  %36 = mul i64 %13, %21
-  %37 = add i64 %36, %35
-  ret i64 %37
+  %14 = zext i32 %13 to i64
+  %15 = add i64 %12, %14
+  %16 = mul i64 %5, %9
+  %17 = add i64 %16, %15
+  ret i64 %17
 }
 
 ; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
 declare void @llvm.trap() #0
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.z() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 65536) i32 @llvm.nvvm.read.ptx.sreg.nctaid.y() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 65535) i32 @llvm.nvvm.read.ptx.sreg.ctaid.y() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
 declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #1
@@ -209,18 +180,6 @@ declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() 
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
 declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.y() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 65) i32 @llvm.nvvm.read.ptx.sreg.ntid.z() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 64) i32 @llvm.nvvm.read.ptx.sreg.tid.z() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.y() #1
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
 declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1
