@@ -25,6 +25,17 @@ for dir in kernels/*/; do
     echo "$dir: $suite/bin/$name, $suite/ptx/$name.ptx"
 done
 
+# The conformance corpus, release and debug (overflow checks on), with PTX embedded.
+for profile in release debug; do
+    flag=""
+    [[ $profile == debug ]] && flag="--debug"
+    out=$(cargo oxide build $flag tests/conformance) || die "cargo oxide build $flag tests/conformance failed"
+    bin=$(sed -n 's/^binary: //p' <<<"$out")
+    mkdir -p "$suite/conformance/$profile"
+    cp "$bin" "$suite/conformance/$profile/conformance"
+    echo "tests/conformance ($profile): $suite/conformance/$profile/conformance"
+done
+
 cp ci/gpu-suite/run.sh "$suite/run.sh"
 cp ci/gpu-suite/twins/*.cu ci/gpu-suite/twins/*.cuh "$suite/twins/"
 echo "built $suite ($(du -sh "$suite" | cut -f1)); on the GPU machine, carrying $suite: bash $suite/run.sh"

@@ -79,6 +79,26 @@ for bin in "$here"/bin/*; do
     done
 done
 
+# The conformance corpus: every case on the GPU against the CPU emulator, in a release build
+# (overflow wraps) and a debug build (overflow traps), each case counted.
+for build in release debug; do
+    corpus="$here/conformance/$build/conformance"
+    [[ -x "$corpus" ]] || continue
+    echo "== conformance ($build build)"
+    out=$(timeout 900 "$corpus" --gpu 2>&1)
+    grep -v '^ok ' <<<"$out" | sed "s/^/  [conformance $build] /"
+    cp_passed=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$out" | tail -n1)
+    cp_failed=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$out" | tail -n1)
+    if [[ -z "$cp_passed" ]]; then
+        echo "  conformance $build: no summary line (crashed?)"
+        failed=$((failed + 1))
+        continue
+    fi
+    passed=$((passed + cp_passed))
+    failed=$((failed + cp_failed))
+    summary+=("conformance ($build): $cp_passed passed, $cp_failed failed")
+done
+
 echo "== summary (copy roof: ${copy_gbs:-n/a} GB/s)"
 printf '%s\n' "${summary[@]}"
 if ((passed + failed == 0)); then
