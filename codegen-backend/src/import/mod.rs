@@ -8,6 +8,7 @@
 mod abi;
 mod calls;
 mod casts;
+mod core_intrinsics;
 mod globals;
 mod operands;
 mod panic_paths;

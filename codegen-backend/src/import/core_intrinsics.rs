@@ -1,0 +1,380 @@
+//! `core::intrinsics` that ordinary core code reaches from kernels: to LLVM intrinsics, to plain
+//! IR, or to device-std's soft implementations.
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::value::Value;
+use rustc_middle::{
+    mir::{self, Operand as MirOperand},
+    ty::{self, Instance},
+};
+use rustc_span::Spanned;
+
+use super::{
+    FnCx,
+    operands::{Operand, OperandVal},
+    places::PlaceRef,
+    types,
+};
+use crate::error::{DeviceResult, unsupported};
+
+/// The LLVM intrinsic (without its type suffix) of a float `core::intrinsics` function, which
+/// rustc names either per type (`sqrtf32`) or generically (`fabs::<f32>`).
+fn float_intrinsic(name: &str) -> Option<&'static str> {
+    let base = ["f16", "f32", "f64", "f128"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(name)
+        .trim_end_matches('_');
+    Some(match base {
+        "sqrt" => "sqrt",
+        "fabs" => "fabs",
+        "floor" => "floor",
+        "ceil" => "ceil",
+        "trunc" => "trunc",
+        "round" => "round",
+        "round_ties_even" | "rint" | "nearbyint" => "roundeven",
+        "fma" => "fma",
+        "fmuladd" => "fmuladd",
+        "minnum" | "minimum_number_nsz" => "minnum",
+        "maxnum" | "maximum_number_nsz" => "maxnum",
+        "minimum" => "minimum",
+        "maximum" => "maximum",
+        "copysign" => "copysign",
+        _ => return None,
+    })
+}
+
+impl<'tcx> FnCx<'tcx, '_> {
+    /// The `core::intrinsics` a kernel reaches through ordinary core code.
+    pub(crate) fn core_intrinsic(
+        &mut self,
+        instance: Instance<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let tcx = self.m.tcx;
+        let name = tcx.item_name(instance.def_id());
+        let name = name.as_str();
+        let mut operands = Vec::new();
+        for arg in args {
+            operands.push(self.operand(&arg.node)?);
+        }
+        let dest = self.place(destination)?;
+        let float_suffix =
+            |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("f{}", layout.size.bits());
+        let int_suffix =
+            |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
+        let result: Option<Value> = match name {
+            "is_val_statically_known" => Some(self.const_int(1, 0)),
+            "select_unpredictable" => {
+                let (c, t, f) = (operands[0].immediate(self.span)?, operands[1], operands[2]);
+                match (t.val, f.val) {
+                    (OperandVal::Imm(t), OperandVal::Imm(f)) => {
+                        Some(self.emit_value(|ctx| pliron_llvm::ops::SelectOp::new(ctx, c, t, f)))
+                    }
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            "`select_unpredictable` of a value that is not one scalar",
+                        );
+                    }
+                }
+            }
+            "copy" | "write_bytes" => {
+                // `ptr::copy` may overlap (memmove); `write_bytes` is memset. Counts are elements.
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let count = operands[2].immediate(self.span)?;
+                let size = self.const_usize(size);
+                let bytes = self.emit_value(|ctx| {
+                    pliron_llvm::ops::MulOp::new_with_overflow_flag(
+                        ctx,
+                        count,
+                        size,
+                        Default::default(),
+                    )
+                });
+                let volatile = self.const_int(1, 0);
+                let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                if name == "copy" {
+                    // `copy(src, dst, count)`.
+                    self.intrinsic("llvm.memmove.p0.p0.i64", void, vec![b, a, bytes, volatile]);
+                } else {
+                    self.intrinsic("llvm.memset.p0.i64", void, vec![a, b, bytes, volatile]);
+                }
+                None
+            }
+            "typed_swap_nonoverlapping" => {
+                let layout = self.layout_of(instance.args.type_at(0))?;
+                let (x, y) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let (x, y) = (
+                    PlaceRef::new_sized(x, layout),
+                    PlaceRef::new_sized(y, layout),
+                );
+                let tmp = self.new_slot(layout);
+                let saved = self.load_operand(x)?;
+                self.store_operand(saved, tmp)?;
+                let from_y = self.load_operand(y)?;
+                self.store_operand(from_y, x)?;
+                let from_tmp = self.load_operand(tmp)?;
+                self.store_operand(from_tmp, y)?;
+                None
+            }
+            "raw_eq" => {
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let u8_ptr = self.layout_of(rustc_middle::ty::Ty::new_imm_ptr(
+                    self.m.tcx,
+                    self.m.tcx.types.u8,
+                ))?;
+                let usize_layout = self.layout_of(self.m.tcx.types.usize)?;
+                let i32_layout = self.layout_of(self.m.tcx.types.i32)?;
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let n = self.const_usize(size);
+                let args = vec![
+                    Operand {
+                        val: OperandVal::Imm(a),
+                        layout: u8_ptr,
+                    },
+                    Operand {
+                        val: OperandVal::Imm(b),
+                        layout: u8_ptr,
+                    },
+                    Operand {
+                        val: OperandVal::Imm(n),
+                        layout: usize_layout,
+                    },
+                ];
+                let order = self
+                    .soft_call("oxide::soft::compare_bytes", args, i32_layout)?
+                    .immediate(self.span)?;
+                let zero = self.const_int(32, 0);
+                Some(self.icmp(pliron_llvm::attributes::ICmpPredicateAttr::EQ, order, zero))
+            }
+            "arith_offset" => {
+                // `wrapping_offset`: no in-bounds promise, so no `inbounds`.
+                let stride = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let (ptr, count) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let i8_ty = types::int(self.ctx(), 8);
+                let elem = pliron_llvm::types::ArrayType::get(&self.m.ctx, i8_ty, stride).into();
+                Some(self.emit_value(|ctx| {
+                    pliron_llvm::ops::GetElementPtrOp::new(
+                        ctx,
+                        ptr,
+                        vec![pliron_llvm::ops::GepIndex::Value(count)],
+                        elem,
+                    )
+                }))
+            }
+            "compare_bytes" => {
+                let result =
+                    self.soft_call("oxide::soft::compare_bytes", operands.clone(), dest.layout)?;
+                Some(result.immediate(self.span)?)
+            }
+            "ptr_offset_from" | "ptr_offset_from_unsigned" => {
+                // Both pointers are in one allocation and their distance is a multiple of the
+                // element size, so the division is exact.
+                let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
+                let i64_ty = types::int(self.ctx(), 64);
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                let a = self.emit_value(|ctx| pliron_llvm::ops::PtrToIntOp::new(ctx, a, i64_ty));
+                let b = self.emit_value(|ctx| pliron_llvm::ops::PtrToIntOp::new(ctx, b, i64_ty));
+                let bytes = self.emit_value(|ctx| {
+                    pliron_llvm::ops::SubOp::new_with_overflow_flag(ctx, a, b, Default::default())
+                });
+                let size = self.const_usize(size.max(1));
+                Some(if name == "ptr_offset_from" {
+                    self.emit_value(|ctx| pliron_llvm::ops::SDivOp::new(ctx, bytes, size))
+                } else {
+                    self.emit_value(|ctx| pliron_llvm::ops::UDivOp::new(ctx, bytes, size))
+                })
+            }
+            "assume"
+            | "cold_path"
+            | "assert_inhabited"
+            | "assert_zero_valid"
+            | "assert_mem_uninitialized_valid"
+            | "assert_unsafe_precondition_check" => None,
+            "black_box" | "likely" | "unlikely" => {
+                self.store_operand(operands[0], dest)?;
+                None
+            }
+            "abort" | "unreachable" => return self.trap(&format!("`core::intrinsics::{name}`")),
+            _ if float_intrinsic(name).is_some() => {
+                let llvm = float_intrinsic(name).expect("checked");
+                let suffix = float_suffix(operands[0].layout);
+                let ty = self.immediate_type(operands[0].layout)?;
+                let values = operands
+                    .iter()
+                    .map(|o| o.immediate(self.span))
+                    .collect::<DeviceResult<Vec<_>>>()?;
+                Some(self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values))
+            }
+            "ctpop" | "ctlz" | "cttz" | "ctlz_nonzero" | "cttz_nonzero" => {
+                let x = operands[0].immediate(self.span)?;
+                let bits = operands[0].layout.size.bits();
+                let ty = types::int(self.ctx(), bits);
+                let suffix = int_suffix(operands[0].layout);
+                let count = match name {
+                    "ctpop" => self.intrinsic(&format!("llvm.ctpop.{suffix}"), ty, vec![x]),
+                    _ => {
+                        let zero_is_poison = self.const_int(1, name.ends_with("nonzero") as u128);
+                        let base = &name[..4];
+                        self.intrinsic(
+                            &format!("llvm.{base}.{suffix}"),
+                            ty,
+                            vec![x, zero_is_poison],
+                        )
+                    }
+                };
+                Some(self.int_resize(count, bits, dest.layout.size.bits(), false))
+            }
+            "bswap" | "bitreverse" => {
+                let x = operands[0].immediate(self.span)?;
+                let ty = types::int(self.ctx(), operands[0].layout.size.bits());
+                let suffix = int_suffix(operands[0].layout);
+                Some(self.intrinsic(&format!("llvm.{name}.{suffix}"), ty, vec![x]))
+            }
+            "rotate_left" | "rotate_right" => {
+                let x = operands[0].immediate(self.span)?;
+                let bits = operands[0].layout.size.bits();
+                let amount = operands[1].immediate(self.span)?;
+                let amount = self.int_resize(amount, operands[1].layout.size.bits(), bits, false);
+                let ty = types::int(self.ctx(), bits);
+                let funnel = if name == "rotate_left" {
+                    "fshl"
+                } else {
+                    "fshr"
+                };
+                Some(self.intrinsic(&format!("llvm.{funnel}.i{bits}"), ty, vec![x, x, amount]))
+            }
+            "saturating_add" | "saturating_sub" => {
+                let signed = types::is_signed(operands[0].layout.ty);
+                let op = match (name, signed) {
+                    ("saturating_add", true) => "sadd",
+                    ("saturating_add", false) => "uadd",
+                    (_, true) => "ssub",
+                    _ => "usub",
+                };
+                let bits = operands[0].layout.size.bits();
+                let ty = types::int(self.ctx(), bits);
+                let (a, b) = (
+                    operands[0].immediate(self.span)?,
+                    operands[1].immediate(self.span)?,
+                );
+                Some(self.intrinsic(&format!("llvm.{op}.sat.i{bits}"), ty, vec![a, b]))
+            }
+            "exact_div" | "unchecked_div" | "unchecked_rem" | "unchecked_add" | "unchecked_sub"
+            | "unchecked_mul" | "unchecked_shl" | "unchecked_shr" | "wrapping_add"
+            | "wrapping_sub" | "wrapping_mul" => {
+                let op = match name {
+                    "exact_div" | "unchecked_div" => mir::BinOp::Div,
+                    "unchecked_rem" => mir::BinOp::Rem,
+                    "unchecked_add" | "wrapping_add" => mir::BinOp::Add,
+                    "unchecked_sub" | "wrapping_sub" => mir::BinOp::Sub,
+                    "unchecked_mul" | "wrapping_mul" => mir::BinOp::Mul,
+                    "unchecked_shl" => mir::BinOp::ShlUnchecked,
+                    _ => mir::BinOp::ShrUnchecked,
+                };
+                match self.binary_op(op, operands[0], operands[1])? {
+                    OperandVal::Imm(v) => Some(v),
+                    _ => None,
+                }
+            }
+            "size_of_val" | "align_of_val" => {
+                let ty = instance.args.type_at(0);
+                let layout = self.layout_of(ty)?;
+                let per_element = match ty.kind() {
+                    ty::Slice(elem) | ty::Array(elem, _) if layout.is_unsized() => {
+                        Some(self.layout_of(*elem)?)
+                    }
+                    ty::Str => Some(self.layout_of(self.m.tcx.types.u8)?),
+                    _ if layout.is_unsized() => {
+                        return unsupported(
+                            self.span,
+                            format!("`{name}` of the unsized type `{ty}`"),
+                        );
+                    }
+                    _ => None,
+                };
+                Some(match (name, per_element, operands[0].val) {
+                    ("size_of_val", Some(elem), OperandVal::Pair(_, len)) => {
+                        let size = self.const_usize(elem.size.bytes());
+                        self.emit_value(|ctx| {
+                            pliron_llvm::ops::MulOp::new_with_overflow_flag(
+                                ctx,
+                                len,
+                                size,
+                                Default::default(),
+                            )
+                        })
+                    }
+                    ("size_of_val", _, _) => self.const_usize(layout.size.bytes()),
+                    (_, Some(elem), _) => self.const_usize(elem.align.abi.bytes()),
+                    _ => self.const_usize(layout.align.abi.bytes()),
+                })
+            }
+            "size_of" | "align_of" => {
+                let ty = instance.args.type_at(0);
+                let layout = self.layout_of(ty)?;
+                let n = if name == "size_of" {
+                    layout.size.bytes()
+                } else {
+                    layout.align.abi.bytes()
+                };
+                Some(self.const_usize(n))
+            }
+            _ => return unsupported(self.span, format!("the core intrinsic `{name}`")),
+        };
+        if let Some(v) = result {
+            self.store_operand(
+                Operand {
+                    val: OperandVal::Imm(v),
+                    layout: dest.layout,
+                },
+                dest,
+            )?;
+        }
+        self.finish_call(target)
+    }
+
+    pub(crate) fn copy_nonoverlapping(
+        &mut self,
+        copy: &mir::CopyNonOverlapping<'tcx>,
+    ) -> DeviceResult<()> {
+        let src = self.operand(&copy.src)?;
+        let dst = self.operand(&copy.dst)?;
+        let count = self.operand(&copy.count)?.immediate(self.span)?;
+        let pointee = src
+            .layout
+            .ty
+            .builtin_deref(true)
+            .expect("copy of a pointer");
+        let size = self.size_of(pointee)?.bytes();
+        let size = self.const_usize(size);
+        let bytes = self.emit_value(|ctx| {
+            pliron_llvm::ops::MulOp::new_with_overflow_flag(ctx, count, size, Default::default())
+        });
+        let volatile = self.const_int(1, 0);
+        let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+        let (d, s) = (dst.immediate(self.span)?, src.immediate(self.span)?);
+        self.intrinsic("llvm.memcpy.p0.p0.i64", void, vec![d, s, bytes, volatile]);
+        Ok(())
+    }
+}
