@@ -3,142 +3,93 @@
 //! (registry: `oxide_dialects::intrinsics::SOFT`); on the host they are ordinary functions, which
 //! the tests compare with the host's own implementation bit for bit.
 
-/// `x % y` for `f32`: the exact remainder (C's `fmodf`), which PTX has no instruction for.
-/// Computed on the integer representation, so no step rounds.
-#[inline]
-pub fn fmod_f32(x: f32, y: f32) -> f32 {
-    const MANT: u32 = 23;
-    const EXP_MASK: u32 = 0xff;
-    let (mut ux, mut uy) = (x.to_bits(), y.to_bits());
-    let mut ex = ((ux >> MANT) & EXP_MASK) as i32;
-    let mut ey = ((uy >> MANT) & EXP_MASK) as i32;
-    let sign = ux & 0x8000_0000;
-    if uy << 1 == 0 || y.is_nan() || ex == EXP_MASK as i32 {
-        // A NaN made from the operands, as libm's `fmodf` makes it.
-        #[allow(clippy::eq_op)]
-        return (x * y) / (x * y);
-    }
-    if ux << 1 <= uy << 1 {
-        return if ux << 1 == uy << 1 { 0.0 * x } else { x };
-    }
-    // Explicit leading bits; subnormals normalised.
-    if ex == 0 {
-        let mut i = ux << 9;
-        while i >> 31 == 0 {
-            ex -= 1;
-            i <<= 1;
-        }
-        ux <<= (1 - ex) as u32;
-    } else {
-        ux = (ux & (u32::MAX >> 9)) | (1 << MANT);
-    }
-    if ey == 0 {
-        let mut i = uy << 9;
-        while i >> 31 == 0 {
-            ey -= 1;
-            i <<= 1;
-        }
-        uy <<= (1 - ey) as u32;
-    } else {
-        uy = (uy & (u32::MAX >> 9)) | (1 << MANT);
-    }
-    // Long division, one quotient bit per step.
-    while ex > ey {
-        let d = ux.wrapping_sub(uy);
-        if d >> 31 == 0 {
-            if d == 0 {
-                return 0.0 * x;
+/// Defines the exact float remainder (C's `fmod`) for one float width, computed on the integer
+/// representation so that no step rounds: PTX has no remainder instruction, and LLVM's
+/// expansion (`x - trunc(x / y) * y`) rounds.
+macro_rules! exact_fmod {
+    ($(#[$doc:meta])* $name:ident, $float:ty, $bits:ty, $exp:ty, $mant:literal, $exp_mask:literal) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $name(x: $float, y: $float) -> $float {
+            const MANT: u32 = $mant;
+            const EXP_MASK: $bits = $exp_mask;
+            const WIDTH: u32 = <$bits>::BITS;
+            // Bits above the mantissa: sign and exponent.
+            const HIGH: u32 = WIDTH - MANT;
+            let (mut ux, mut uy) = (x.to_bits(), y.to_bits());
+            let mut ex = ((ux >> MANT) & EXP_MASK) as $exp;
+            let mut ey = ((uy >> MANT) & EXP_MASK) as $exp;
+            let sign = ux & (1 << (WIDTH - 1));
+            if uy << 1 == 0 || y.is_nan() || ex == EXP_MASK as $exp {
+                // A NaN made from the operands, as libm makes it.
+                #[allow(clippy::eq_op)]
+                return (x * y) / (x * y);
             }
-            ux = d;
+            if ux << 1 <= uy << 1 {
+                return if ux << 1 == uy << 1 { 0.0 * x } else { x };
+            }
+            // Explicit leading bits; subnormals normalised.
+            if ex == 0 {
+                let mut i = ux << HIGH;
+                while i >> (WIDTH - 1) == 0 {
+                    ex -= 1;
+                    i <<= 1;
+                }
+                ux <<= (1 - ex) as u32;
+            } else {
+                ux = (ux & (<$bits>::MAX >> HIGH)) | (1 << MANT);
+            }
+            if ey == 0 {
+                let mut i = uy << HIGH;
+                while i >> (WIDTH - 1) == 0 {
+                    ey -= 1;
+                    i <<= 1;
+                }
+                uy <<= (1 - ey) as u32;
+            } else {
+                uy = (uy & (<$bits>::MAX >> HIGH)) | (1 << MANT);
+            }
+            // Long division, one quotient bit per step.
+            while ex > ey {
+                let d = ux.wrapping_sub(uy);
+                if d >> (WIDTH - 1) == 0 {
+                    if d == 0 {
+                        return 0.0 * x;
+                    }
+                    ux = d;
+                }
+                ux <<= 1;
+                ex -= 1;
+            }
+            let d = ux.wrapping_sub(uy);
+            if d >> (WIDTH - 1) == 0 {
+                if d == 0 {
+                    return 0.0 * x;
+                }
+                ux = d;
+            }
+            while ux >> MANT == 0 {
+                ux <<= 1;
+                ex -= 1;
+            }
+            if ex > 0 {
+                ux = (ux - (1 << MANT)) | ((ex as $bits) << MANT);
+            } else {
+                ux >>= (1 - ex) as u32;
+            }
+            <$float>::from_bits(ux | sign)
         }
-        ux <<= 1;
-        ex -= 1;
-    }
-    let d = ux.wrapping_sub(uy);
-    if d >> 31 == 0 {
-        if d == 0 {
-            return 0.0 * x;
-        }
-        ux = d;
-    }
-    while ux >> MANT == 0 {
-        ux <<= 1;
-        ex -= 1;
-    }
-    if ex > 0 {
-        ux = (ux - (1 << MANT)) | ((ex as u32) << MANT);
-    } else {
-        ux >>= (1 - ex) as u32;
-    }
-    f32::from_bits(ux | sign)
+    };
 }
 
-/// `x % y` for `f64`: the exact remainder (C's `fmod`).
-#[inline]
-pub fn fmod_f64(x: f64, y: f64) -> f64 {
-    const MANT: u64 = 52;
-    const EXP_MASK: u64 = 0x7ff;
-    let (mut ux, mut uy) = (x.to_bits(), y.to_bits());
-    let mut ex = ((ux >> MANT) & EXP_MASK) as i64;
-    let mut ey = ((uy >> MANT) & EXP_MASK) as i64;
-    let sign = ux & (1 << 63);
-    if uy << 1 == 0 || y.is_nan() || ex == EXP_MASK as i64 {
-        // A NaN made from the operands, as libm's `fmod` makes it.
-        #[allow(clippy::eq_op)]
-        return (x * y) / (x * y);
-    }
-    if ux << 1 <= uy << 1 {
-        return if ux << 1 == uy << 1 { 0.0 * x } else { x };
-    }
-    if ex == 0 {
-        let mut i = ux << 12;
-        while i >> 63 == 0 {
-            ex -= 1;
-            i <<= 1;
-        }
-        ux <<= (1 - ex) as u64;
-    } else {
-        ux = (ux & (u64::MAX >> 12)) | (1 << MANT);
-    }
-    if ey == 0 {
-        let mut i = uy << 12;
-        while i >> 63 == 0 {
-            ey -= 1;
-            i <<= 1;
-        }
-        uy <<= (1 - ey) as u64;
-    } else {
-        uy = (uy & (u64::MAX >> 12)) | (1 << MANT);
-    }
-    while ex > ey {
-        let d = ux.wrapping_sub(uy);
-        if d >> 63 == 0 {
-            if d == 0 {
-                return 0.0 * x;
-            }
-            ux = d;
-        }
-        ux <<= 1;
-        ex -= 1;
-    }
-    let d = ux.wrapping_sub(uy);
-    if d >> 63 == 0 {
-        if d == 0 {
-            return 0.0 * x;
-        }
-        ux = d;
-    }
-    while ux >> MANT == 0 {
-        ux <<= 1;
-        ex -= 1;
-    }
-    if ex > 0 {
-        ux = (ux - (1 << MANT)) | ((ex as u64) << MANT);
-    } else {
-        ux >>= (1 - ex) as u64;
-    }
-    f64::from_bits(ux | sign)
-}
+exact_fmod!(
+    /// `x % y` for `f32`: the exact remainder (C's `fmodf`).
+    fmod_f32, f32, u32, i32, 23, 0xff
+);
+exact_fmod!(
+    /// `x % y` for `f64`: the exact remainder (C's `fmod`).
+    fmod_f64, f64, u64, i64, 52, 0x7ff
+);
 
 /// `core::intrinsics::compare_bytes`: `memcmp` of `n` bytes, as a sign.
 ///
