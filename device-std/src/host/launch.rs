@@ -1,7 +1,7 @@
 //! Launch shapes, PTX modules and kernel parameters.
 
 use std::ffi::CStr;
-use std::sync::{Arc, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{
@@ -101,8 +101,15 @@ impl LaunchConfig {
 
 /// A crate's PTX, loaded (JIT-compiled by the driver) on one [`Gpu`].
 pub struct KernelModule {
-    module: Arc<CudaModule>,
+    loaded: LoadedModule,
     crate_name: &'static str,
+}
+
+/// A loaded module and the functions found in it, by PTX entry name.
+#[derive(Clone)]
+pub(crate) struct LoadedModule {
+    module: Arc<CudaModule>,
+    functions: Arc<Mutex<Vec<(String, CudaFunction)>>>,
 }
 
 /// Loads `ptx` (the crate's embedded PTX, `None` when it was built without the backend) on
@@ -115,9 +122,9 @@ pub fn load_module(
     let ptx = ptx.ok_or(Error::NoPtx { crate_name })?;
     // A poisoned lock only means another thread panicked while holding it; the list is intact.
     let mut modules = gpu.modules.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, module)) = modules.iter().find(|(name, _)| *name == crate_name) {
+    if let Some((_, loaded)) = modules.iter().find(|(name, _)| *name == crate_name) {
         return Ok(KernelModule {
-            module: module.clone(),
+            loaded: loaded.clone(),
             crate_name,
         });
     }
@@ -127,8 +134,12 @@ pub fn load_module(
         .ctx
         .load_module(Ptx::from_src(src))
         .map_err(|source| Error::ModuleLoad { crate_name, source })?;
-    modules.push((crate_name, module.clone()));
-    Ok(KernelModule { module, crate_name })
+    let loaded = LoadedModule {
+        module,
+        functions: Arc::new(Mutex::new(Vec::new())),
+    };
+    modules.push((crate_name, loaded.clone()));
+    Ok(KernelModule { loaded, crate_name })
 }
 
 impl KernelModule {
@@ -150,11 +161,25 @@ impl KernelModule {
         if entry.contains('\0') {
             return Err(not_found());
         }
-        match self.module.load_function(entry) {
-            Ok(function) => Ok(KernelFunction {
-                function,
+        let mut functions = self
+            .loaded
+            .functions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, function)) = functions.iter().find(|(name, _)| name == entry) {
+            return Ok(KernelFunction {
+                function: function.clone(),
                 name: Arc::from(kernel),
-            }),
+            });
+        }
+        match self.loaded.module.load_function(entry) {
+            Ok(function) => {
+                functions.push((entry.to_owned(), function.clone()));
+                Ok(KernelFunction {
+                    function,
+                    name: Arc::from(kernel),
+                })
+            }
             Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => Err(not_found()),
             Err(e) => Err(e.into()),
         }

@@ -16,7 +16,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
-use cudarc::driver::{CudaContext, CudaModule, CudaSlice, CudaStream, DevicePtr, DriverError};
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError};
 
 pub mod bench;
 mod error;
@@ -34,7 +34,9 @@ pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
     /// Modules loaded so far, by crate name, so a kernel's PTX is JIT-compiled once per Gpu.
-    modules: Mutex<Vec<(&'static str, Arc<CudaModule>)>>,
+    /// Each crate's loaded module, with the kernels looked up in it so far (a launch then
+    /// costs no driver lookup).
+    modules: Mutex<Vec<(&'static str, launch::LoadedModule)>>,
     /// Launches, and waits that succeeded: which kernel an asynchronous failure belongs to.
     launches: Mutex<LaunchLog>,
 }
