@@ -26,6 +26,6 @@ step clippy "Fix the lints above (they are errors here: -D warnings)." \
 step backend "The codegen backend does not build; 'cargo build -p oxide-codegen' shows why." \
     cargo build -p oxide-codegen
 step test "See the failing tests above; 'cargo test -p <package>' reruns one package." \
-    cargo test --workspace
+    cargo test --workspace --no-fail-fast
 
 echo "ci/test.sh: all steps passed in $((SECONDS - start)) s"

@@ -177,39 +177,39 @@ fn mir_and_gpu_ops_lower_to_llvm_dialect_only() {
     check_stage(
         &dumps.llvm_dialect,
         expect![[r#"
-        builtin.module @m 
-        {
-          ^block1v1():
-            llvm.func @counter: llvm.func <llvm.void (llvm.ptr (0)) variadic = false>
-              [] 
+            builtin.module @m 
             {
-              ^entry_block2v1(v0: llvm.ptr (0)):
-                v2 = llvm.constant <builtin.integer <0: i32>> : builtin.integer i32;
-                llvm.br ^header_block3v1(v2)
+              ^block1v1():
+                llvm.func @counter: llvm.func <llvm.void (llvm.ptr (0)) variadic = false>
+                  [] 
+                {
+                  ^entry_block2v1(v0: llvm.ptr (0)):
+                    v2 = llvm.constant <builtin.integer <0: i32>> : builtin.integer i32;
+                    llvm.br ^header_block3v1(v2)
 
-              ^header_block3v1(v13: builtin.integer i32):
-                v4 = llvm.constant <builtin.integer <10: i32>> : builtin.integer i32;
-                v5 = llvm.icmp v13 <ULT> v4 : builtin.integer i1;
-                llvm.cond_br if v5 ^body_block4v1() else ^exit_block5v1()
+                  ^header_block3v1(v13: builtin.integer i32):
+                    v4 = llvm.constant <builtin.integer <10: i32>> : builtin.integer i32;
+                    v5 = llvm.icmp v13 <ULT> v4 : builtin.integer i1;
+                    llvm.cond_br if v5 ^body_block4v1() else ^exit_block5v1()
 
-              ^body_block4v1():
-                v7 = llvm.constant <builtin.integer <1: i32>> : builtin.integer i32;
-                v8 = llvm.add v13, v7 <{nsw=false,nuw=false}>: builtin.integer i32;
-                v14 = llvm.constant <builtin.integer <0: i32>> : builtin.integer i32;
-                v15 = llvm.call_intrinsic @"llvm.nvvm.barrier.cta.sync.aligned.all" (v14) : llvm.func <llvm.void (builtin.integer i32) variadic = false>;
-                llvm.br ^header_block3v1(v8)
+                  ^body_block4v1():
+                    v7 = llvm.constant <builtin.integer <1: i32>> : builtin.integer i32;
+                    v8 = llvm.add v13, v7 <{nsw=false,nuw=false}>: builtin.integer i32;
+                    v14 = llvm.constant <builtin.integer <0: i32>> : builtin.integer i32;
+                    v15 = llvm.call_intrinsic @"llvm.nvvm.barrier.cta.sync.aligned.all" (v14) : llvm.func <llvm.void (builtin.integer i32) variadic = false>;
+                    llvm.br ^header_block3v1(v8)
 
-              ^exit_block5v1():
-                v16 = llvm.call_intrinsic @"llvm.nvvm.read.ptx.sreg.tid.x" () : llvm.func <builtin.integer i32() variadic = false>;
-                v17 = llvm.gep <builtin.integer i8> (v0)[Constant(8)] : llvm.ptr (0);
-                v18 = llvm.gep <llvm.array [4 x builtin.integer i8]> (v17, v16)[OperandIdx(1)] : llvm.ptr (0);
-                llvm.store *v18 <- v13 [align : 4];
-                llvm.return 
+                  ^exit_block5v1():
+                    v16 = llvm.call_intrinsic @"llvm.nvvm.read.ptx.sreg.tid.x" () : llvm.func <builtin.integer i32() variadic = false>;
+                    v17 = llvm.gep <builtin.integer i8> (v0)<INBOUNDS>[Constant(8)] : llvm.ptr (0);
+                    v18 = llvm.gep <llvm.array [4 x builtin.integer i8]> (v17, v16)<INBOUNDS>[OperandIdx(1)] : llvm.ptr (0);
+                    llvm.store *v18 <- v13 [align : 4];
+                    llvm.return 
 
-              ^panic_block6v1():
-                v19 = llvm.call_intrinsic @"llvm.trap" () : llvm.func <llvm.void () variadic = false>;
-                llvm.unreachable 
-            }
-        }"#]],
+                  ^panic_block6v1():
+                    v19 = llvm.call_intrinsic @"llvm.trap" () : llvm.func <llvm.void () variadic = false>;
+                    llvm.unreachable 
+                }
+            }"#]],
     );
 }
