@@ -363,4 +363,17 @@ map_cases! {
         let b = ((x >> 32) as i32) as f32 / 256.0;
         a.floor() + b.ceil() * 2.0 - b.trunc() + b.round() / 4.0
     }
+    /// A plain (non-generic, non-inline) function of another crate.
+    other_crate_plain_fn(Exact) |x| -> u64 {
+        conformance_helpers::mix(x) ^ conformance_helpers::mix(x >> 7)
+    }
+    /// A generic function of another crate, with a closure made here.
+    other_crate_generic_fn(Exact) |x| -> u32 {
+        conformance_helpers::fold_with(x, 7u32, |acc, b| acc.wrapping_mul(31).wrapping_add(b as u32))
+    }
+    /// A struct and its method from another crate.
+    other_crate_method(Exact) |x| -> u32 {
+        let w = conformance_helpers::Window { low: 100, high: 60_000 };
+        w.clamp(x as u32 % 70_000)
+    }
 }
