@@ -317,6 +317,8 @@ fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
         ("6-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
         ("7-ptx.ptx", &dumps.ptx),
     ];
+    // Start empty, so that no file of an earlier compiler's stages lingers beside these.
+    let _ = std::fs::remove_dir_all(dir);
     let result = std::fs::create_dir_all(dir).and_then(|()| {
         files
             .iter()
