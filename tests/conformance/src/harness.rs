@@ -78,11 +78,13 @@ pub type Launch<R> =
     fn(&Gpu, LaunchConfig, &DeviceBuffer<u64>, &mut DeviceBuffer<R>) -> Result<(), Error>;
 pub type Emulate<R> = fn(&LaunchConfig, &[u64], &mut [R]) -> Result<(), KernelFailure>;
 
-/// `out[i] = body(input[i])` for every thread.
-pub struct MapCase<R: Bits> {
+/// One case: a kernel from `input` to one output element per thread, how to launch it on the
+/// GPU and on the emulator (the functions close over any other arguments: structs, closures,
+/// generic parameters), and the same computation as plain Rust.
+pub struct KernelCase<R: Bits> {
     pub name: &'static str,
     pub check: Check,
-    pub reference: fn(u64) -> R,
+    pub reference: fn(&[u64]) -> Vec<R>,
     pub launch: Launch<R>,
     pub emulate: Emulate<R>,
 }
@@ -93,59 +95,6 @@ fn config(n: usize) -> LaunchConfig {
 
 fn bits_of<R: Bits>(values: &[R]) -> Vec<u128> {
     values.iter().map(|v| v.bits()).collect()
-}
-
-impl<R: Bits> Case for MapCase<R> {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-
-    fn check(&self) -> Check {
-        self.check
-    }
-
-    fn float_bits(&self) -> u32 {
-        R::FLOAT_BITS
-    }
-
-    fn reference(&self, input: &[u64]) -> Outcome {
-        let body = self.reference;
-        match std::panic::catch_unwind(|| input.iter().map(|&x| body(x)).collect::<Vec<R>>()) {
-            Ok(values) => Outcome::Values(bits_of(&values)),
-            Err(payload) => Outcome::Failed(panic_message(&*payload)),
-        }
-    }
-
-    fn emulate(&self, input: &[u64]) -> Outcome {
-        let mut out = vec![R::default(); input.len()];
-        match (self.emulate)(&config(input.len()), input, &mut out) {
-            Ok(()) => Outcome::Values(bits_of(&out)),
-            Err(failure) => Outcome::Failed(failure.to_string()),
-        }
-    }
-
-    fn gpu(&self, gpu: &Gpu, input: &[u64]) -> Outcome {
-        let run = || -> Result<Vec<R>, Error> {
-            let input = gpu.htod(input)?;
-            let mut out = gpu.alloc_zeroed::<R>(input.len())?;
-            (self.launch)(gpu, config(input.len()), &input, &mut out)?;
-            gpu.dtoh(&out)
-        };
-        match run() {
-            Ok(values) => Outcome::Values(bits_of(&values)),
-            Err(e) => Outcome::Failed(e.to_string()),
-        }
-    }
-}
-
-/// A case whose kernel takes more than `input` (by-value structs, closures, generic
-/// parameters): the functions close over those arguments themselves.
-pub struct KernelCase<R: Bits> {
-    pub name: &'static str,
-    pub check: Check,
-    pub reference: fn(&[u64]) -> Vec<R>,
-    pub launch: Launch<R>,
-    pub emulate: Emulate<R>,
 }
 
 impl<R: Bits> Case for KernelCase<R> {
@@ -170,25 +119,24 @@ impl<R: Bits> Case for KernelCase<R> {
     }
 
     fn emulate(&self, input: &[u64]) -> Outcome {
-        MapCase::<R> {
-            name: self.name,
-            check: self.check,
-            reference: |_| R::default(),
-            launch: self.launch,
-            emulate: self.emulate,
+        let mut out = vec![R::default(); input.len()];
+        match (self.emulate)(&config(input.len()), input, &mut out) {
+            Ok(()) => Outcome::Values(bits_of(&out)),
+            Err(failure) => Outcome::Failed(failure.to_string()),
         }
-        .emulate(input)
     }
 
     fn gpu(&self, gpu: &Gpu, input: &[u64]) -> Outcome {
-        MapCase::<R> {
-            name: self.name,
-            check: self.check,
-            reference: |_| R::default(),
-            launch: self.launch,
-            emulate: self.emulate,
+        let run = || -> Result<Vec<R>, Error> {
+            let input = gpu.htod(input)?;
+            let mut out = gpu.alloc_zeroed::<R>(input.len())?;
+            (self.launch)(gpu, config(input.len()), &input, &mut out)?;
+            gpu.dtoh(&out)
+        };
+        match run() {
+            Ok(values) => Outcome::Values(bits_of(&values)),
+            Err(e) => Outcome::Failed(e.to_string()),
         }
-        .gpu(gpu, input)
     }
 }
 

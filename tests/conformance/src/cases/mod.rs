@@ -1,6 +1,6 @@
 //! The corpus. Each file holds the cases of one area; `map_cases!` turns each
 //! `name(check) |x| -> R { body }` into a kernel `name` running `body` once per thread on
-//! `input[i]`, and into a `MapCase` whose reference runs the very same `body` as plain Rust.
+//! `input[i]`, and into a `KernelCase` whose reference runs the very same `body` as plain Rust.
 
 use crate::harness::Case;
 
@@ -22,10 +22,16 @@ macro_rules! map_cases {
 
         pub fn cases() -> Vec<Box<dyn $crate::harness::Case>> {
             vec![$(
-                Box::new($crate::harness::MapCase::<$r> {
+                Box::new($crate::harness::KernelCase::<$r> {
                     name: stringify!($name),
                     check: $check,
-                    reference: { fn reference($x: u64) -> $r $body reference },
+                    reference: {
+                        fn reference(input: &[u64]) -> Vec<$r> {
+                            fn body($x: u64) -> $r $body
+                            input.iter().map(|&x| body(x)).collect()
+                        }
+                        reference
+                    },
                     launch: $name::launch,
                     emulate: $name::emulate,
                 }),
