@@ -70,3 +70,33 @@ mod tests {
         assert_eq!(gb_per_s(2_000_000_000, 1000.0), 2.0);
     }
 }
+
+/// The `main` of a benchmark program: reads the element count from the first argument (default
+/// `default_n`; forms as in [`parse_count`]), runs `run`, and exits 0 on PASS (`Ok(true)`), 1 on
+/// FAIL or a GPU error, 2 when this machine or build cannot run kernels (no driver, no device,
+/// no PTX) or the argument is not a count.
+pub fn main(
+    name: &str,
+    default_n: usize,
+    run: impl FnOnce(usize) -> Result<bool, super::Error>,
+) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let n = match std::env::args().nth(1) {
+        None => default_n,
+        Some(arg) => match parse_count(&arg) {
+            Some(n) => n,
+            None => {
+                eprintln!("usage: {name} [N]  (element count, e.g. 1048579 or 2^28), not {arg:?}");
+                return ExitCode::from(2);
+            }
+        },
+    };
+    match run(n) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("{name}: {e}");
+            ExitCode::from(if e.is_unavailable() { 2 } else { 1 })
+        }
+    }
+}

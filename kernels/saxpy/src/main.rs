@@ -26,24 +26,7 @@ const REPS: u32 = 10;
 const A: f32 = 1.75;
 
 fn main() -> ExitCode {
-    let n = match std::env::args().nth(1) {
-        None => 1 << 28,
-        Some(arg) => match bench::parse_count(&arg) {
-            Some(n) => n,
-            None => {
-                eprintln!("usage: saxpy [N]  (element count, e.g. 1048579 or 2^28), not {arg:?}");
-                return ExitCode::from(2);
-            }
-        },
-    };
-    match run(n) {
-        Ok(true) => ExitCode::SUCCESS,
-        Ok(false) => ExitCode::from(1),
-        Err(e) => {
-            eprintln!("saxpy: {e}");
-            ExitCode::from(if e.is_unavailable() { 2 } else { 1 })
-        }
-    }
+    bench::main("saxpy", 1 << 28, run)
 }
 
 /// Prints the PASS or FAIL line; `Ok(false)` on FAIL.
