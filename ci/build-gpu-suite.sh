@@ -36,6 +36,17 @@ for profile in release debug; do
     echo "tests/conformance ($profile): $suite/conformance/$profile/conformance"
 done
 
+# device-std's GPU tests (hand-written PTX for the launcher, errors, traps), as test binaries.
+mkdir -p "$suite/tests"
+for t in gpu gpu_trap; do
+    exe=$(cargo test -p oxide --test "$t" --no-run 2>&1 | sed -n "s/.*Executable tests\/$t.rs (\(.*\))/\1/p" | tail -n1)
+    [[ -x "$exe" ]] || die "could not build device-std's $t test"
+    cp "$exe" "$suite/tests/device-std-$t"
+done
+
+# Debug info is not needed there, and the device tool carries at most 64 MiB.
+find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +
+
 cp ci/gpu-suite/run.sh "$suite/run.sh"
 cp ci/gpu-suite/twins/*.cu ci/gpu-suite/twins/*.cuh "$suite/twins/"
 echo "built $suite ($(du -sh "$suite" | cut -f1)); on the GPU machine, carrying $suite: bash $suite/run.sh"

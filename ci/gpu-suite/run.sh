@@ -99,6 +99,25 @@ for build in release debug; do
     summary+=("conformance ($build): $cp_passed passed, $cp_failed failed")
 done
 
+# device-std's GPU tests; OXIDE_REQUIRE_GPU turns their no-GPU skip into a failure.
+for t in "$here"/tests/*; do
+    [[ -x "$t" ]] || continue
+    name=$(basename "$t")
+    echo "== $name"
+    out=$(OXIDE_REQUIRE_GPU=1 timeout 300 "$t" 2>&1)
+    grep -E '^test |test result' <<<"$out" | sed "s/^/  [$name] /"
+    t_passed=$(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\1/p' <<<"$out" | tail -n1)
+    t_failed=$(sed -nE 's/^test result: [a-zA-Z]+\. ([0-9]+) passed; ([0-9]+) failed.*/\2/p' <<<"$out" | tail -n1)
+    if [[ -z "$t_passed" ]]; then
+        echo "  $name: no test summary (crashed?)"
+        failed=$((failed + 1))
+        continue
+    fi
+    passed=$((passed + t_passed))
+    failed=$((failed + t_failed))
+    summary+=("$name: $t_passed passed, $t_failed failed")
+done
+
 echo "== summary (copy roof: ${copy_gbs:-n/a} GB/s)"
 printf '%s\n' "${summary[@]}"
 if ((passed + failed == 0)); then
