@@ -39,6 +39,8 @@ fn host_only(
         )
     } else if krate == sym::alloc {
         Some("device code has no heap; use values, arrays and slices")
+    } else if krate == sym::std && path.starts_with("std::thread::") {
+        Some("GPU threads have no thread-local storage and cannot spawn or park threads")
     } else if krate == sym::std && !tcx.is_mir_available(def_id) {
         // `std`'s own float methods (`f32::sqrt`...) are inline wrappers of core intrinsics.
         Some("`std` is host-only (I/O, threads, the OS); device code can use `core`")

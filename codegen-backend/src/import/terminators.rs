@@ -65,7 +65,11 @@ impl<'tcx> FnCx<'tcx, '_> {
             TerminatorKind::TailCall { .. } => {
                 unsupported(self.span, "`become` (explicit tail calls)")
             }
-            TerminatorKind::InlineAsm { .. } => unsupported(self.span, "inline assembly"),
+            TerminatorKind::InlineAsm { .. } => not_on_gpu(
+                self.span,
+                "inline assembly",
+                "it is written for the host's instruction set; PTX inline assembly is not supported",
+            ),
             TerminatorKind::Yield { .. } | TerminatorKind::CoroutineDrop => {
                 not_on_gpu(self.span, "a coroutine", "kernels run to completion")
             }
