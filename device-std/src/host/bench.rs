@@ -41,36 +41,6 @@ pub fn gb_per_s(bytes: u64, ms: f32) -> f64 {
     bytes as f64 / (f64::from(ms) * 1e6)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn counts() {
-        assert_eq!(parse_count("1048579"), Some(1048579));
-        assert_eq!(parse_count("268_435_456"), Some(1 << 28));
-        assert_eq!(parse_count("2^28"), Some(1 << 28));
-        assert_eq!(parse_count("1<<20"), Some(1 << 20));
-        assert_eq!(parse_count("3*2^20"), Some(3 << 20));
-        assert_eq!(parse_count(" 2^20 + 3 "), Some((1 << 20) + 3));
-        assert_eq!(parse_count("0"), Some(0));
-    }
-
-    #[test]
-    fn bad_counts() {
-        for text in [
-            "", "x", "-1", "2^", "1<<64", "2^64", "1.5", "++", "1e6", "3<<63",
-        ] {
-            assert_eq!(parse_count(text), None, "{text:?}");
-        }
-    }
-
-    #[test]
-    fn throughput() {
-        assert_eq!(gb_per_s(2_000_000_000, 1000.0), 2.0);
-    }
-}
-
 /// The `main` of a benchmark program: reads the element count from the first argument (default
 /// `default_n`; forms as in [`parse_count`]), runs `run`, and exits 0 on PASS (`Ok(true)`), 1 on
 /// FAIL or a GPU error, 2 when this machine or build cannot run kernels (no driver, no device,
@@ -98,5 +68,35 @@ pub fn main(
             eprintln!("{name}: {e}");
             ExitCode::from(if e.is_unavailable() { 2 } else { 1 })
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("1048579"), Some(1048579));
+        assert_eq!(parse_count("268_435_456"), Some(1 << 28));
+        assert_eq!(parse_count("2^28"), Some(1 << 28));
+        assert_eq!(parse_count("1<<20"), Some(1 << 20));
+        assert_eq!(parse_count("3*2^20"), Some(3 << 20));
+        assert_eq!(parse_count(" 2^20 + 3 "), Some((1 << 20) + 3));
+        assert_eq!(parse_count("0"), Some(0));
+    }
+
+    #[test]
+    fn bad_counts() {
+        for text in [
+            "", "x", "-1", "2^", "1<<64", "2^64", "1.5", "++", "1e6", "3<<63",
+        ] {
+            assert_eq!(parse_count(text), None, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn throughput() {
+        assert_eq!(gb_per_s(2_000_000_000, 1000.0), 2.0);
     }
 }
