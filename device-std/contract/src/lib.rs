@@ -1,0 +1,50 @@
+//! The single source of truth for what the two sides of oxide's kernel ABI must agree on
+//! (docs/contracts.md): the `#[kernel]` macros and the host runtime on one side, the codegen
+//! backend, llvm-emit and `cargo oxide` on the other. Each agreement is written once here, so the
+//! sides cannot drift apart:
+//!
+//! - [`kernel_marker`] / [`parse_kernel_marker`]: how a kernel and its [`KernelOptions`] are marked;
+//! - [`generic_entry`]: the PTX entry of one instance of a generic kernel;
+//! - [`ptx_image_symbol`]: the symbol holding a crate's embedded PTX;
+//! - [`cfg`]: the `--cfg` names `cargo oxide` passes to the backend;
+//! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
+//!   each one is compiled with.
+//!
+//! std only, no dependencies: a proc-macro crate, the rustc backend and the host runtime all link it.
+
+mod arch;
+mod marker;
+
+pub use arch::{ArchError, DEFAULT_ARCH, GpuArch, PtxIsa};
+pub use marker::{
+    KERNEL_MARKER_PREFIX, KernelOptions, UnknownKernelOption, generic_entry, kernel_marker,
+    parse_kernel_marker, ptx_image_symbol,
+};
+
+/// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,
+/// "Backend configuration"). Configuration travels as cfgs, not environment variables, so that
+/// cargo rebuilds when it changes.
+pub mod cfg {
+    /// Set on every crate built by `cargo oxide`: the launchers then reference the embedded PTX.
+    pub const BACKEND: &str = "oxide_backend";
+    /// `oxide_arch="sm_90"`: the architecture to compile kernels for ([`crate::GpuArch`]).
+    pub const ARCH: &str = "oxide_arch";
+    /// Also write every pipeline stage next to the PTX.
+    pub const DUMP: &str = "oxide_dump";
+
+    /// The value of `--cfg` that selects `arch`: `oxide_arch="sm_90"`.
+    pub fn arch_flag(arch: crate::GpuArch) -> String {
+        format!("{ARCH}=\"{arch}\"")
+    }
+
+    #[cfg(test)]
+    mod tests {
+        #[test]
+        fn arch_flag_quotes_the_name() {
+            assert_eq!(
+                super::arch_flag(crate::DEFAULT_ARCH),
+                "oxide_arch=\"sm_90\""
+            );
+        }
+    }
+}

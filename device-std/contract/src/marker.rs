@@ -1,0 +1,258 @@
+//! How the macros tell the backend which functions are kernels and which options they have, and
+//! how both sides name what the backend produces (docs/contracts.md, "How a kernel is marked").
+
+use std::fmt;
+
+/// Every kernel marker starts with this. After it comes either `_<name>` (no options) or
+/// `<opt>[_<opt>]__<name>`.
+pub const KERNEL_MARKER_PREFIX: &str = "__oxide_kernel_";
+
+/// What `#[kernel(...)]` states about a kernel, carried to the backend in its marker.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct KernelOptions {
+    /// `strict_float` (tag `strict`): no FMA contraction, bit-for-bit Rust float semantics.
+    pub strict_float: bool,
+    /// `grid = "1d"` (tag `grid1d`): launched with grid and block y = z = 1 (checked by the
+    /// launcher), so the backend folds the y and z dimensions to 1 and indices to 0.
+    pub grid_1d: bool,
+}
+
+/// Gives access to the option a tag stands for.
+type OptionField = fn(&mut KernelOptions) -> &mut bool;
+
+/// The option tags in marker order (sorted), each with its option.
+const TAGS: [(&str, OptionField); 2] = [
+    ("grid1d", |o| &mut o.grid_1d),
+    ("strict", |o| &mut o.strict_float),
+];
+
+/// The name that marks kernel `name` for the backend: `__oxide_kernel__<name>` without options,
+/// else `__oxide_kernel_<tag>[_<tag>]__<name>` with the options' tags sorted. It is the symbol of
+/// a non-generic kernel and the item name of a generic kernel's wrapper.
+pub fn kernel_marker(name: &str, options: &KernelOptions) -> String {
+    let mut options = *options;
+    let tags: Vec<&str> = TAGS
+        .iter()
+        .filter_map(|(tag, field)| (*field(&mut options)).then_some(*tag))
+        .collect();
+    if tags.is_empty() {
+        format!("{KERNEL_MARKER_PREFIX}_{name}")
+    } else {
+        format!("{KERNEL_MARKER_PREFIX}{}__{name}", tags.join("_"))
+    }
+}
+
+/// A marker names an option this side does not know (one side is newer than the other).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnknownKernelOption {
+    /// The kernel's name from the marker.
+    pub kernel: String,
+    /// The unknown tag.
+    pub option: String,
+}
+
+impl fmt::Display for UnknownKernelOption {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}` has the option `{}`, which this backend does not know",
+            self.kernel, self.option
+        )
+    }
+}
+
+impl std::error::Error for UnknownKernelOption {}
+
+/// The kernel name and options a marker carries; `None` when `symbol` is not a marker, an error
+/// when it is one with an option this side does not know.
+pub fn parse_kernel_marker(
+    symbol: &str,
+) -> Option<Result<(&str, KernelOptions), UnknownKernelOption>> {
+    let rest = symbol.strip_prefix(KERNEL_MARKER_PREFIX)?;
+    // The options cannot contain `__`, the name can: the first `__` ends the options.
+    let (tags, name) = match rest.strip_prefix('_') {
+        Some(name) => ("", name),
+        None => rest.split_once("__")?,
+    };
+    if name.is_empty() {
+        return None;
+    }
+    let mut options = KernelOptions::default();
+    for tag in tags.split('_').filter(|t| !t.is_empty()) {
+        match TAGS.iter().find(|(known, _)| *known == tag) {
+            Some((_, field)) => *field(&mut options) = true,
+            None => {
+                return Some(Err(UnknownKernelOption {
+                    kernel: name.to_owned(),
+                    option: tag.to_owned(),
+                }));
+            }
+        }
+    }
+    Some(Ok((name, options)))
+}
+
+/// The PTX entry of one instance of the generic kernel `name`: `<name>__<hash>`, `hash` being
+/// the 64-bit FNV-1a hash of the bytes of the type arguments' `core::any::type_name`s joined by
+/// `,`, as 16 lowercase hex digits. The launcher passes `type_name::<T>()`, the backend rustc's
+/// own `type_name` of the instance's type arguments.
+pub fn generic_entry(name: &str, type_names: &[&str]) -> String {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash = OFFSET_BASIS;
+    for (i, type_name) in type_names.iter().enumerate() {
+        let separator: &[u8] = if i == 0 { b"" } else { b"," };
+        for &byte in separator.iter().chain(type_name.as_bytes()) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(PRIME);
+        }
+    }
+    format!("{name}__{hash:016x}")
+}
+
+/// The global symbol of the object the backend adds to a crate with kernels: the crate's PTX
+/// followed by a NUL byte. `crate_name` is rustc's crate name (`vecadd`).
+pub fn ptx_image_symbol(crate_name: &str) -> String {
+    format!("__oxide_ptx_{crate_name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_options() -> impl Iterator<Item = KernelOptions> {
+        [false, true].into_iter().flat_map(|strict_float| {
+            [false, true].into_iter().map(move |grid_1d| KernelOptions {
+                strict_float,
+                grid_1d,
+            })
+        })
+    }
+
+    #[test]
+    fn markers_are_pinned() {
+        let opts = |strict_float, grid_1d| KernelOptions {
+            strict_float,
+            grid_1d,
+        };
+        for (options, marker) in [
+            (opts(false, false), "__oxide_kernel__vecadd"),
+            (opts(true, false), "__oxide_kernel_strict__vecadd"),
+            (opts(false, true), "__oxide_kernel_grid1d__vecadd"),
+            (opts(true, true), "__oxide_kernel_grid1d_strict__vecadd"),
+        ] {
+            assert_eq!(kernel_marker("vecadd", &options), marker);
+        }
+        // The name follows the first `__` after the options, whatever it holds.
+        assert_eq!(
+            kernel_marker("_a__b", &opts(true, false)),
+            "__oxide_kernel_strict___a__b"
+        );
+        assert_eq!(
+            kernel_marker("_a__b", &KernelOptions::default()),
+            "__oxide_kernel___a__b"
+        );
+    }
+
+    #[test]
+    fn every_marker_parses_back() {
+        for name in [
+            "vecadd",
+            "my_kernel",
+            "a__b",
+            "_a__b",
+            "__x",
+            "x__",
+            "k_",
+            "_",
+            "__",
+        ] {
+            for options in all_options() {
+                let marker = kernel_marker(name, &options);
+                assert!(marker.starts_with(KERNEL_MARKER_PREFIX), "{marker}");
+                assert_eq!(
+                    parse_kernel_marker(&marker),
+                    Some(Ok((name, options))),
+                    "{marker}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn options_in_any_order_parse() {
+        let both = KernelOptions {
+            strict_float: true,
+            grid_1d: true,
+        };
+        assert_eq!(
+            parse_kernel_marker("__oxide_kernel_strict_grid1d__k"),
+            Some(Ok(("k", both)))
+        );
+    }
+
+    #[test]
+    fn unknown_options_are_errors() {
+        let e = parse_kernel_marker("__oxide_kernel_grid1d_bogus__k")
+            .unwrap()
+            .unwrap_err();
+        assert_eq!(
+            e,
+            UnknownKernelOption {
+                kernel: "k".into(),
+                option: "bogus".into()
+            }
+        );
+        assert_eq!(
+            e.to_string(),
+            "kernel `k` has the option `bogus`, which this backend does not know"
+        );
+    }
+
+    #[test]
+    fn other_symbols_are_not_markers() {
+        for symbol in [
+            "vecadd",
+            "__oxide_kernel",
+            "__oxide_kernelx",
+            "__oxide_kernel_strict",
+            "__oxide_kernel_strict_k",
+            "__oxide_kernel__",
+            "__oxide_kernel_strict__",
+            "oxide_kernel__k",
+        ] {
+            assert_eq!(parse_kernel_marker(symbol), None, "{symbol}");
+        }
+    }
+
+    /// docs/contracts.md pins these; device-std's launcher and the backend both call this.
+    #[test]
+    fn generic_entries_are_pinned() {
+        assert_eq!(generic_entry("scale", &["f32"]), "scale__dd635018ff703544");
+        assert_eq!(generic_entry("scale", &["u32"]), "scale__4d2bdf193e8526d1");
+        assert_eq!(
+            generic_entry("pair", &["f32", "u32"]),
+            "pair__2416102b7b7bf53a"
+        );
+        // No type arguments: the hash of nothing is the offset basis.
+        assert_eq!(generic_entry("k", &[]), "k__cbf29ce484222325");
+    }
+
+    #[test]
+    fn generic_entries_hash_the_joined_names() {
+        assert_eq!(
+            generic_entry("k", &["a", "b"]),
+            generic_entry("k", &["a,b"])
+        );
+        assert_ne!(generic_entry("k", &["a", "b"]), generic_entry("k", &["ab"]));
+        assert_ne!(
+            generic_entry("k", &["a", "b"]),
+            generic_entry("k", &["b", "a"])
+        );
+    }
+
+    #[test]
+    fn ptx_image_symbol_is_pinned() {
+        assert_eq!(ptx_image_symbol("vecadd"), "__oxide_ptx_vecadd");
+    }
+}
