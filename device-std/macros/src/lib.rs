@@ -24,7 +24,7 @@ mod args;
 mod options;
 
 use args::ArgKind;
-use options::Options;
+use oxide_contract::KernelOptions;
 
 /// Marks a `pub fn` as a GPU kernel and generates its host launcher `<name>::launch` and its
 /// CPU emulator `<name>::emulate`.
@@ -57,7 +57,7 @@ pub fn kernel(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
-    let options = Options::parse(attr);
+    let options = options::parse(attr);
     let func = syn::parse2::<ItemFn>(item)
         .map_err(|e| syn::Error::new(e.span(), "`#[kernel]` goes on a free `pub fn`"));
     let (options, func) = match (options, func) {
@@ -75,7 +75,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
 /// A checked kernel signature.
 struct Kernel {
     name: Ident,
-    options: Options,
+    options: KernelOptions,
     /// The type parameters, in order (the only generic parameters a kernel may have).
     type_params: Vec<Ident>,
     /// Each argument's name, type as written, and how it is passed.
@@ -83,7 +83,7 @@ struct Kernel {
 }
 
 impl Kernel {
-    fn check(func: &ItemFn, options: Options) -> syn::Result<Kernel> {
+    fn check(func: &ItemFn, options: KernelOptions) -> syn::Result<Kernel> {
         let sig = &func.sig;
         let mut errors = Errors::default();
         if !matches!(func.vis, Visibility::Public(_)) {
@@ -180,12 +180,12 @@ impl Kernel {
     fn expand(&self, func: &ItemFn) -> TokenStream2 {
         let name = &self.name;
         let entry = name.to_string().trim_start_matches("r#").to_owned();
-        let marker = self.options.marker(&entry);
+        let marker = oxide_contract::kernel_marker(&entry, &self.options);
         let kernel_name = LitStr::new(&entry, Span::call_site());
         let (crate_name, ptx_symbol) = match crate_name() {
             Ok(c) => (
                 LitStr::new(&c, Span::call_site()),
-                LitStr::new(&format!("__oxide_ptx_{c}"), Span::call_site()),
+                LitStr::new(&oxide_contract::ptx_image_symbol(&c), Span::call_site()),
             ),
             Err(e) => return e.to_compile_error(),
         };

@@ -1,6 +1,7 @@
-//! The options of `#[kernel(...)]` and the marker name that carries them to the backend
+//! The options of `#[kernel(...)]`; `oxide_contract::kernel_marker` carries them to the backend
 //! (docs/contracts.md).
 
+use oxide_contract::KernelOptions;
 use proc_macro2::TokenStream;
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
@@ -10,106 +11,78 @@ use syn::{Expr, ExprLit, Lit, Meta, Token};
 const VALID: &str = "the options are `strict_float` (no FMA contraction: bit-for-bit Rust float \
                      semantics) and `grid = \"1d\"` (launched with grid and block y = z = 1)";
 
-/// What `#[kernel(...)]` asked for.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// `strict_float`: the backend compiles the kernel without FMA contraction.
-    pub strict_float: bool,
-    /// `grid = "1d"`: launched with grid and block y = z = 1 (checked by `launch` and
-    /// `emulate`); the backend folds the y and z dimensions to 1 and indices to 0.
-    pub grid_1d: bool,
-}
-
-impl Options {
-    /// Parses the attribute's arguments, reporting every problem at its span.
-    pub fn parse(attr: TokenStream) -> syn::Result<Options> {
-        let metas = Punctuated::<Meta, Token![,]>::parse_terminated
-            .parse2(attr)
-            .map_err(|e| syn::Error::new(e.span(), format!("bad `#[kernel]` options: {VALID}")))?;
-        let mut options = Options::default();
-        let mut errors: Option<syn::Error> = None;
-        let mut fail = |e: syn::Error| match &mut errors {
-            Some(all) => all.combine(e),
-            None => errors = Some(e),
-        };
-        for meta in metas {
-            let (seen, name) = match &meta {
-                Meta::Path(p) if p.is_ident("strict_float") => {
-                    (&mut options.strict_float, "strict_float")
-                }
-                Meta::NameValue(nv) if nv.path.is_ident("grid") => {
-                    match &nv.value {
-                        Expr::Lit(ExprLit {
-                            lit: Lit::Str(s), ..
-                        }) if s.value() == "1d" => {}
-                        value => {
-                            fail(syn::Error::new(
-                                value.span(),
-                                "`grid` takes \"1d\" (`#[kernel(grid = \"1d\")]`), the only \
-                                 launch shape a kernel can promise",
-                            ));
-                            continue;
-                        }
+/// Parses the attribute's arguments, reporting every problem at its span.
+pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
+    let metas = Punctuated::<Meta, Token![,]>::parse_terminated
+        .parse2(attr)
+        .map_err(|e| syn::Error::new(e.span(), format!("bad `#[kernel]` options: {VALID}")))?;
+    let mut options = KernelOptions::default();
+    let mut errors: Option<syn::Error> = None;
+    let mut fail = |e: syn::Error| match &mut errors {
+        Some(all) => all.combine(e),
+        None => errors = Some(e),
+    };
+    for meta in metas {
+        let (seen, name) = match &meta {
+            Meta::Path(p) if p.is_ident("strict_float") => {
+                (&mut options.strict_float, "strict_float")
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("grid") => {
+                match &nv.value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) if s.value() == "1d" => {}
+                    value => {
+                        fail(syn::Error::new(
+                            value.span(),
+                            "`grid` takes \"1d\" (`#[kernel(grid = \"1d\")]`), the only \
+                             launch shape a kernel can promise",
+                        ));
+                        continue;
                     }
-                    (&mut options.grid_1d, "grid")
                 }
-                Meta::NameValue(_) | Meta::List(_) if meta.path().is_ident("strict_float") => {
-                    fail(syn::Error::new(
-                        meta.span(),
-                        "`strict_float` takes no value: `#[kernel(strict_float)]`",
-                    ));
-                    continue;
-                }
-                Meta::Path(_) | Meta::List(_) if meta.path().is_ident("grid") => {
-                    fail(syn::Error::new(
-                        meta.span(),
-                        "`grid` takes a value: `#[kernel(grid = \"1d\")]`",
-                    ));
-                    continue;
-                }
-                _ => {
-                    let what = match &meta {
-                        Meta::Path(p) => p,
-                        Meta::List(l) => &l.path,
-                        Meta::NameValue(nv) => &nv.path,
-                    };
-                    let what = quote::ToTokens::to_token_stream(what).to_string();
-                    fail(syn::Error::new(
-                        meta.span(),
-                        format!(
-                            "unknown `#[kernel]` option `{}`: {VALID}",
-                            what.replace(' ', "")
-                        ),
-                    ));
-                    continue;
-                }
-            };
-            if *seen {
+                (&mut options.grid_1d, "grid")
+            }
+            Meta::NameValue(_) | Meta::List(_) if meta.path().is_ident("strict_float") => {
                 fail(syn::Error::new(
                     meta.span(),
-                    format!("`{name}` is given twice"),
+                    "`strict_float` takes no value: `#[kernel(strict_float)]`",
                 ));
+                continue;
             }
-            *seen = true;
+            Meta::Path(_) | Meta::List(_) if meta.path().is_ident("grid") => {
+                fail(syn::Error::new(
+                    meta.span(),
+                    "`grid` takes a value: `#[kernel(grid = \"1d\")]`",
+                ));
+                continue;
+            }
+            _ => {
+                let what = match &meta {
+                    Meta::Path(p) => p,
+                    Meta::List(l) => &l.path,
+                    Meta::NameValue(nv) => &nv.path,
+                };
+                let what = quote::ToTokens::to_token_stream(what).to_string();
+                fail(syn::Error::new(
+                    meta.span(),
+                    format!(
+                        "unknown `#[kernel]` option `{}`: {VALID}",
+                        what.replace(' ', "")
+                    ),
+                ));
+                continue;
+            }
+        };
+        if *seen {
+            fail(syn::Error::new(
+                meta.span(),
+                format!("`{name}` is given twice"),
+            ));
         }
-        errors.map_or(Ok(options), Err)
+        *seen = true;
     }
-
-    /// The name that marks the kernel for the backend: `__oxide_kernel__<name>` without
-    /// options, else `__oxide_kernel_<opt>_<opt>__<name>` with the options' tags sorted
-    /// (`grid1d`, `strict`). The symbol of a non-generic kernel, the item name of a generic
-    /// kernel's wrapper.
-    pub fn marker(&self, name: &str) -> String {
-        let tags: Vec<&str> = [(self.grid_1d, "grid1d"), (self.strict_float, "strict")]
-            .into_iter()
-            .filter_map(|(on, tag)| on.then_some(tag))
-            .collect();
-        if tags.is_empty() {
-            format!("__oxide_kernel__{name}")
-        } else {
-            format!("__oxide_kernel_{}__{name}", tags.join("_"))
-        }
-    }
+    errors.map_or(Ok(options), Err)
 }
 
 #[cfg(test)]
@@ -117,44 +90,10 @@ mod tests {
     use super::*;
     use quote::quote;
 
-    fn parse(attr: TokenStream) -> syn::Result<Options> {
-        Options::parse(attr)
-    }
-
-    #[test]
-    fn markers() {
-        let opts = |strict_float, grid_1d| Options {
-            strict_float,
-            grid_1d,
-        };
-        assert_eq!(
-            opts(false, false).marker("vecadd"),
-            "__oxide_kernel__vecadd"
-        );
-        assert_eq!(
-            opts(true, false).marker("vecadd"),
-            "__oxide_kernel_strict__vecadd"
-        );
-        assert_eq!(
-            opts(false, true).marker("vecadd"),
-            "__oxide_kernel_grid1d__vecadd"
-        );
-        assert_eq!(
-            opts(true, true).marker("vecadd"),
-            "__oxide_kernel_grid1d_strict__vecadd"
-        );
-        // The name follows the first `__` after the options, whatever it holds.
-        assert_eq!(
-            opts(true, false).marker("_a__b"),
-            "__oxide_kernel_strict___a__b"
-        );
-        assert_eq!(opts(false, false).marker("_a__b"), "__oxide_kernel___a__b");
-    }
-
     #[test]
     fn parses_options_in_any_order() {
-        assert_eq!(parse(quote!()).unwrap(), Options::default());
-        let both = Options {
+        assert_eq!(parse(quote!()).unwrap(), KernelOptions::default());
+        let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
         };
@@ -162,7 +101,7 @@ mod tests {
         assert_eq!(parse(quote!(grid = "1d", strict_float,)).unwrap(), both);
         assert_eq!(
             parse(quote!(strict_float)).unwrap(),
-            Options {
+            KernelOptions {
                 strict_float: true,
                 grid_1d: false
             }
