@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use oxide_contract::{DEFAULT_ARCH, GpuArch, cfg};
+
 use crate::backend;
 use crate::cargo::{self, Artifact};
 use crate::error::{Error, Result};
@@ -16,7 +18,7 @@ pub struct BuildOptions {
     /// The kernel crate's folder (holding its Cargo.toml).
     pub crate_dir: PathBuf,
     /// The GPU architecture, `sm_90` by default.
-    pub arch: String,
+    pub arch: GpuArch,
     /// Release profile (the default for kernel crates) or dev.
     pub release: bool,
     /// Also dump every pipeline stage (`--cfg oxide_dump`).
@@ -24,11 +26,11 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
-    /// Release build of `crate_dir` for sm_90, without dumps.
+    /// Release build of `crate_dir` for the default architecture (sm_90), without dumps.
     pub fn new(crate_dir: impl Into<PathBuf>) -> Self {
         BuildOptions {
             crate_dir: crate_dir.into(),
-            arch: "sm_90".into(),
+            arch: DEFAULT_ARCH,
             release: true,
             dump: false,
         }
@@ -66,18 +68,18 @@ impl BuildOutput {
 }
 
 /// The rustc flags that select the backend (docs/contracts.md).
-pub fn rustflags(backend: &Path, arch: &str, dump: bool) -> Vec<String> {
+pub fn rustflags(backend: &Path, arch: GpuArch, dump: bool) -> Vec<String> {
     let mut flags = vec![
         format!("-Zcodegen-backend={}", backend.display()),
         "--cfg".into(),
-        "oxide_backend".into(),
+        cfg::BACKEND.into(),
         "--cfg".into(),
-        format!("oxide_arch=\"{arch}\""),
+        cfg::arch_flag(arch),
         "-Zalways-encode-mir".into(),
         "-Zmir-enable-passes=-JumpThreading".into(),
     ];
     if dump {
-        flags.extend(["--cfg".into(), "oxide_dump".into()]);
+        flags.extend(["--cfg".into(), cfg::DUMP.into()]);
     }
     flags
 }
@@ -131,7 +133,7 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
     let profile_dir = if opts.release { "release" } else { "debug" };
     let deps_dir = target_dir.join(&triple).join(profile_dir).join("deps");
 
-    let mut flags = rustflags(&backend, &opts.arch, opts.dump);
+    let mut flags = rustflags(&backend, opts.arch, opts.dump);
     // Keep the user's own RUSTFLAGS, after ours.
     if let Ok(extra) = std::env::var("RUSTFLAGS") {
         flags.extend(extra.split_whitespace().map(str::to_owned));
@@ -223,7 +225,7 @@ mod tests {
     fn flags_follow_the_contract() {
         let flags = rustflags(
             Path::new("/r/target/debug/liboxide_codegen.so"),
-            "sm_90",
+            DEFAULT_ARCH,
             false,
         );
         assert_eq!(
@@ -238,7 +240,7 @@ mod tests {
                 "-Zmir-enable-passes=-JumpThreading",
             ]
         );
-        let dump = rustflags(Path::new("/b.so"), "sm_80", true);
+        let dump = rustflags(Path::new("/b.so"), "sm_80".parse().unwrap(), true);
         assert_eq!(&dump[dump.len() - 2..], ["--cfg", "oxide_dump"]);
         assert!(dump.contains(&"oxide_arch=\"sm_80\"".to_owned()));
     }

@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand};
+use oxide_contract::{DEFAULT_ARCH, GpuArch};
 
 use crate::build::{self, BuildOptions};
 use crate::error::Result;
@@ -43,9 +44,9 @@ pub struct KernelArgs {
     #[arg(value_name = "CRATE", default_value = ".")]
     pub crate_dir: PathBuf,
 
-    /// GPU architecture to compile for.
-    #[arg(long, default_value = "sm_90", value_parser = parse_arch)]
-    pub arch: String,
+    /// GPU architecture to compile for (one that both LLVM 22 and ptxas 13.0 support).
+    #[arg(long, default_value_t = DEFAULT_ARCH)]
+    pub arch: GpuArch,
 
     /// Build in release (the default for kernel crates).
     #[arg(long, overrides_with = "debug")]
@@ -60,7 +61,7 @@ impl KernelArgs {
     pub fn options(&self) -> BuildOptions {
         BuildOptions {
             crate_dir: self.crate_dir.clone(),
-            arch: self.arch.clone(),
+            arch: self.arch,
             release: !self.debug,
             dump: false,
         }
@@ -95,19 +96,6 @@ pub struct PipelineArgs {
     /// Print only this stage: `llvm-ir`, `5` or `5-llvm-ir`.
     #[arg(long, value_name = "STAGE")]
     pub stage: Option<String>,
-}
-
-/// `sm_<digits>` with an optional letter suffix (`sm_90a`).
-fn parse_arch(s: &str) -> Result<String, String> {
-    let digits = s
-        .strip_prefix("sm_")
-        .ok_or("expected sm_<NN>, e.g. sm_90")?;
-    let digits = digits.trim_end_matches(|c: char| c.is_ascii_lowercase());
-    if digits.len() >= 2 && digits.bytes().all(|b| b.is_ascii_digit()) {
-        Ok(s.to_owned())
-    } else {
-        Err("expected sm_<NN>, e.g. sm_90".into())
-    }
 }
 
 /// Parses the arguments, accepting both `cargo-oxide <cmd>` and the cargo subcommand form
@@ -191,7 +179,7 @@ mod tests {
                 panic!("{argv:?}")
             };
             assert_eq!(k.crate_dir, PathBuf::from("."));
-            assert_eq!(k.arch, "sm_90");
+            assert_eq!(k.arch, DEFAULT_ARCH);
             assert!(k.options().release);
         }
     }
@@ -204,15 +192,23 @@ mod tests {
             panic!()
         };
         assert_eq!(k.crate_dir, PathBuf::from("kernels/vecadd"));
-        assert_eq!(k.arch, "sm_80");
+        assert_eq!(k.arch.name(), "sm_80");
         assert!(!k.options().release);
         let Cmd::Build(k) = parse(&["c", "build", "--debug", "--release"]).command else {
             panic!()
         };
         assert!(k.options().release);
-        assert!(parse_from(["c", "build", "--arch", "90"]).is_err());
-        assert!(parse_from(["c", "build", "--arch", "sm_"]).is_err());
+        for bad in ["90", "sm_", "sm_20", "sm_70", "sm_1000"] {
+            let e = parse_from(["c", "build", "--arch", bad]).unwrap_err();
+            assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{bad}");
+            assert!(
+                e.to_string()
+                    .contains("the supported architectures are sm_75, sm_80,"),
+                "{bad}: {e}"
+            );
+        }
         assert!(parse_from(["c", "build", "--arch", "sm_90a"]).is_ok());
+        assert!(parse_from(["c", "build", "--arch", "sm_120"]).is_ok());
     }
 
     #[test]

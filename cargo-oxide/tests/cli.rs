@@ -40,9 +40,29 @@ fn a_bad_crate_path_fails_with_one_line() {
 
 #[test]
 fn a_bad_arch_is_a_usage_error() {
-    let out = cargo_oxide(&["run", "--arch", "ampere"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(text(&out.stderr).contains("expected sm_<NN>"));
+    for (args, why) in [
+        (
+            &["run", "--arch", "ampere"][..],
+            "`ampere` is not a GPU architecture name",
+        ),
+        (
+            &["oxide", "build", "--arch", "sm_1000"],
+            "GPU architecture `sm_1000` is not supported",
+        ),
+        (
+            &["build", "--arch", "sm_20"],
+            "GPU architecture `sm_20` is not supported",
+        ),
+    ] {
+        let out = cargo_oxide(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.contains(why), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("the supported architectures are sm_75, sm_80,"),
+            "{args:?}: {stderr}"
+        );
+    }
 }
 
 #[test]
