@@ -150,7 +150,7 @@ pub use errors::EmitError;
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
-    /// The PTX target architecture, e.g. `"sm_90"`.
+    /// The PTX target architecture, e.g. `"sm_90"`: one of `oxide_contract::GpuArch`'s.
     pub arch: String,
     /// LLVM optimisation level, 0..=3 (the `default<On>` pipeline and the codegen level).
     pub opt_level: u8,
@@ -163,7 +163,7 @@ pub struct EmitOptions {
 impl Default for EmitOptions {
     fn default() -> Self {
         Self {
-            arch: "sm_90".to_string(),
+            arch: oxide_contract::DEFAULT_ARCH.to_string(),
             opt_level: 3,
             kernels: Vec::new(),
         }

@@ -11,28 +11,18 @@ use inkwell::{
     },
 };
 
+use oxide_contract::{ArchError, GpuArch};
+
 use crate::errors::EmitError;
 
 pub(crate) const TRIPLE: &str = "nvptx64-nvidia-cuda";
-/// PTX ISA 8.0 is the first with sm_90 and what CUDA 12.0+ drivers accept.
-pub(crate) const FEATURES: &str = "+ptx80";
 
-/// LLVM only warns (and silently ignores the CPU) on an unknown processor name, which would
-/// produce PTX for the wrong architecture; catch the obvious typos here instead.
-fn check_arch(arch: &str) -> Result<(), EmitError> {
-    let valid = arch.strip_prefix("sm_").is_some_and(|rest| {
-        let digits = rest.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-        !digits.is_empty()
-            && digits.chars().all(|c| c.is_ascii_digit())
-            && rest.len() - digits.len() <= 1
-    });
-    if valid {
-        Ok(())
-    } else {
-        Err(EmitError::InvalidOptions(format!(
-            "arch `{arch}` is not an NVPTX processor name like `sm_90`"
-        )))
-    }
+/// The architecture `arch` names, from the contract's list of supported ones. LLVM only warns
+/// (and silently ignores the CPU) on an unknown processor name, and aborts the process on a PTX
+/// ISA too old for a known one, so nothing else may reach it.
+fn check_arch(arch: &str) -> Result<GpuArch, EmitError> {
+    arch.parse()
+        .map_err(|e: ArchError| EmitError::InvalidOptions(e.to_string()))
 }
 
 fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
@@ -46,7 +36,7 @@ fn llvm_opt_level(opt_level: u8) -> OptimizationLevel {
 
 /// A target machine for `arch`; its codegen optimisation level follows `opt_level`.
 pub(crate) fn target_machine(arch: &str, opt_level: u8) -> Result<TargetMachine, EmitError> {
-    check_arch(arch)?;
+    let features = check_arch(arch)?.ptx_isa().llvm_feature();
     static INIT: Once = Once::new();
     INIT.call_once(|| Target::initialize_nvptx(&InitializationConfig::default()));
 
@@ -56,7 +46,7 @@ pub(crate) fn target_machine(arch: &str, opt_level: u8) -> Result<TargetMachine,
         .create_target_machine(
             &triple,
             arch,
-            FEATURES,
+            &features,
             llvm_opt_level(opt_level),
             RelocMode::Default,
             CodeModel::Default,
@@ -97,15 +87,42 @@ pub(crate) fn emit_ptx(module: &Module<'_>, machine: &TargetMachine) -> Result<S
 
 #[cfg(test)]
 mod tests {
-    use super::check_arch;
+    use super::*;
 
     #[test]
-    fn arch_names() {
-        for ok in ["sm_90", "sm_90a", "sm_52", "sm_100f"] {
-            assert!(check_arch(ok).is_ok(), "{ok}");
+    fn only_supported_arch_names_pass() {
+        for bad in [
+            "sm90",
+            "sm_",
+            "sm_x",
+            "compute_90",
+            "sm_90ab",
+            "",
+            "sm_52",
+            "sm_101",
+        ] {
+            let e = check_arch(bad).unwrap_err().to_string();
+            assert!(
+                e.contains("the supported architectures are sm_75,"),
+                "{bad}: {e}"
+            );
         }
-        for bad in ["sm90", "sm_", "sm_x", "compute_90", "sm_90ab", ""] {
-            assert!(check_arch(bad).is_err(), "{bad}");
+    }
+
+    /// LLVM knows every supported name (else `.target` would not be it) and accepts its ISA
+    /// (else it aborts).
+    #[test]
+    fn every_supported_arch_emits_its_target_and_isa() {
+        let ll = inkwell::context::Context::create();
+        for arch in GpuArch::supported() {
+            let machine = target_machine(arch.name(), 3).unwrap();
+            let module = ll.create_module("empty");
+            configure_module(&module, &machine);
+            let ptx = emit_ptx(&module, &machine).unwrap();
+            assert!(
+                ptx.contains(&format!("\n.version {}\n.target {arch}\n", arch.ptx_isa())),
+                "{arch}:\n{ptx}"
+            );
         }
     }
 }
