@@ -275,14 +275,16 @@ fn compile<'tcx>(
         arch: config.arch.clone(),
         opt_level: 3,
         kernels: kernel_names,
+        dump_ir: config.dump,
     };
     let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options)
         .map_err(|e| internal(e.to_string()))?;
     let dumps = Dumps {
         rustc_mir,
         stages,
-        llvm_ir: output.llvm_ir_unoptimized.clone(),
-        llvm_ir_opt: output.llvm_ir.clone(),
+        // Present exactly when `config.dump` asks for the dump these are written to.
+        llvm_ir: output.llvm_ir_unoptimized.unwrap_or_default(),
+        llvm_ir_opt: output.llvm_ir.unwrap_or_default(),
         ptx: output.ptx.clone(),
     };
     Ok((output.ptx, dumps))

@@ -1,4 +1,4 @@
-//! Arithmetic, comparisons, casts, `select` and constants.
+//! Arithmetic, comparisons, casts, `select`, `freeze` and constants.
 
 use inkwell::{
     FloatPredicate, IntPredicate,
@@ -8,7 +8,7 @@ use inkwell::{
     },
 };
 use pliron::{
-    builtin::attributes::BoolAttr, context::Ptr, operation::Operation, utils::apint::APInt,
+    builtin::attributes::BoolAttr, context::Ptr, op::Op, operation::Operation, utils::apint::APInt,
 };
 use pliron_llvm::{
     attributes::{
@@ -102,24 +102,6 @@ fn float_predicate(p: &FCmpPredicateAttr) -> FloatPredicate {
     }
 }
 
-fn cast_opcode(name: &str) -> InstructionOpcode {
-    match name {
-        "sext" => InstructionOpcode::SExt,
-        "zext" => InstructionOpcode::ZExt,
-        "trunc" => InstructionOpcode::Trunc,
-        "fptosi" => InstructionOpcode::FPToSI,
-        "fptoui" => InstructionOpcode::FPToUI,
-        "sitofp" => InstructionOpcode::SIToFP,
-        "uitofp" => InstructionOpcode::UIToFP,
-        "fpext" => InstructionOpcode::FPExt,
-        "fptrunc" => InstructionOpcode::FPTrunc,
-        "ptrtoint" => InstructionOpcode::PtrToInt,
-        "inttoptr" => InstructionOpcode::IntToPtr,
-        "addrspacecast" => InstructionOpcode::AddrSpaceCast,
-        _ => InstructionOpcode::BitCast,
-    }
-}
-
 impl<'ll> Translator<'_, 'll> {
     /// The fast-math flags under the shared `llvm_fast_math_flags` key, if any.
     fn fast_math_attr(&self, opr: Ptr<Operation>) -> Option<FastmathFlagsAttr> {
@@ -129,22 +111,12 @@ impl<'ll> Translator<'_, 'll> {
             .copied()
     }
 
-    pub(crate) fn int_binop(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
-        let opcode = match name {
-            "add" => InstructionOpcode::Add,
-            "sub" => InstructionOpcode::Sub,
-            "mul" => InstructionOpcode::Mul,
-            "udiv" => InstructionOpcode::UDiv,
-            "sdiv" => InstructionOpcode::SDiv,
-            "urem" => InstructionOpcode::URem,
-            "srem" => InstructionOpcode::SRem,
-            "and" => InstructionOpcode::And,
-            "or" => InstructionOpcode::Or,
-            "xor" => InstructionOpcode::Xor,
-            "shl" => InstructionOpcode::Shl,
-            "lshr" => InstructionOpcode::LShr,
-            _ => InstructionOpcode::AShr,
-        };
+    /// An integer binary op; `opcode` is the one its dispatch entry names.
+    pub(crate) fn int_binop(
+        &mut self,
+        opr: Ptr<Operation>,
+        opcode: InstructionOpcode,
+    ) -> OpValue<'ll> {
         let (lhs, rhs) = (self.operand(opr, 0)?, self.operand(opr, 1)?);
         let value = self.built(
             opr,
@@ -164,14 +136,12 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn float_binop(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
-        let opcode = match name {
-            "fadd" => InstructionOpcode::FAdd,
-            "fsub" => InstructionOpcode::FSub,
-            "fmul" => InstructionOpcode::FMul,
-            "fdiv" => InstructionOpcode::FDiv,
-            _ => InstructionOpcode::FRem,
-        };
+    /// A floating-point binary op; `opcode` is the one its dispatch entry names.
+    pub(crate) fn float_binop(
+        &mut self,
+        opr: Ptr<Operation>,
+        opcode: InstructionOpcode,
+    ) -> OpValue<'ll> {
         let (lhs, rhs) = (self.operand(opr, 0)?, self.operand(opr, 1)?);
         let value = self.built(
             opr,
@@ -201,14 +171,13 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn icmp(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let pred = match Operation::get_op::<ICmpOp>(opr, ctx).and_then(|op| {
-            op.get_attr_llvm_icmp_predicate(ctx)
-                .map(|p| int_predicate(&p))
-        }) {
-            Some(pred) => pred,
-            None => return Err(EmitError::invalid(ctx, opr, "missing predicate")),
+    pub(crate) fn icmp(&mut self, op: ICmpOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
+        let Some(pred) = op
+            .get_attr_llvm_icmp_predicate(ctx)
+            .map(|p| int_predicate(&p))
+        else {
+            return Err(EmitError::invalid(ctx, opr, "missing predicate"));
         };
         let name = self.result_name(opr);
         let b = &self.builder;
@@ -227,14 +196,13 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn fcmp(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let pred = match Operation::get_op::<FCmpOp>(opr, ctx).and_then(|op| {
-            op.get_attr_llvm_fcmp_predicate(ctx)
-                .map(|p| float_predicate(&p))
-        }) {
-            Some(pred) => pred,
-            None => return Err(EmitError::invalid(ctx, opr, "missing predicate")),
+    pub(crate) fn fcmp(&mut self, op: FCmpOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
+        let Some(pred) = op
+            .get_attr_llvm_fcmp_predicate(ctx)
+            .map(|p| float_predicate(&p))
+        else {
+            return Err(EmitError::invalid(ctx, opr, "missing predicate"));
         };
         let name = self.result_name(opr);
         let b = &self.builder;
@@ -253,8 +221,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn cast(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
-        let opcode = cast_opcode(name);
+    /// A cast; `opcode` is the one its dispatch entry names.
+    pub(crate) fn cast(&mut self, opr: Ptr<Operation>, opcode: InstructionOpcode) -> OpValue<'ll> {
         let arg = self.operand(opr, 0)?;
         let to = self.result_type(opr)?;
         let value = self.built(
@@ -283,8 +251,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn select(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
+    pub(crate) fn select(&mut self, op: SelectOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
         let (then, otherwise) = (self.operand(opr, 1)?, self.operand(opr, 2)?);
         let name = self.result_name(opr);
         let value = match self.operand(opr, 0)? {
@@ -293,20 +261,15 @@ impl<'ll> Translator<'_, 'll> {
             _ => return Err(EmitError::invalid(ctx, opr, "condition is not an i1")),
         };
         let value = self.built(opr, value)?;
-        let fmf = Operation::get_op::<SelectOp>(opr, ctx)
-            .and_then(|s| s.get_attr_llvm_select_fast_math_flags(ctx).map(|f| *f));
-        if let Some(fmf) = fmf {
+        if let Some(fmf) = op.get_attr_llvm_select_fast_math_flags(ctx).map(|f| *f) {
             apply_fast_math(value.as_instruction_value(), fmf);
         }
         Ok(Some(value))
     }
 
     /// `llvm.constant`: any of the attributes [`crate::constants`] supports.
-    pub(crate) fn constant(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(op) = Operation::get_op::<ConstantOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn constant(&mut self, op: ConstantOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
         let Some(attr) = op.get_attr_llvm_constant_value(ctx) else {
             return Err(EmitError::invalid(ctx, opr, "missing value"));
         };
@@ -314,12 +277,30 @@ impl<'ll> Translator<'_, 'll> {
         self.const_value(opr, &**attr, ty).map(Some)
     }
 
-    /// `llvm.undef`, `llvm.poison` and `llvm.zero`.
-    pub(crate) fn special_constant(&mut self, opr: Ptr<Operation>, name: &str) -> OpValue<'ll> {
+    /// `llvm.undef` (`undef`) and `llvm.poison` (not `undef`).
+    pub(crate) fn undef_or_poison(&mut self, opr: Ptr<Operation>, undef: bool) -> OpValue<'ll> {
         let ty = self.result_type(opr)?;
-        if name == "zero" {
-            return Ok(Some(ty.const_zero()));
-        }
-        Ok(Some(undef_or_poison(ty, name == "undef")))
+        Ok(Some(undef_or_poison(ty, undef)))
+    }
+
+    /// `llvm.zero`.
+    pub(crate) fn zero(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        Ok(Some(self.result_type(opr)?.const_zero()))
+    }
+
+    /// `llvm.freeze`; inkwell has no builder method for it.
+    pub(crate) fn freeze(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
+        let arg = self.operand(opr, 0)?;
+        // SAFETY: the builder is positioned (translation always is) and `arg` is a value of
+        // this context; freeze takes any first-class type and returns that type.
+        let value = unsafe {
+            BasicValueEnum::new(llvm_sys::core::LLVMBuildFreeze(
+                self.builder.as_mut_ptr(),
+                arg.as_value_ref(),
+                c"".as_ptr(),
+            ))
+        };
+        value.set_name(&self.result_name(opr));
+        Ok(Some(value))
     }
 }

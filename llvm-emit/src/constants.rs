@@ -218,8 +218,20 @@ impl<'ll> Translator<'_, 'll> {
                     .into()
             }
             BasicTypeEnum::StructType(struct_ty) => struct_ty.const_named_struct(&elements).into(),
+            BasicTypeEnum::VectorType(_) => {
+                inkwell::types::VectorType::const_vector(&elements).into()
+            }
             // Only arrays, structs and vectors got element types above.
-            _ => inkwell::types::VectorType::const_vector(&elements).into(),
+            BasicTypeEnum::IntType(_)
+            | BasicTypeEnum::FloatType(_)
+            | BasicTypeEnum::PointerType(_)
+            | BasicTypeEnum::ScalableVectorType(_) => {
+                return Err(EmitError::invalid(
+                    ctx,
+                    opr,
+                    format!("{} is not an aggregate type", ty.disp(ctx)),
+                ));
+            }
         })
     }
 

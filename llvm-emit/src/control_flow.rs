@@ -13,7 +13,7 @@ use pliron::{
     basic_block::BasicBlock,
     builtin::op_interfaces::{BranchOpInterface, CallOpCallable, CallOpInterface},
     context::Ptr,
-    op::op_cast,
+    op::{Op, op_cast},
     operation::Operation,
     r#type::TypedHandle,
     value::Value,
@@ -80,11 +80,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(None)
     }
 
-    pub(crate) fn switch(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(switch) = Operation::get_op::<SwitchOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn switch(&mut self, switch: SwitchOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, switch.get_operation());
         if switch.get_attr_llvm_switch_case_values(ctx).is_none() {
             return Err(EmitError::invalid(ctx, opr, "missing case values"));
         }
@@ -202,11 +199,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(jump_to)
     }
 
-    pub(crate) fn call(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(call) = Operation::get_op::<CallOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn call(&mut self, call: CallOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, call.get_operation());
         let args: Vec<Value> = call.args(ctx);
         let args = args
             .into_iter()
@@ -258,11 +252,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(basic_result(site.try_as_basic_value()))
     }
 
-    pub(crate) fn call_intrinsic(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(call) = Operation::get_op::<CallIntrinsicOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn call_intrinsic(&mut self, call: CallIntrinsicOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, call.get_operation());
         let name: String = call
             .get_attr_llvm_intrinsic_name(ctx)
             .ok_or_else(|| EmitError::invalid(ctx, opr, "missing intrinsic name"))?
@@ -416,7 +407,7 @@ fn site_instruction(site: CallSiteValue<'_>) -> Option<InstructionValue<'_>> {
     }
 }
 
-fn basic_result(kind: ValueKind<'_>) -> Option<BasicValueEnum<'_>> {
+pub(crate) fn basic_result(kind: ValueKind<'_>) -> Option<BasicValueEnum<'_>> {
     match kind {
         ValueKind::Basic(v) => Some(v),
         ValueKind::Instruction(_) => None,

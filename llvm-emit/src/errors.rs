@@ -14,8 +14,10 @@ use pliron_llvm::ops::{FuncOp, GlobalOp};
 /// Why [`crate::emit_ptx`] failed.
 #[derive(thiserror::Error, Debug)]
 pub enum EmitError {
-    /// The op is not one this backend translates.
-    #[error("unsupported op (no LLVM translation): {op}")]
+    /// The op has no translation here: an op of another dialect, or an LLVM-dialect op this
+    /// crate does not translate. Producers lower everything to the ops `dispatch.rs` lists, so
+    /// this is an internal error of the producer, never something a kernel author can cause.
+    #[error("internal error: no LLVM translation for {op}")]
     UnsupportedOp { op: String },
 
     /// A type (of an operand, result, block argument or signature) has no LLVM equivalent here.

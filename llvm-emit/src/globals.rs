@@ -186,11 +186,8 @@ impl<'ll> Translator<'_, 'll> {
     /// `llvm.addressof`: the global's (or function's) address in the address space of the
     /// op's result type, through an `addrspacecast` when the symbol lives in another one
     /// (e.g. a generic `ptr` to a global in `addrspace(4)`).
-    pub(crate) fn address_of(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(op) = Operation::get_op::<AddressOfOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn address_of(&mut self, op: AddressOfOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
         if op.get_attr_llvm_global_name(ctx).is_none() {
             return Err(EmitError::invalid(ctx, opr, "missing global name"));
         }

@@ -128,10 +128,13 @@
 //! ```
 
 mod arith;
+mod atomics;
 mod constants;
 mod control_flow;
+mod dispatch;
 mod errors;
 mod globals;
+mod inline_asm;
 mod memory;
 mod params;
 mod target;
@@ -158,6 +161,9 @@ pub struct EmitOptions {
     /// `llvm_symbol_name` attribute). They become `.entry`s; all other definitions become
     /// internal so LLVM can inline and drop them.
     pub kernels: Vec<String>,
+    /// Render the LLVM IR (before and after optimisation) as text into [`EmitOutput`].
+    /// Printing a large module costs time and memory, so only dumps ask for it.
+    pub dump_ir: bool,
 }
 
 impl Default for EmitOptions {
@@ -166,6 +172,7 @@ impl Default for EmitOptions {
             arch: oxide_contract::DEFAULT_ARCH.to_string(),
             opt_level: 3,
             kernels: Vec::new(),
+            dump_ir: false,
         }
     }
 }
@@ -173,10 +180,11 @@ impl Default for EmitOptions {
 /// The products of [`emit_ptx`].
 #[derive(Clone, Debug)]
 pub struct EmitOutput {
-    /// The module after the optimisation pipeline.
-    pub llvm_ir: String,
-    /// The module as translated (and verified), before optimisation.
-    pub llvm_ir_unoptimized: String,
+    /// The module after the optimisation pipeline; only with [`EmitOptions::dump_ir`].
+    pub llvm_ir: Option<String>,
+    /// The module as translated (and verified), before optimisation; only with
+    /// [`EmitOptions::dump_ir`].
+    pub llvm_ir_unoptimized: Option<String>,
     /// PTX assembly.
     pub ptx: String,
 }
@@ -202,15 +210,18 @@ pub fn emit_ptx(
     target::configure_module(&ll_module, &machine);
     translate::translate_module(ctx, module, &ll, &ll_module, &opts.kernels)?;
 
-    let llvm_ir_unoptimized = ll_module.print_to_string().to_string();
+    let ir_text = |m: &inkwell::module::Module<'_>| m.print_to_string().to_string();
+    let llvm_ir_unoptimized = opts.dump_ir.then(|| ir_text(&ll_module));
     ll_module.verify().map_err(|e| EmitError::Verify {
         message: e.to_string(),
-        llvm_ir: llvm_ir_unoptimized.clone(),
+        llvm_ir: llvm_ir_unoptimized
+            .clone()
+            .unwrap_or_else(|| ir_text(&ll_module)),
     })?;
-    tracing::debug!(bytes = llvm_ir_unoptimized.len(), "translated and verified");
+    tracing::debug!("translated and verified");
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
-    let llvm_ir = ll_module.print_to_string().to_string();
+    let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     let ptx = target::emit_ptx(&ll_module, &machine)?;
     tracing::debug!(bytes = ptx.len(), "emitted PTX");
 

@@ -10,6 +10,7 @@ use inkwell::{
 use pliron::{
     builtin::{attr_interfaces::TypedAttrInterface, attributes::BoolAttr},
     context::Ptr,
+    op::Op,
     operation::Operation,
     r#type::TypeHandle,
 };
@@ -27,7 +28,7 @@ use crate::{
 
 impl<'ll> Translator<'_, 'll> {
     /// Applies the op's `llvm_alignment` and `llvm_volatile` attributes to `inst`.
-    fn memory_attrs(
+    pub(crate) fn memory_attrs(
         &self,
         opr: Ptr<Operation>,
         inst: Option<InstructionValue<'ll>>,
@@ -46,7 +47,7 @@ impl<'ll> Translator<'_, 'll> {
         Ok(())
     }
 
-    fn pointer_operand(
+    pub(crate) fn pointer_operand(
         &self,
         opr: Ptr<Operation>,
         idx: usize,
@@ -61,13 +62,11 @@ impl<'ll> Translator<'_, 'll> {
         }
     }
 
-    pub(crate) fn alloca(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let elem = Operation::get_op::<AllocaOp>(opr, ctx)
-            .and_then(|a| {
-                a.get_attr_llvm_alloca_element_type(ctx)
-                    .map(|t| t.get_type(ctx))
-            })
+    pub(crate) fn alloca(&mut self, op: AllocaOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
+        let elem = op
+            .get_attr_llvm_alloca_element_type(ctx)
+            .map(|t| t.get_type(ctx))
             .ok_or_else(|| EmitError::invalid(ctx, opr, "missing element type"))?;
         let elem = self.ty(opr, elem)?;
         let BasicValueEnum::IntValue(count) = self.operand(opr, 0)? else {
@@ -113,11 +112,8 @@ impl<'ll> Translator<'_, 'll> {
         Ok(None)
     }
 
-    pub(crate) fn gep(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let Some(gep) = Operation::get_op::<GetElementPtrOp>(opr, ctx) else {
-            return Err(EmitError::unsupported(ctx, opr));
-        };
+    pub(crate) fn gep(&mut self, gep: GetElementPtrOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, gep.get_operation());
         if gep.get_attr_llvm_gep_indices(ctx).is_none()
             || gep.get_attr_llvm_gep_src_elem_type(ctx).is_none()
         {
@@ -207,12 +203,12 @@ impl<'ll> Translator<'_, 'll> {
         Ok(out)
     }
 
-    pub(crate) fn extract_value(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let indices = Operation::get_op::<ExtractValueOp>(opr, ctx)
-            .filter(|op| op.get_attr_llvm_extract_value_indices(ctx).is_some())
-            .map(|op| op.indices(ctx))
-            .ok_or_else(|| EmitError::invalid(ctx, opr, "missing indices"))?;
+    pub(crate) fn extract_value(&mut self, op: ExtractValueOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
+        if op.get_attr_llvm_extract_value_indices(ctx).is_none() {
+            return Err(EmitError::invalid(ctx, opr, "missing indices"));
+        }
+        let indices = op.indices(ctx);
         let mut value = self.operand(opr, 0)?;
         let name = self.result_name(opr);
         for idx in indices {
@@ -222,12 +218,12 @@ impl<'ll> Translator<'_, 'll> {
         Ok(Some(value))
     }
 
-    pub(crate) fn insert_value(&mut self, opr: Ptr<Operation>) -> OpValue<'ll> {
-        let ctx = self.ctx;
-        let indices = Operation::get_op::<InsertValueOp>(opr, ctx)
-            .filter(|op| op.get_attr_llvm_insert_value_indices(ctx).is_some())
-            .map(|op| op.indices(ctx))
-            .ok_or_else(|| EmitError::invalid(ctx, opr, "missing indices"))?;
+    pub(crate) fn insert_value(&mut self, op: InsertValueOp) -> OpValue<'ll> {
+        let (ctx, opr) = (self.ctx, op.get_operation());
+        if op.get_attr_llvm_insert_value_indices(ctx).is_none() {
+            return Err(EmitError::invalid(ctx, opr, "missing indices"));
+        }
+        let indices = op.indices(ctx);
         let agg = self.operand(opr, 0)?;
         let value = self.operand(opr, 1)?;
         self.insert_path(opr, agg, &indices, value).map(Some)

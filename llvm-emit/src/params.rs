@@ -44,29 +44,38 @@ pub(crate) fn apply(
         let Some(attrs) = attrs.downcast_ref::<LlvmAttributesAttr>() else {
             return Err(format!("parameter {index}: expected llvm.attributes"));
         };
-        for (name, value) in attrs.iter() {
-            let attribute = match value {
-                LlvmAttrValue::Str(s) => ll.create_string_attribute(name, s),
-                LlvmAttrValue::Unit | LlvmAttrValue::Int(_) => {
-                    let kind = Attribute::get_named_enum_kind_id(name);
-                    if kind == 0 {
-                        return Err(format!("unknown LLVM parameter attribute `{name}`"));
-                    }
-                    let int = if let LlvmAttrValue::Int(i) = value {
-                        *i
-                    } else {
-                        0
-                    };
-                    ll.create_enum_attribute(kind, int)
-                }
-                LlvmAttrValue::Type(_) => {
-                    return Err(format!(
-                        "type-valued parameter attribute `{name}` is not supported"
-                    ));
-                }
-            };
+        for attribute in llvm_attributes(ll, attrs)? {
             fv.add_attribute(AttributeLoc::Param(index as u32), attribute);
         }
     }
     Ok(())
+}
+
+/// The LLVM attributes of an `llvm.attributes`: enum attributes (with or without an integer)
+/// by their LLVM names, and string attributes. Unknown enum names are reported by name.
+pub(crate) fn llvm_attributes(
+    ll: &LlContext,
+    attrs: &LlvmAttributesAttr,
+) -> Result<Vec<Attribute>, String> {
+    attrs
+        .iter()
+        .map(|(name, value)| match value {
+            LlvmAttrValue::Str(s) => Ok(ll.create_string_attribute(name, s)),
+            LlvmAttrValue::Unit | LlvmAttrValue::Int(_) => {
+                let kind = Attribute::get_named_enum_kind_id(name);
+                if kind == 0 {
+                    return Err(format!("unknown LLVM attribute `{name}`"));
+                }
+                let int = if let LlvmAttrValue::Int(i) = value {
+                    *i
+                } else {
+                    0
+                };
+                Ok(ll.create_enum_attribute(kind, int))
+            }
+            LlvmAttrValue::Type(_) => {
+                Err(format!("type-valued attribute `{name}` is not supported"))
+            }
+        })
+        .collect()
 }

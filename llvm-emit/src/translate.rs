@@ -1,7 +1,8 @@
-//! Module- and function-level translation, and the per-op dispatch.
+//! Module- and function-level translation.
 //!
-//! The op translations themselves live in [`crate::control_flow`], [`crate::arith`] and
-//! [`crate::memory`], as further `impl Translator` blocks.
+//! Which op becomes what is in [`crate::dispatch`]; the translations themselves live in
+//! [`crate::control_flow`], [`crate::arith`], [`crate::memory`], [`crate::atomics`] and
+//! [`crate::inline_asm`], as further `impl Translator` blocks.
 
 use std::collections::{HashMap, HashSet};
 
@@ -262,39 +263,11 @@ impl<'a, 'll> Translator<'a, 'll> {
 
     pub(crate) fn translate_op(&mut self, opr: Ptr<Operation>) -> Result<(), EmitError> {
         let ctx = self.ctx;
-        let opid = Operation::get_opid(opr, ctx).to_string();
-        let name = opid.strip_prefix("llvm.").unwrap_or("");
-        tracing::trace!(op = %opid, "translating");
-        let value = match name {
-            "return" => self.ret(opr),
-            "br" => self.br(opr),
-            "cond_br" => self.cond_br(opr),
-            "switch" => self.switch(opr),
-            "unreachable" => self.unreachable(opr),
-            "call" => self.call(opr),
-            "call_intrinsic" => self.call_intrinsic(opr),
-            "addressof" => self.address_of(opr),
-            "alloca" => self.alloca(opr),
-            "load" => self.load(opr),
-            "store" => self.store(opr),
-            "gep" => self.gep(opr),
-            "extract_value" => self.extract_value(opr),
-            "insert_value" => self.insert_value(opr),
-            "add" | "sub" | "mul" | "udiv" | "sdiv" | "urem" | "srem" | "and" | "or" | "xor"
-            | "shl" | "lshr" | "ashr" => self.int_binop(opr, name),
-            "fadd" | "fsub" | "fmul" | "fdiv" | "frem" => self.float_binop(opr, name),
-            "fneg" => self.fneg(opr),
-            "icmp" => self.icmp(opr),
-            "fcmp" => self.fcmp(opr),
-            "sext" | "zext" | "trunc" | "fptosi" | "fptoui" | "sitofp" | "uitofp" | "fpext"
-            | "fptrunc" | "bitcast" | "ptrtoint" | "inttoptr" | "addrspacecast" => {
-                self.cast(opr, name)
-            }
-            "select" => self.select(opr),
-            "constant" => self.constant(opr),
-            "undef" | "poison" | "zero" => self.special_constant(opr, name),
-            _ => Err(EmitError::unsupported(ctx, opr)),
-        }?;
+        tracing::trace!(op = %Operation::get_opid(opr, ctx), "translating");
+        let Some(translate) = crate::dispatch::handler(ctx, opr) else {
+            return Err(EmitError::unsupported(ctx, opr));
+        };
+        let value = translate(self, opr)?;
         let op = opr.deref(ctx);
         if let (Some(value), 1) = (value, op.get_num_results()) {
             self.func.values.insert(op.get_result(0), value);

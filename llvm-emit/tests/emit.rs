@@ -33,6 +33,7 @@ fn opts(kernels: &[&str], opt_level: u8) -> EmitOptions {
         arch: "sm_90".into(),
         opt_level,
         kernels: kernels.iter().map(|k| k.to_string()).collect(),
+        dump_ir: true,
     }
 }
 
@@ -111,22 +112,31 @@ fn add_one_kernel_to_ptx() {
     assert!(out.ptx.contains("ld.global.b32"), "{}", out.ptx);
     assert!(out.ptx.contains("st.global.b32"), "{}", out.ptx);
     assert!(out.ptx.contains("add.rn.f32"), "{}", out.ptx);
+    let ir_opt = out.llvm_ir.as_deref().unwrap();
     assert!(
-        out.llvm_ir.contains("define ptx_kernel void @add_one"),
-        "{}",
-        out.llvm_ir
+        ir_opt.contains("define ptx_kernel void @add_one"),
+        "{ir_opt}"
     );
-    assert!(
-        out.llvm_ir_unoptimized.contains("zext nneg i32"),
-        "{}",
-        out.llvm_ir_unoptimized
-    );
-    assert!(
-        out.llvm_ir_unoptimized.contains("align 4"),
-        "{}",
-        out.llvm_ir_unoptimized
-    );
+    let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
+    assert!(ir.contains("zext nneg i32"), "{ir}");
+    assert!(ir.contains("align 4"), "{ir}");
     ptxas_accepts(&out.ptx, "sm_90", "add_one");
+}
+
+/// Without `dump_ir` the IR is never printed; the PTX is the same either way.
+#[test]
+fn ir_text_only_when_asked() {
+    let ctx = &mut Context::new();
+    let m = add_one_module(ctx, 1);
+    let quiet = EmitOptions {
+        dump_ir: false,
+        ..opts(&["add_one"], 3)
+    };
+    let without = emit_ptx(ctx, m, &quiet).expect("emit");
+    assert!(without.llvm_ir.is_none() && without.llvm_ir_unoptimized.is_none());
+    let with = emit_ptx(ctx, m, &opts(&["add_one"], 3)).expect("emit");
+    assert!(with.llvm_ir.is_some() && with.llvm_ir_unoptimized.is_some());
+    assert_eq!(without.ptx, with.ptx);
 }
 
 #[test]
@@ -195,6 +205,8 @@ fn loop_with_block_arguments_snapshot() {
     let out = emit_ptx(ctx, m, &opts(&["sum_kernel"], 0)).expect("emit");
     let ir = out
         .llvm_ir_unoptimized
+        .as_deref()
+        .unwrap()
         .lines()
         .filter(|l| !l.starts_with("target datalayout"))
         .collect::<Vec<_>>()
@@ -253,7 +265,11 @@ fn calls_survive_at_o0_and_inline_at_o3() {
     let o3 = emit_ptx(ctx, m, &opts(&["sum_kernel"], 3)).expect("emit O3");
     // Internal linkage lets the inliner remove the helper entirely.
     assert!(!o3.ptx.contains("sum_below"), "{}", o3.ptx);
-    assert!(!o3.llvm_ir.contains("@sum_below"), "{}", o3.llvm_ir);
+    assert!(
+        !o3.llvm_ir.as_deref().unwrap().contains("@sum_below"),
+        "{}",
+        o3.llvm_ir.as_deref().unwrap()
+    );
     assert!(o3.ptx.contains(".entry sum_kernel"), "{}", o3.ptx);
     ptxas_accepts(&o3.ptx, "sm_90", "sum_o3");
 }
@@ -294,7 +310,7 @@ fn switch_to_shared_block_with_different_arguments() {
     let m = verified(ctx, m);
 
     let out = emit_ptx(ctx, m, &opts(&["pick"], 0)).expect("emit");
-    let ir = &out.llvm_ir_unoptimized;
+    let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
     let body = &ir[ir.find("define").expect("a definition")..];
     expect![[r#"
         define ptx_kernel void @pick(ptr %0, i32 %1) {
@@ -334,9 +350,11 @@ fn declarations_stay_external_and_opt_levels_all_work() {
         assert!(out.ptx.contains(".entry add_one"), "O{level}: {}", out.ptx);
         assert!(
             out.llvm_ir_unoptimized
+                .as_deref()
+                .unwrap()
                 .contains("declare void @external_helper(i32)"),
             "{}",
-            out.llvm_ir_unoptimized
+            out.llvm_ir_unoptimized.as_deref().unwrap()
         );
     }
 }
@@ -355,10 +373,18 @@ fn udiv_and_unsigned_ops_keep_their_operands() {
     let m = verified(ctx, m);
     let out = emit_ptx(ctx, m, &opts(&[], 0)).expect("emit");
     assert!(
-        out.llvm_ir_unoptimized.contains("udiv i64 %0, %1"),
-        "{}",
         out.llvm_ir_unoptimized
+            .as_deref()
+            .unwrap()
+            .contains("udiv i64 %0, %1"),
+        "{}",
+        out.llvm_ir_unoptimized.as_deref().unwrap()
     );
     // Not a kernel: internal linkage, and at -O0 it is still emitted.
-    assert!(out.llvm_ir_unoptimized.contains("define internal i64 @div"));
+    assert!(
+        out.llvm_ir_unoptimized
+            .as_deref()
+            .unwrap()
+            .contains("define internal i64 @div")
+    );
 }

@@ -10,6 +10,7 @@ use pliron::{
     builtin::{
         attributes::{IntegerAttr, StringAttr},
         op_interfaces::{CallOpCallable, SingleBlockRegionInterface},
+        ops::ConstantOp as BuiltinConstantOp,
         types::Signedness,
     },
     context::Context,
@@ -19,7 +20,7 @@ use pliron::{
 };
 use pliron_llvm::{
     attributes::BytesAttr,
-    ops::{AddressOfOp, CallIntrinsicOp, CallOp, FreezeOp, GlobalOp, LoadOp, ReturnOp, UndefOp},
+    ops::{AddressOfOp, CallIntrinsicOp, CallOp, GlobalOp, LoadOp, ReturnOp, UndefOp},
     types::ArrayType,
 };
 
@@ -44,16 +45,24 @@ fn one_kernel(
     m
 }
 
+/// An op of another dialect (here pliron's `builtin.constant`) in a function body reaches
+/// no translation: an internal error that names the op, never some other instruction.
 #[test]
-fn unsupported_op_is_named() {
+fn op_without_translation_is_an_internal_error_naming_it() {
     let ctx = &mut Context::new();
     let m = one_kernel(ctx, |ctx, entry| {
-        let x = arg(ctx, entry, 0);
-        put(entry, FreezeOp::new(ctx, x), ctx);
+        let i32t = pliron::builtin::types::IntegerType::get(ctx, 32, Signedness::Signless);
+        let seven = IntegerAttr::new(i32t, APInt::from_i64(7, NonZero::new(32).unwrap()));
+        put(entry, BuiltinConstantOp::new(ctx, Box::new(seven)), ctx);
     });
     let err = emit_ptx(ctx, m, &kernel_opts("k")).unwrap_err();
     assert!(matches!(err, EmitError::UnsupportedOp { .. }), "{err:?}");
-    assert!(err.to_string().contains("llvm.freeze"), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with("internal error: no LLVM translation for")
+            && msg.contains("builtin.constant"),
+        "{msg}"
+    );
 }
 
 #[test]

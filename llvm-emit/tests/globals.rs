@@ -45,6 +45,7 @@ fn opts(kernel: &str, opt_level: u8) -> EmitOptions {
         arch: "sm_90".into(),
         opt_level,
         kernels: vec![kernel.to_string()],
+        dump_ir: true,
     }
 }
 
@@ -217,16 +218,18 @@ fn constant_byte_table_in_const_space() {
             let out = emit(ctx, m, "lookup", level);
             let what = format!("aggregate={as_aggregate} O{level}");
             assert_eq!(
-                decl(&out.llvm_ir_unoptimized, "TABLE"),
+                decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "TABLE"),
                 r#"@TABLE = internal addrspace(4) constant [16 x i8] c"oxide\00tbl\7F\80\FE\FF\01\02\0A", align 4"#,
                 "{what}"
             );
             // The generic pointer the kernel asked for is a cast of the const-space global.
             assert!(
                 out.llvm_ir_unoptimized
+                    .as_deref()
+                    .unwrap()
                     .contains("addrspacecast (ptr addrspace(4) @TABLE to ptr)"),
                 "{what}: {}",
-                out.llvm_ir_unoptimized
+                out.llvm_ir_unoptimized.as_deref().unwrap()
             );
             assert_eq!(decl(&out.ptx, "TABLE"), ptx_data, "{what}");
             if level == 3 {
@@ -271,7 +274,7 @@ fn mutable_global_with_integer_initializer() {
 
         let out = emit(ctx, m, "bump", level);
         assert_eq!(
-            decl(&out.llvm_ir_unoptimized, "counter"),
+            decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "counter"),
             "@counter = addrspace(1) global i32 42, align 4"
         );
         assert_eq!(
@@ -346,11 +349,11 @@ fn zero_initialised_global_array_and_shared_array() {
 
         let out = emit(ctx, m, "reverse", level);
         assert_eq!(
-            decl(&out.llvm_ir_unoptimized, "scratch"),
+            decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "scratch"),
             "@scratch = internal addrspace(1) global [64 x i32] zeroinitializer, align 4"
         );
         assert_eq!(
-            decl(&out.llvm_ir_unoptimized, "tile"),
+            decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "tile"),
             "@tile = internal addrspace(3) global [64 x i32] undef, align 4"
         );
         assert_eq!(
@@ -471,7 +474,7 @@ fn globals_initialised_with_addresses_of_globals() {
     let ctx = &mut Context::new();
     let m = pointer_globals_module(ctx);
     let out = emit(ctx, m, "read", 0);
-    let ir = &out.llvm_ir_unoptimized;
+    let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
     assert_eq!(
         decl(ir, "DATA"),
         "@DATA = internal addrspace(1) constant [4 x i32] [i32 10, i32 20, i32 30, i32 40], align 4"
@@ -556,7 +559,7 @@ fn struct_constant_of_mixed_fields() {
 
     let out = emit(ctx, m, "mixed", 0);
     assert_eq!(
-        decl(&out.llvm_ir_unoptimized, "MIXED"),
+        decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "MIXED"),
         "@MIXED = internal addrspace(4) constant { i32, float, [3 x i8], [2 x i16] } \
          { i32 7, float 2.500000e+00, [3 x i8] c\"abc\", [2 x i16] [i16 -1, i16 300] }, align 4"
     );
@@ -580,7 +583,7 @@ fn global_declaration_stays_external() {
     let m = verified(ctx, m);
     let out = emit(ctx, m, "lookup", 0);
     assert_eq!(
-        decl(&out.llvm_ir_unoptimized, "elsewhere"),
+        decl(out.llvm_ir_unoptimized.as_deref().unwrap(), "elsewhere"),
         "@elsewhere = external addrspace(1) global i32"
     );
 }
@@ -616,7 +619,7 @@ fn aggregate_and_byte_constants_in_functions() {
 
     let out = emit(ctx, m, "consts", 0);
     // The builder folds extracting from a constant.
-    let ir = &out.llvm_ir_unoptimized;
+    let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
     assert!(ir.contains("store i32 6, ptr %0"), "{ir}");
     assert!(ir.contains("store i8 122, ptr %1"), "{ir}");
     ptxas_accepts(&out.ptx, "sm_90", "consts_o0");

@@ -245,10 +245,11 @@ fn every_op_reaches_ptx() {
         let opts = EmitOptions {
             kernels: vec!["sink".into()],
             opt_level: level,
+            dump_ir: true,
             ..EmitOptions::default()
         };
         let out = emit_ptx(ctx, m, &opts).unwrap_or_else(|e| panic!("O{level}: {e}"));
-        let ir = &out.llvm_ir_unoptimized;
+        let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
         for needle in [
             "%Pair = type { i32, [4 x float] }",
             "alloca %Pair, align 8",
