@@ -269,8 +269,8 @@ fn compile<'tcx>(
         module: module_op,
         ..
     } = module;
-    let stages =
-        oxide_dialects::run_pipeline(&mut ctx, module_op).map_err(|e| internal(e.to_string()))?;
+    let stages = oxide_dialects::run_pipeline(&mut ctx, module_op, config.dump)
+        .map_err(|e| internal(e.to_string()))?;
     let options = oxide_llvm_emit::EmitOptions {
         arch: config.arch.clone(),
         opt_level: 3,
@@ -311,19 +311,23 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
 
 fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
     let files = [
-        ("1-rustc-mir.txt", &dumps.rustc_mir),
-        ("2-mir-dialect.txt", &dumps.stages.mir_dialect),
-        ("3-mir-dialect-opt.txt", &dumps.stages.mir_dialect_opt),
-        ("4-llvm-dialect.txt", &dumps.stages.llvm_dialect),
-        ("5-llvm-ir.ll", &dumps.llvm_ir),
-        ("6-llvm-ir-opt.ll", &dumps.llvm_ir_opt),
-        ("7-ptx.ptx", &dumps.ptx),
+        ("1-rustc-mir.txt", Some(&dumps.rustc_mir)),
+        ("2-mir-dialect.txt", dumps.stages.mir_dialect.as_ref()),
+        (
+            "3-mir-dialect-opt.txt",
+            dumps.stages.mir_dialect_opt.as_ref(),
+        ),
+        ("4-llvm-dialect.txt", dumps.stages.llvm_dialect.as_ref()),
+        ("5-llvm-ir.ll", Some(&dumps.llvm_ir)),
+        ("6-llvm-ir-opt.ll", Some(&dumps.llvm_ir_opt)),
+        ("7-ptx.ptx", Some(&dumps.ptx)),
     ];
     // Start empty, so that no file of an earlier compiler's stages lingers beside these.
     let _ = std::fs::remove_dir_all(dir);
     let result = std::fs::create_dir_all(dir).and_then(|()| {
         files
             .iter()
+            .filter_map(|(name, text)| Some((name, (*text)?)))
             .try_for_each(|(name, text)| std::fs::write(dir.join(name), text))
     });
     if let Err(e) = result {

@@ -6,5 +6,6 @@ pub mod intrinsics;
 pub mod mir;
 pub mod passes;
 pub mod to_llvm;
+mod verify;
 
 pub use passes::{PassError, StageDumps, run_pipeline};

@@ -4,30 +4,120 @@
 //! that `mem2reg` can promote them), places become byte-offset address arithmetic, and panics
 //! become `mir.trap` carrying the panic's message. Pure SSA arithmetic and the CFG reuse
 //! pliron-llvm's ops, as MLIR dialects reuse `arith` and `cf`.
+//!
+//! Alignments are pliron-llvm's `llvm_alignment` ([`AlignableOpInterface`]), so that the lowering
+//! and any pass reading alignments treat `mir` and `llvm` memory ops alike.
+
+mod mem2reg;
+
+use std::ops::Range;
 
 use pliron::{
-    arg_err,
     builtin::{
         attributes::{IdentifierAttr, StringAttr, TypeAttr},
         op_interfaces::{
-            IsTerminatorInterface, NOpdsInterface, NResultsInterface, OneOpdInterface,
-            OneResultInterface,
+            CallOpCallable, CallOpInterface, IsTerminatorInterface, NOpdsInterface,
+            NResultsInterface, OneOpdInterface, OneResultInterface, SymbolUserOpInterface,
         },
+        type_interfaces::FunctionTypeInterface,
+        types::IntegerType,
     },
+    common_traits::Verify,
     context::{Context, Ptr},
     derive::{op_interface_impl, pliron_attr, pliron_op},
     identifier::Identifier,
-    irbuild::{inserter::Inserter, rewriter::Rewriter},
     op::Op,
     operation::Operation,
-    opts::mem2reg::{
-        AllocInfo, PromotableAllocationInterface, PromotableOpInterface, PromotableOpKind,
-    },
     result::Result,
-    r#type::{TypeHandle, Typed},
+    symbol_table::SymbolTableCollection,
+    r#type::{TypeHandle, Typed, TypedHandle},
     value::Value,
+    verify_err,
 };
-use pliron_llvm::{attributes::AlignmentAttr, ops::PoisonOp, types::PointerType};
+use pliron_llvm::{
+    attributes::AlignmentAttr,
+    op_interfaces::AlignableOpInterface,
+    ops::FuncOp,
+    types::{FuncType, PointerType},
+};
+
+use crate::verify::{is_sized, is_void, show};
+
+/// Why a `mir` op does not verify.
+#[derive(thiserror::Error, Debug)]
+pub enum MirVerifyErr {
+    #[error("{op} has no `{attr}` attribute")]
+    MissingAttr {
+        op: &'static str,
+        attr: &'static str,
+    },
+    #[error("{op} has alignment {align}, which is not a power of two")]
+    AlignmentNotPowerOfTwo { op: &'static str, align: u32 },
+    #[error("mir.slot holds `{0}`, which has no size")]
+    UnsizedSlot(String),
+    #[error("{op} moves a value of type `{ty}`, which has no size")]
+    UnsizedAccess { op: &'static str, ty: String },
+    #[error("{op} yields `{result}`, but its base pointer is `{base}`: address spaces must agree")]
+    ResultNotBaseType {
+        op: &'static str,
+        result: String,
+        base: String,
+    },
+    #[error("mir.call's callee type `{0}` is not an llvm.func type")]
+    CalleeTypeNotFunction(String),
+    #[error("mir.call passes {given} arguments to `{callee}`, whose type takes {expected}")]
+    CallArgCount {
+        callee: String,
+        given: usize,
+        expected: usize,
+    },
+    #[error(
+        "mir.call passes `{given}` as argument {index} of `{callee}`, which takes `{expected}`"
+    )]
+    CallArgType {
+        callee: String,
+        index: usize,
+        given: String,
+        expected: String,
+    },
+    #[error("mir.call of `{callee}` has results {given}; its type returns {expected}")]
+    CallResults {
+        callee: String,
+        given: String,
+        expected: String,
+    },
+    #[error("mir.call calls `{0}`, which the module does not define or declare")]
+    CalleeNotFound(String),
+    #[error("mir.call calls `{callee}` as `{call_type}`, but it is defined as `{defined}`")]
+    CalleeTypeMismatch {
+        callee: String,
+        call_type: String,
+        defined: String,
+    },
+    #[error("mir.trap has {0} successors; a trap ends the thread and goes nowhere")]
+    TrapWithSuccessors(usize),
+}
+
+fn missing(op: &'static str, attr: &'static str) -> MirVerifyErr {
+    MirVerifyErr::MissingAttr { op, attr }
+}
+
+/// The alignment every `mir` memory op carries: present and a power of two.
+fn verify_alignment(
+    op: &dyn Op,
+    ctx: &Context,
+    name: &'static str,
+    align: Option<u32>,
+) -> Result<()> {
+    match align {
+        None => verify_err!(op.loc(ctx), missing(name, "llvm_alignment")),
+        Some(align) if !align.is_power_of_two() => verify_err!(
+            op.loc(ctx),
+            MirVerifyErr::AlignmentNotPowerOfTwo { op: name, align }
+        ),
+        Some(_) => Ok(()),
+    }
+}
 
 /// A byte count or byte offset.
 #[pliron_attr(name = "mir.bytes", format = "$0", verifier = "succ")]
@@ -40,10 +130,10 @@ pub struct BytesAttr(pub u64);
 /// `mem2reg` may promote it), else an `llvm.array` of bytes of the local's size.
 #[pliron_op(
     name = "mir.slot",
-    format = "attr($mir_slot_type, $TypeAttr) ` align ` attr($mir_slot_align, $AlignmentAttr) ` : ` type($0)",
-    interfaces = [OneResultInterface, NOpdsInterface<0>],
-    attributes = (mir_slot_type: TypeAttr, mir_slot_align: AlignmentAttr),
-    verifier = "succ"
+    format = "attr($mir_slot_type, $TypeAttr) ` align ` attr($llvm_alignment, $AlignmentAttr) ` : ` type($0)",
+    interfaces = [OneResultInterface, NOpdsInterface<0>, AlignableOpInterface],
+    attributes = (mir_slot_type: TypeAttr),
+    results = (address: PointerType)
 )]
 pub struct SlotOp;
 
@@ -60,68 +150,35 @@ impl SlotOp {
         );
         let op = SlotOp { op };
         op.set_attr_mir_slot_type(ctx, TypeAttr::new(content));
-        op.set_attr_mir_slot_align(ctx, AlignmentAttr(align));
+        op.set_alignment(ctx, align);
         op
     }
 
     pub fn content_type(&self, ctx: &Context) -> TypeHandle {
         self.get_attr_mir_slot_type(ctx)
-            .expect("mir.slot without a content type")
+            .expect("mir.slot without a content type (the verifier rejects it)")
             .get_type(ctx)
-    }
-
-    pub fn align(&self, ctx: &Context) -> u32 {
-        self.get_attr_mir_slot_align(ctx).map_or(1, |a| a.0)
     }
 }
 
-#[derive(thiserror::Error, Debug)]
-#[error("mem2reg asked a mir op about an allocation it does not use")]
-struct UnrelatedAllocation;
-
-#[op_interface_impl]
-impl PromotableAllocationInterface for SlotOp {
-    fn alloc_info(&self, ctx: &Context) -> Vec<AllocInfo> {
-        vec![AllocInfo {
-            ptr: self.get_result(ctx),
-            ty: self.content_type(ctx),
-        }]
-    }
-
-    fn default_value(
-        &self,
-        ctx: &mut Context,
-        inserter: &mut dyn Inserter,
-        alloc_info: &AllocInfo,
-    ) -> Result<Value> {
-        // A read before any write is of uninitialised memory; MIR never does it for a value it
-        // uses, so poison is exact.
-        let poison = PoisonOp::new(ctx, alloc_info.ty);
-        inserter.insert_op(ctx, &poison);
-        Ok(poison.get_result(ctx))
-    }
-
-    fn promote(
-        &self,
-        ctx: &mut Context,
-        rewriter: &mut dyn Rewriter,
-        alloc_infos: &[AllocInfo],
-    ) -> Result<()> {
-        if alloc_infos.len() != 1 || alloc_infos[0].ptr != self.get_result(ctx) {
-            return arg_err!(self.loc(ctx), UnrelatedAllocation);
+impl Verify for SlotOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let Some(content) = self.get_attr_mir_slot_type(ctx).map(|t| t.get_type(ctx)) else {
+            return verify_err!(self.loc(ctx), missing("mir.slot", "mir_slot_type"));
+        };
+        if !is_sized(ctx, content) {
+            return verify_err!(self.loc(ctx), MirVerifyErr::UnsizedSlot(show(ctx, content)));
         }
-        rewriter.erase_operation(ctx, self.get_operation());
-        Ok(())
+        verify_alignment(self, ctx, "mir.slot", self.alignment(ctx))
     }
 }
 
 /// A typed read of memory.
 #[pliron_op(
     name = "mir.load",
-    format = "$0 ` align ` attr($mir_load_align, $AlignmentAttr) ` : ` type($0)",
-    interfaces = [OneResultInterface, OneOpdInterface],
-    attributes = (mir_load_align: AlignmentAttr),
-    verifier = "succ"
+    format = "$0 ` align ` attr($llvm_alignment, $AlignmentAttr) ` : ` type($0)",
+    interfaces = [OneResultInterface, OneOpdInterface, AlignableOpInterface],
+    operands = (address: PointerType)
 )]
 pub struct LoadOp;
 
@@ -136,53 +193,31 @@ impl LoadOp {
             0,
         );
         let op = LoadOp { op };
-        op.set_attr_mir_load_align(ctx, AlignmentAttr(align));
+        op.set_alignment(ctx, align);
         op
-    }
-
-    pub fn address(&self, ctx: &Context) -> Value {
-        self.get_operation().deref(ctx).get_operand(0)
-    }
-
-    pub fn align(&self, ctx: &Context) -> u32 {
-        self.get_attr_mir_load_align(ctx).map_or(1, |a| a.0)
     }
 }
 
-#[op_interface_impl]
-impl PromotableOpInterface for LoadOp {
-    fn promotion_kind(&self, ctx: &Context, alloc_info: &AllocInfo) -> PromotableOpKind {
-        // Only a read of the whole slot at its own type can become the slot's SSA value.
-        if self.address(ctx) == alloc_info.ptr
-            && self.get_result(ctx).get_type(ctx) == alloc_info.ty
-        {
-            PromotableOpKind::Load
-        } else {
-            PromotableOpKind::NonPromotableUse
+impl Verify for LoadOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let ty = self.get_result(ctx).get_type(ctx);
+        if !is_sized(ctx, ty) {
+            let ty = show(ctx, ty);
+            return verify_err!(
+                self.loc(ctx),
+                MirVerifyErr::UnsizedAccess { op: "mir.load", ty }
+            );
         }
-    }
-
-    fn promote(
-        &self,
-        ctx: &mut Context,
-        reaching_defs: &[(AllocInfo, Value)],
-        rewriter: &mut dyn Rewriter,
-    ) -> Result<()> {
-        let [(_, reaching_def)] = reaching_defs else {
-            return arg_err!(self.loc(ctx), UnrelatedAllocation);
-        };
-        rewriter.replace_operation_with_values(ctx, self.get_operation(), vec![*reaching_def]);
-        Ok(())
+        verify_alignment(self, ctx, "mir.load", self.alignment(ctx))
     }
 }
 
 /// A typed write of memory: `*address <- value`.
 #[pliron_op(
     name = "mir.store",
-    format = "`*` $1 ` <- ` $0 ` align ` attr($mir_store_align, $AlignmentAttr)",
-    interfaces = [NResultsInterface<0>, NOpdsInterface<2>],
-    attributes = (mir_store_align: AlignmentAttr),
-    verifier = "succ"
+    format = "`*` $1 ` <- ` $0 ` align ` attr($llvm_alignment, $AlignmentAttr)",
+    interfaces = [NResultsInterface<0>, NOpdsInterface<2>, AlignableOpInterface],
+    operands = (value, address: PointerType)
 )]
 pub struct StoreOp;
 
@@ -197,50 +232,45 @@ impl StoreOp {
             0,
         );
         let op = StoreOp { op };
-        op.set_attr_mir_store_align(ctx, AlignmentAttr(align));
+        op.set_alignment(ctx, align);
         op
-    }
-
-    pub fn value(&self, ctx: &Context) -> Value {
-        self.get_operation().deref(ctx).get_operand(0)
-    }
-
-    pub fn address(&self, ctx: &Context) -> Value {
-        self.get_operation().deref(ctx).get_operand(1)
-    }
-
-    pub fn align(&self, ctx: &Context) -> u32 {
-        self.get_attr_mir_store_align(ctx).map_or(1, |a| a.0)
     }
 }
 
-#[op_interface_impl]
-impl PromotableOpInterface for StoreOp {
-    fn promotion_kind(&self, ctx: &Context, alloc_info: &AllocInfo) -> PromotableOpKind {
-        let value = self.value(ctx);
-        // Storing the slot's own address somewhere lets it escape: never promotable.
-        if self.address(ctx) == alloc_info.ptr
-            && value != alloc_info.ptr
-            && value.get_type(ctx) == alloc_info.ty
-        {
-            PromotableOpKind::Store(value)
-        } else {
-            PromotableOpKind::NonPromotableUse
+impl Verify for StoreOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        // A scalar, or an aggregate moved whole (a by-value kernel parameter's bytes).
+        let ty = self.get_operand_value(ctx).get_type(ctx);
+        if !is_sized(ctx, ty) {
+            let ty = show(ctx, ty);
+            return verify_err!(
+                self.loc(ctx),
+                MirVerifyErr::UnsizedAccess {
+                    op: "mir.store",
+                    ty
+                }
+            );
         }
+        verify_alignment(self, ctx, "mir.store", self.alignment(ctx))
     }
+}
 
-    fn promote(
-        &self,
-        ctx: &mut Context,
-        reaching_defs: &[(AllocInfo, Value)],
-        rewriter: &mut dyn Rewriter,
-    ) -> Result<()> {
-        if reaching_defs.len() != 1 {
-            return arg_err!(self.loc(ctx), UnrelatedAllocation);
-        }
-        rewriter.erase_operation(ctx, self.get_operation());
-        Ok(())
+/// The result of a projection is a pointer of the same address space as its base.
+fn verify_same_pointer(op: &dyn Op, ctx: &Context, name: &'static str) -> Result<()> {
+    let opr = op.get_operation().deref(ctx);
+    let base = opr.get_operand(0).get_type(ctx);
+    let result = opr.get_result(0).get_type(ctx);
+    if base != result {
+        return verify_err!(
+            opr.loc(),
+            MirVerifyErr::ResultNotBaseType {
+                op: name,
+                result: show(ctx, result),
+                base: show(ctx, base),
+            }
+        );
     }
+    Ok(())
 }
 
 /// `base + offset` bytes: a field of a place. Like every place projection and `ptr::add`, it
@@ -250,7 +280,8 @@ impl PromotableOpInterface for StoreOp {
     format = "$0 ` + ` attr($mir_offset, $BytesAttr) ` : ` type($0)",
     interfaces = [OneResultInterface, OneOpdInterface],
     attributes = (mir_offset: BytesAttr),
-    verifier = "succ"
+    operands = (base: PointerType),
+    results = (address: PointerType)
 )]
 pub struct FieldPtrOp;
 
@@ -271,18 +302,31 @@ impl FieldPtrOp {
     }
 
     pub fn offset(&self, ctx: &Context) -> u64 {
-        self.get_attr_mir_offset(ctx).map_or(0, |a| a.0)
+        self.get_attr_mir_offset(ctx)
+            .expect("mir.field_ptr without an offset (the verifier rejects it)")
+            .0
+    }
+}
+
+impl Verify for FieldPtrOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        if self.get_attr_mir_offset(ctx).is_none() {
+            return verify_err!(self.loc(ctx), missing("mir.field_ptr", "mir_offset"));
+        }
+        verify_same_pointer(self, ctx, "mir.field_ptr")
     }
 }
 
 /// `base + index * stride` bytes: an element of an array or slice place, or `ptr::add`; in
-/// bounds of `base`'s allocation.
+/// bounds of `base`'s allocation. The index is unsigned (a `usize`); a zero stride is an element
+/// of a zero-sized type, whose address is `base`.
 #[pliron_op(
     name = "mir.index_ptr",
     format = "$0 ` [` $1 ` x ` attr($mir_stride, $BytesAttr) `] : ` type($0)",
     interfaces = [OneResultInterface, NOpdsInterface<2>],
     attributes = (mir_stride: BytesAttr),
-    verifier = "succ"
+    operands = (base: PointerType, index: IntegerType),
+    results = (address: PointerType)
 )]
 pub struct IndexPtrOp;
 
@@ -303,7 +347,18 @@ impl IndexPtrOp {
     }
 
     pub fn stride(&self, ctx: &Context) -> u64 {
-        self.get_attr_mir_stride(ctx).map_or(1, |a| a.0)
+        self.get_attr_mir_stride(ctx)
+            .expect("mir.index_ptr without a stride (the verifier rejects it)")
+            .0
+    }
+}
+
+impl Verify for IndexPtrOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        if self.get_attr_mir_stride(ctx).is_none() {
+            return verify_err!(self.loc(ctx), missing("mir.index_ptr", "mir_stride"));
+        }
+        verify_same_pointer(self, ctx, "mir.index_ptr")
     }
 }
 
@@ -314,7 +369,7 @@ impl IndexPtrOp {
     format = "`*` $0 ` <- *` $1 `, ` attr($mir_size, $BytesAttr)",
     interfaces = [NResultsInterface<0>, NOpdsInterface<2>],
     attributes = (mir_size: BytesAttr),
-    verifier = "succ"
+    operands = (dst: PointerType, src: PointerType)
 )]
 pub struct CopyOp;
 
@@ -334,16 +389,27 @@ impl CopyOp {
     }
 
     pub fn size(&self, ctx: &Context) -> u64 {
-        self.get_attr_mir_size(ctx).map_or(0, |a| a.0)
+        self.get_attr_mir_size(ctx)
+            .expect("mir.copy without a size (the verifier rejects it)")
+            .0
     }
 }
 
-/// A call of another device function of the module, by symbol.
+impl Verify for CopyOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        if self.get_attr_mir_size(ctx).is_none() {
+            return verify_err!(self.loc(ctx), missing("mir.copy", "mir_size"));
+        }
+        Ok(())
+    }
+}
+
+/// A call of another device function of the module, by symbol. A callee returning
+/// `llvm.void` gives the call no result.
 #[pliron_op(
     name = "mir.call",
-    format = "attr($mir_callee, $IdentifierAttr) ` (` operands(CharSpace(`,`)) `) : ` attr($mir_callee_type, $TypeAttr)",
-    attributes = (mir_callee: IdentifierAttr, mir_callee_type: TypeAttr),
-    verifier = "succ"
+    format = "attr($mir_callee, $IdentifierAttr) ` (` operands(CharSpace(`,`)) `) : ` attr($builtin_callee_type, $TypeAttr)",
+    attributes = (mir_callee: IdentifierAttr)
 )]
 pub struct CallOp;
 
@@ -352,29 +418,146 @@ impl CallOp {
     pub fn new(
         ctx: &mut Context,
         callee: Identifier,
-        callee_type: pliron::r#type::TypedHandle<pliron_llvm::types::FuncType>,
+        callee_type: TypedHandle<FuncType>,
         args: Vec<Value>,
     ) -> Self {
         let result = callee_type.deref(ctx).result_type();
-        let is_void = result.deref(ctx).is::<pliron_llvm::types::VoidType>();
-        let results = if is_void { vec![] } else { vec![result] };
+        let results = if is_void(ctx, result) {
+            vec![]
+        } else {
+            vec![result]
+        };
         let op = Operation::new(ctx, Self::get_concrete_op_info(), results, args, vec![], 0);
         let op = CallOp { op };
         op.set_attr_mir_callee(ctx, IdentifierAttr::new(callee));
-        op.set_attr_mir_callee_type(ctx, TypeAttr::new(callee_type.into()));
+        op.set_callee_type(ctx, callee_type.into());
         op
     }
 
-    pub fn callee(&self, ctx: &Context) -> Identifier {
+    /// The called function's symbol.
+    pub fn callee_symbol(&self, ctx: &Context) -> Identifier {
         self.get_attr_mir_callee(ctx)
             .map(|a| Identifier::from(a.clone()))
-            .expect("mir.call without a callee")
+            .expect("mir.call without a callee (the verifier rejects it)")
     }
 
-    pub fn callee_type(&self, ctx: &Context) -> TypeHandle {
-        self.get_attr_mir_callee_type(ctx)
-            .expect("mir.call without a callee type")
-            .get_type(ctx)
+    /// The callee's type, an `llvm.func` (checked by the verifier).
+    pub fn function_type(&self, ctx: &Context) -> TypedHandle<FuncType> {
+        TypedHandle::<FuncType>::from_handle(CallOpInterface::callee_type(self, ctx), ctx)
+            .expect("mir.call of a non-function type (the verifier rejects it)")
+    }
+}
+
+#[op_interface_impl]
+impl CallOpInterface for CallOp {
+    fn callee(&self, ctx: &Context) -> CallOpCallable {
+        CallOpCallable::Direct(self.callee_symbol(ctx))
+    }
+
+    fn arg_range(&self, ctx: &Context) -> Range<usize> {
+        0..self.get_operation().deref(ctx).get_num_operands()
+    }
+}
+
+#[op_interface_impl]
+impl SymbolUserOpInterface for CallOp {
+    fn verify_symbol_uses(
+        &self,
+        ctx: &Context,
+        symbol_tables: &mut SymbolTableCollection,
+    ) -> Result<()> {
+        let callee = self.callee_symbol(ctx);
+        let found =
+            symbol_tables.lookup_symbol_in_nearest_table(ctx, self.get_operation(), &callee);
+        let Some(func) = found
+            .as_ref()
+            .and_then(|f| (&**f as &dyn Op).downcast_ref::<FuncOp>())
+        else {
+            return verify_err!(
+                self.loc(ctx),
+                MirVerifyErr::CalleeNotFound(callee.to_string())
+            );
+        };
+        let defined = func.get_type(ctx).to_handle();
+        let call_type = CallOpInterface::callee_type(self, ctx);
+        if defined != call_type {
+            return verify_err!(
+                self.loc(ctx),
+                MirVerifyErr::CalleeTypeMismatch {
+                    callee: callee.to_string(),
+                    call_type: show(ctx, call_type),
+                    defined: show(ctx, defined),
+                }
+            );
+        }
+        Ok(())
+    }
+
+    fn used_symbols(&self, ctx: &Context) -> Vec<Identifier> {
+        vec![self.callee_symbol(ctx)]
+    }
+}
+
+impl Verify for CallOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        let loc = self.loc(ctx);
+        let Some(callee) = self
+            .get_attr_mir_callee(ctx)
+            .map(|a| Identifier::from(a.clone()).to_string())
+        else {
+            return verify_err!(loc, missing("mir.call", "mir_callee"));
+        };
+        // CallOpInterface has checked that the attribute is there.
+        let ty = CallOpInterface::callee_type(self, ctx);
+        let Ok(fn_ty) = TypedHandle::<FuncType>::from_handle(ty, ctx) else {
+            return verify_err!(loc, MirVerifyErr::CalleeTypeNotFunction(show(ctx, ty)));
+        };
+        let (params, ret) = {
+            let f = fn_ty.deref(ctx);
+            (f.arg_types(), f.result_type())
+        };
+        let op = self.get_operation().deref(ctx);
+        if op.get_num_operands() != params.len() {
+            return verify_err!(
+                loc,
+                MirVerifyErr::CallArgCount {
+                    callee,
+                    given: op.get_num_operands(),
+                    expected: params.len(),
+                }
+            );
+        }
+        for (index, (arg, param)) in op.operands().zip(params).enumerate() {
+            let given = arg.get_type(ctx);
+            if given != param {
+                return verify_err!(
+                    loc,
+                    MirVerifyErr::CallArgType {
+                        callee,
+                        index,
+                        given: show(ctx, given),
+                        expected: show(ctx, param),
+                    }
+                );
+            }
+        }
+        let results: Vec<TypeHandle> = op.result_types().collect();
+        let expected: Vec<TypeHandle> = if is_void(ctx, ret) { vec![] } else { vec![ret] };
+        if results != expected {
+            let list = |tys: &[TypeHandle]| {
+                let shown: Vec<_> = tys.iter().map(|t| show(ctx, *t)).collect();
+                format!("({})", shown.join(", "))
+            };
+            return verify_err!(
+                loc,
+                MirVerifyErr::CallResults {
+                    callee,
+                    given: list(&results),
+                    expected: list(&expected),
+                }
+            );
+        }
+        Ok(())
     }
 }
 
@@ -384,8 +567,7 @@ impl CallOp {
     name = "mir.trap",
     format = "attr($mir_trap_message, $StringAttr)",
     interfaces = [IsTerminatorInterface, NOpdsInterface<0>, NResultsInterface<0>],
-    attributes = (mir_trap_message: StringAttr),
-    verifier = "succ"
+    attributes = (mir_trap_message: StringAttr)
 )]
 pub struct TrapOp;
 
@@ -395,6 +577,25 @@ impl TrapOp {
         let op = TrapOp { op };
         op.set_attr_mir_trap_message(ctx, StringAttr::new(message.to_string()));
         op
+    }
+
+    pub fn message(&self, ctx: &Context) -> String {
+        self.get_attr_mir_trap_message(ctx)
+            .map(|m| String::from(m.clone()))
+            .expect("mir.trap without a message (the verifier rejects it)")
+    }
+}
+
+impl Verify for TrapOp {
+    fn verify(&self, ctx: &Context) -> Result<()> {
+        if self.get_attr_mir_trap_message(ctx).is_none() {
+            return verify_err!(self.loc(ctx), missing("mir.trap", "mir_trap_message"));
+        }
+        let successors = self.get_operation().deref(ctx).get_num_successors();
+        if successors != 0 {
+            return verify_err!(self.loc(ctx), MirVerifyErr::TrapWithSuccessors(successors));
+        }
+        Ok(())
     }
 }
 

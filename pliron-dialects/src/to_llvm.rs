@@ -6,12 +6,11 @@
 use pliron::{
     builtin::{
         attributes::{IntegerAttr, StringAttr},
-        op_interfaces::OneResultInterface,
+        op_interfaces::{CallOpCallable, OneResultInterface},
         types::{IntegerType, Signedness},
     },
     context::Context,
     derive::op_interface_impl,
-    input_err,
     irbuild::{
         dialect_conversion::{DialectConversionRewriter, OperandsInfo},
         inserter::Inserter,
@@ -19,7 +18,7 @@ use pliron::{
     },
     op::Op,
     result::Result,
-    r#type::{TypeHandle, TypedHandle},
+    r#type::{TypeHandle, Typed, TypedHandle},
     utils::apint::{APInt, bw},
     value::Value,
 };
@@ -29,14 +28,14 @@ use pliron_llvm::{
     op_interfaces::AlignableOpInterface,
     ops::{
         AllocaOp, CallIntrinsicOp, CallOp as LlvmCallOp, ConstantOp, GepIndex, GetElementPtrOp,
-        LoadOp as LlvmLoadOp, StoreOp as LlvmStoreOp, UnreachableOp,
+        InlineAsmOp as LlvmInlineAsmOp, LoadOp as LlvmLoadOp, StoreOp as LlvmStoreOp,
+        UnreachableOp,
     },
     types::{ArrayType, FuncType, PointerType, VoidType},
 };
 
 use crate::{
-    gpu::{BarrierOp, SpecialRegOp},
-    intrinsics,
+    gpu::{BarrierOp, InlineAsmOp, IntrinsicCallOp, SpecialRegOp},
     mir::{CallOp, CopyOp, FieldPtrOp, IndexPtrOp, LoadOp, SlotOp, StoreOp, TrapOp},
 };
 
@@ -64,7 +63,6 @@ fn intrinsic_call(
     result: TypeHandle,
     args: Vec<Value>,
 ) -> CallIntrinsicOp {
-    use pliron::r#type::Typed;
     let arg_types = args.iter().map(|a| a.get_type(ctx)).collect();
     let fn_ty = FuncType::get(ctx, result, arg_types, false);
     let op = CallIntrinsicOp::new(ctx, StringAttr::new(name.to_string()), fn_ty, args);
@@ -72,8 +70,9 @@ fn intrinsic_call(
     op
 }
 
-fn operand(op: &dyn Op, ctx: &Context, idx: usize) -> Value {
-    op.get_operation().deref(ctx).get_operand(idx)
+fn address_space(ctx: &Context, ptr: Value) -> Result<u32> {
+    let ty = TypedHandle::<PointerType>::from_handle(ptr.get_type(ctx), ctx)?;
+    Ok(ty.deref(ctx).address_space())
 }
 
 #[op_interface_impl]
@@ -87,7 +86,9 @@ impl ToLLVMDialect for SlotOp {
         let one = int_const(ctx, rw, 32, 1);
         let content = self.content_type(ctx);
         let alloca = AllocaOp::new(ctx, content, one, 0);
-        alloca.set_alignment(ctx, self.align(ctx));
+        if let Some(align) = self.alignment(ctx) {
+            alloca.set_alignment(ctx, align);
+        }
         rw.insert_op(ctx, &alloca);
         rw.replace_operation(ctx, self.get_operation(), alloca.get_operation());
         Ok(())
@@ -102,10 +103,11 @@ impl ToLLVMDialect for LoadOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        use pliron::r#type::Typed;
         let ty = self.get_result(ctx).get_type(ctx);
-        let load = LlvmLoadOp::new(ctx, self.address(ctx), ty);
-        load.set_alignment(ctx, self.align(ctx));
+        let load = LlvmLoadOp::new(ctx, self.get_operand_address(ctx), ty);
+        if let Some(align) = self.alignment(ctx) {
+            load.set_alignment(ctx, align);
+        }
         rw.insert_op(ctx, &load);
         rw.replace_operation(ctx, self.get_operation(), load.get_operation());
         Ok(())
@@ -120,8 +122,14 @@ impl ToLLVMDialect for StoreOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let store = LlvmStoreOp::new(ctx, self.value(ctx), self.address(ctx));
-        store.set_alignment(ctx, self.align(ctx));
+        let store = LlvmStoreOp::new(
+            ctx,
+            self.get_operand_value(ctx),
+            self.get_operand_address(ctx),
+        );
+        if let Some(align) = self.alignment(ctx) {
+            store.set_alignment(ctx, align);
+        }
         rw.insert_op(ctx, &store);
         rw.erase_operation(ctx, self.get_operation());
         Ok(())
@@ -136,7 +144,7 @@ impl ToLLVMDialect for FieldPtrOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let base = operand(self, ctx, 0);
+        let base = self.get_operand_base(ctx);
         let offset = self.offset(ctx);
         if offset == 0 {
             rw.replace_operation_with_values(ctx, self.get_operation(), vec![base]);
@@ -168,8 +176,8 @@ impl ToLLVMDialect for IndexPtrOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let base = operand(self, ctx, 0);
-        let index = operand(self, ctx, 1);
+        let base = self.get_operand_base(ctx);
+        let index = self.get_operand_index(ctx);
         // A GEP over `[stride x i8]` scales the index by the element stride, which keeps LLVM's
         // view of the access as "element i" for its address-mode and vectorisation analyses.
         let i8_ty = int_type(ctx, 8).into();
@@ -195,18 +203,18 @@ impl ToLLVMDialect for CopyOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let dst = operand(self, ctx, 0);
-        let src = operand(self, ctx, 1);
+        let dst = self.get_operand_dst(ctx);
+        let src = self.get_operand_src(ctx);
+        // The intrinsic is overloaded on both pointers' address spaces.
+        let memcpy = format!(
+            "llvm.memcpy.p{}.p{}.i64",
+            address_space(ctx, dst)?,
+            address_space(ctx, src)?
+        );
         let size = int_const(ctx, rw, 64, self.size(ctx));
         let volatile = int_const(ctx, rw, 1, 0);
         let void = VoidType::get(ctx).into();
-        intrinsic_call(
-            ctx,
-            rw,
-            "llvm.memcpy.p0.p0.i64",
-            void,
-            vec![dst, src, size, volatile],
-        );
+        intrinsic_call(ctx, rw, &memcpy, void, vec![dst, src, size, volatile]);
         rw.erase_operation(ctx, self.get_operation());
         Ok(())
     }
@@ -220,15 +228,10 @@ impl ToLLVMDialect for CallOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let callee = self.callee(ctx);
-        let callee_ty = TypedHandle::<FuncType>::from_handle(self.callee_type(ctx), ctx)?;
+        let callee = CallOpCallable::Direct(self.callee_symbol(ctx));
+        let callee_ty = self.function_type(ctx);
         let args = self.get_operation().deref(ctx).operands().collect();
-        let call = LlvmCallOp::new(
-            ctx,
-            pliron::builtin::op_interfaces::CallOpCallable::Direct(callee),
-            callee_ty,
-            args,
-        );
+        let call = LlvmCallOp::new(ctx, callee, callee_ty, args);
         rw.insert_op(ctx, &call);
         if self.get_operation().deref(ctx).get_num_results() == 0 {
             rw.erase_operation(ctx, self.get_operation());
@@ -256,10 +259,6 @@ impl ToLLVMDialect for TrapOp {
     }
 }
 
-#[derive(thiserror::Error, Debug)]
-#[error("gpu.special_reg reads `{0}`, which is not in the intrinsic registry")]
-struct UnknownRegister(String);
-
 #[op_interface_impl]
 impl ToLLVMDialect for SpecialRegOp {
     fn rewrite(
@@ -268,10 +267,7 @@ impl ToLLVMDialect for SpecialRegOp {
         rw: &mut DialectConversionRewriter,
         _: &OperandsInfo,
     ) -> Result<()> {
-        let register = self.register(ctx);
-        let Some(name) = intrinsics::special_reg_llvm_name(&register) else {
-            return input_err!(self.loc(ctx), UnknownRegister(register));
-        };
+        let name = self.register(ctx).llvm_intrinsic();
         let i32_ty = int_type(ctx, 32).into();
         let call = intrinsic_call(ctx, rw, name, i32_ty, vec![]);
         rw.replace_operation(ctx, self.get_operation(), call.get_operation());
@@ -288,16 +284,66 @@ impl ToLLVMDialect for BarrierOp {
         _: &OperandsInfo,
     ) -> Result<()> {
         let void = VoidType::get(ctx).into();
-        // Barrier 0, all threads of the CTA: `bar.sync 0`, what `__syncthreads()` is.
         let barrier_id = int_const(ctx, rw, 32, 0);
-        intrinsic_call(
-            ctx,
-            rw,
-            intrinsics::barrier().llvm_intrinsic,
-            void,
-            vec![barrier_id],
-        );
+        intrinsic_call(ctx, rw, BarrierOp::LLVM_INTRINSIC, void, vec![barrier_id]);
         rw.erase_operation(ctx, self.get_operation());
+        Ok(())
+    }
+}
+
+/// Replaces `op` by `new`, or, when the result is `llvm.void` (which the verifier keeps unused),
+/// erases it: a void value is not one to forward.
+fn replace_or_erase(
+    ctx: &mut Context,
+    rw: &mut DialectConversionRewriter,
+    op: &dyn Op,
+    new: &dyn Op,
+) {
+    let result = op.get_operation().deref(ctx).get_result(0);
+    if crate::verify::is_void(ctx, result.get_type(ctx)) {
+        rw.erase_operation(ctx, op.get_operation());
+    } else {
+        rw.replace_operation(ctx, op.get_operation(), new.get_operation());
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for IntrinsicCallOp {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
+        let name = self.name(ctx);
+        let result = self.get_result(ctx).get_type(ctx);
+        let args = self.get_operation().deref(ctx).operands().collect();
+        let call = intrinsic_call(ctx, rw, &name, result, args);
+        replace_or_erase(ctx, rw, self, &call);
+        Ok(())
+    }
+}
+
+#[op_interface_impl]
+impl ToLLVMDialect for InlineAsmOp {
+    fn rewrite(
+        &self,
+        ctx: &mut Context,
+        rw: &mut DialectConversionRewriter,
+        _: &OperandsInfo,
+    ) -> Result<()> {
+        let result = self.get_result(ctx).get_type(ctx);
+        let args = self.get_operation().deref(ctx).operands().collect();
+        let asm = LlvmInlineAsmOp::new(
+            ctx,
+            result,
+            args,
+            &self.template(ctx),
+            &self.constraints(ctx),
+            self.has_side_effects(ctx),
+        );
+        rw.insert_op(ctx, &asm);
+        replace_or_erase(ctx, rw, self, &asm);
         Ok(())
     }
 }

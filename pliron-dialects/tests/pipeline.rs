@@ -2,7 +2,7 @@
 
 use expect_test::{Expect, expect};
 use oxide_dialects::{
-    gpu::{BarrierOp, SpecialRegOp},
+    gpu::{BarrierOp, SpecialRegOp, SpecialRegister},
     mir::{FieldPtrOp, IndexPtrOp, LoadOp, SlotOp, StoreOp, TrapOp},
     run_pipeline,
 };
@@ -94,7 +94,10 @@ fn counting_loop(ctx: &mut Context) -> ModuleOp {
     push(ctx, body, BarrierOp::new);
     push(ctx, body, |ctx| BrOp::new(ctx, header, vec![]));
 
-    let tid = push(ctx, exit, |ctx| SpecialRegOp::new(ctx, "tid.x")).get_result(ctx);
+    let tid = push(ctx, exit, |ctx| {
+        SpecialRegOp::new(ctx, SpecialRegister::TidX)
+    })
+    .get_result(ctx);
     let field = push(ctx, exit, |ctx| FieldPtrOp::new(ctx, out, 8)).get_result(ctx);
     let element = push(ctx, exit, |ctx| IndexPtrOp::new(ctx, field, tid, 4)).get_result(ctx);
     let count = push(ctx, exit, |ctx| LoadOp::new(ctx, slot, i32_ty, 4)).get_result(ctx);
@@ -113,19 +116,12 @@ fn check_stage(actual: &str, expect: Expect) {
 fn mem2reg_turns_the_slot_into_block_arguments() {
     let ctx = &mut Context::new();
     let module = counting_loop(ctx);
-    let dumps = run_pipeline(ctx, module).expect("pipeline");
-    assert!(
-        dumps.mir_dialect.contains("mir.slot"),
-        "{}",
-        dumps.mir_dialect
-    );
-    assert!(
-        !dumps.mir_dialect_opt.contains("mir.slot"),
-        "slot promoted:\n{}",
-        dumps.mir_dialect_opt
-    );
+    let dumps = run_pipeline(ctx, module, true).expect("pipeline");
+    let (before, after) = (dumps.mir_dialect.unwrap(), dumps.mir_dialect_opt.unwrap());
+    assert!(before.contains("mir.slot"), "{before}");
+    assert!(!after.contains("mir.slot"), "slot promoted:\n{after}");
     check_stage(
-        &dumps.mir_dialect_opt,
+        &after,
         expect![[r#"
         builtin.module @m 
         {
@@ -166,16 +162,13 @@ fn mem2reg_turns_the_slot_into_block_arguments() {
 fn mir_and_gpu_ops_lower_to_llvm_dialect_only() {
     let ctx = &mut Context::new();
     let module = counting_loop(ctx);
-    let dumps = run_pipeline(ctx, module).expect("pipeline");
+    let dumps = run_pipeline(ctx, module, true).expect("pipeline");
+    let llvm = dumps.llvm_dialect.unwrap();
     for dialect_op in ["mir.", "gpu."] {
-        assert!(
-            !dumps.llvm_dialect.contains(dialect_op),
-            "{dialect_op} left:\n{}",
-            dumps.llvm_dialect
-        );
+        assert!(!llvm.contains(dialect_op), "{dialect_op} left:\n{llvm}");
     }
     check_stage(
-        &dumps.llvm_dialect,
+        &llvm,
         expect![[r#"
             builtin.module @m 
             {

@@ -4,7 +4,7 @@
 #[allow(unused_imports)]
 use crate::import::prelude::*;
 use oxide_dialects::{
-    gpu::{BarrierOp, SpecialRegOp},
+    gpu::{BarrierOp, SpecialRegOp, SpecialRegister},
     intrinsics::{self, IntrinsicKind},
     mir::CallOp,
 };
@@ -206,7 +206,13 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 let value = match fixed {
                     Some(v) => self.const_int(32, v as u128),
-                    None => self.emit_value(|ctx| SpecialRegOp::new(ctx, register)),
+                    None => self.emit_value(|ctx| {
+                        SpecialRegOp::new(
+                            ctx,
+                            SpecialRegister::from_ptx_name(register)
+                                .expect("a registered special register"),
+                        )
+                    }),
                 };
                 let dest = self.place(destination)?;
                 self.store_operand(
