@@ -16,18 +16,27 @@ use pliron::{
     builtin::{
         attributes::{IdentifierAttr, StringAttr, TypeAttr},
         op_interfaces::{
-            CallOpCallable, CallOpInterface, IsTerminatorInterface, NOpdsInterface,
-            NResultsInterface, OneOpdInterface, OneResultInterface, SymbolUserOpInterface,
+            ATTR_KEY_CALLEE_TYPE, CallOpCallable, CallOpInterface, IsTerminatorInterface,
+            NOpdsInterface, NResultsInterface, OneOpdInterface, OneResultInterface,
+            SymbolUserOpInterface,
         },
         type_interfaces::FunctionTypeInterface,
         types::IntegerType,
     },
+    combine::{Parser, token},
     common_traits::Verify,
     context::{Context, Ptr},
     derive::{op_interface_impl, pliron_attr, pliron_op},
     identifier::Identifier,
-    op::Op,
+    irfmt::{
+        parsers::{delimited_list_parser, process_parsed_ssa_defs, spaced, ssa_opd_parser},
+        printers::list_with_sep,
+    },
+    location::Location,
+    op::{Op, OpObj},
     operation::Operation,
+    parsable::{IntoParseResult, Parsable, ParseResult, StateStream},
+    printable::{self, Printable},
     result::Result,
     symbol_table::SymbolTableCollection,
     r#type::{TypeHandle, Typed, TypedHandle},
@@ -405,13 +414,72 @@ impl Verify for CopyOp {
 }
 
 /// A call of another device function of the module, by symbol. A callee returning
-/// `llvm.void` gives the call no result.
-#[pliron_op(
-    name = "mir.call",
-    format = "attr($mir_callee, $IdentifierAttr) ` (` operands(CharSpace(`,`)) `) : ` attr($builtin_callee_type, $TypeAttr)",
-    attributes = (mir_callee: IdentifierAttr)
-)]
+/// `llvm.void` gives the call no result. Printed `[v = ] mir.call callee (args) : type`; its
+/// result is the callee type's, so the syntax cannot come from a format string.
+#[pliron_op(name = "mir.call", attributes = (mir_callee: IdentifierAttr))]
 pub struct CallOp;
+
+impl Printable for CallOp {
+    fn fmt(
+        &self,
+        ctx: &Context,
+        state: &printable::State,
+        f: &mut std::fmt::Formatter<'_>,
+    ) -> std::fmt::Result {
+        let op = self.get_operation().deref(ctx);
+        if op.get_num_results() == 1 {
+            write!(f, "{} = ", op.get_result(0).print(ctx, state))?;
+        }
+        // An op that does not verify still prints, for the message that says why.
+        let callee = self
+            .get_attr_mir_callee(ctx)
+            .map_or("<no callee>".to_string(), |c| {
+                c.print(ctx, state).to_string()
+            });
+        let callee_type = op
+            .attributes
+            .get::<TypeAttr>(&ATTR_KEY_CALLEE_TYPE)
+            .map_or("<no type>".to_string(), |t| {
+                t.get_type(ctx).print(ctx, state).to_string()
+            });
+        let args: Vec<Value> = op.operands().collect();
+        write!(
+            f,
+            "{} {} ({}) : {}",
+            self.get_opid(),
+            callee,
+            list_with_sep(&args, printable::ListSeparator::CharSpace(',')).print(ctx, state),
+            callee_type,
+        )
+    }
+}
+
+impl Parsable for CallOp {
+    type Arg = Vec<(Identifier, Location)>;
+    type Parsed = OpObj;
+
+    fn parse<'a>(
+        state_stream: &mut StateStream<'a>,
+        results: Self::Arg,
+    ) -> ParseResult<'a, Self::Parsed> {
+        let args = delimited_list_parser('(', ')', ',', ssa_opd_parser());
+        let ty = spaced(token(':')).with(TypedHandle::<FuncType>::parser(()));
+        spaced(Identifier::parser(()))
+            .and(spaced(args))
+            .and(ty)
+            .then(move |((callee, args), ty)| {
+                let results = results.clone();
+                pliron::combine::parser(move |state: &mut StateStream<'a>| {
+                    let ctx = &mut state.state.ctx;
+                    let op = CallOp::new(ctx, callee.clone(), ty, args.clone());
+                    process_parsed_ssa_defs(state, &results, op.get_operation())?;
+                    Ok(OpObj::new(op)).into_parse_result()
+                })
+            })
+            .parse_stream(state_stream)
+            .into_result()
+    }
+}
 
 impl CallOp {
     /// `callee_type` is an `llvm.func` type; its void result means no result.

@@ -44,5 +44,6 @@ pub(crate) fn is_void(ctx: &Context, ty: TypeHandle) -> bool {
 }
 
 pub(crate) fn show(ctx: &Context, ty: TypeHandle) -> String {
-    ty.disp(ctx).to_string()
+    // Some types print with a trailing space (`llvm.void `), which reads badly in quotes.
+    ty.disp(ctx).to_string().trim_end().to_string()
 }

@@ -16,6 +16,7 @@ use pliron::{
     },
     context::{Context, Ptr},
     op::Op,
+    printable::Printable,
     utils::apint::APInt,
     value::Value,
 };
@@ -204,5 +205,20 @@ fn mir_and_gpu_ops_lower_to_llvm_dialect_only() {
                     llvm.unreachable 
                 }
             }"#]],
+    );
+}
+
+#[test]
+fn without_a_dump_nothing_is_printed_and_the_module_is_still_lowered() {
+    let ctx = &mut Context::new();
+    let module = counting_loop(ctx);
+    let dumps = run_pipeline(ctx, module, false).expect("pipeline");
+    assert!(dumps.mir_dialect.is_none());
+    assert!(dumps.mir_dialect_opt.is_none());
+    assert!(dumps.llvm_dialect.is_none());
+    let lowered = module.get_operation().disp(ctx).to_string();
+    assert!(
+        !lowered.contains("mir.") && !lowered.contains("gpu."),
+        "{lowered}"
     );
 }
