@@ -6,8 +6,9 @@
 //!
 //! Sync scopes are the ones the NVPTX backend knows: pliron-llvm's `SyncScopeAttr::System`
 //! (LLVM's default scope; PTX `.sys`), `NamedScope("device")` (`.gpu`), `NamedScope("cluster")`
-//! (`.cluster`), `NamedScope("block")` (`.cta`), and `SingleThread`. Any other name is
-//! rejected here, since NVPTX would fail on it later with less context.
+//! (`.cluster`) and `NamedScope("block")` (`.cta`). Any other name, and `SingleThread` on
+//! anything but a fence (where it is no instruction), is rejected here: NVPTX would abort
+//! the process on it later.
 
 use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, InstructionValue};
 use llvm_sys::{LLVMAtomicOrdering, LLVMAtomicRMWBinOp, core as llvm};
@@ -34,6 +35,55 @@ fn llvm_ordering(ordering: &AtomicOrderingAttr) -> LLVMAtomicOrdering {
         AtomicOrderingAttr::Release => LLVMAtomicOrdering::LLVMAtomicOrderingRelease,
         AtomicOrderingAttr::AcqRel => LLVMAtomicOrdering::LLVMAtomicOrderingAcquireRelease,
         AtomicOrderingAttr::SeqCst => LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+    }
+}
+
+/// Does `arch` (already validated, `sm_<digits><letter>?`) have thread-block clusters, and so
+/// the cluster sync scope? They came with sm_90.
+pub(crate) fn has_cluster_scope(arch: &str) -> bool {
+    let digits: String = arch
+        .trim_start_matches("sm_")
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse::<u32>().is_ok_and(|sm| sm >= 90)
+}
+
+/// Can NVPTX do atomics on `value`'s type? Wider than 64 bits it cannot on the supported PTX
+/// ISAs (and stops the process on it); other type errors are LLVM's verifier's to report.
+fn atomic_width_ok(value: BasicValueEnum<'_>) -> bool {
+    match value {
+        BasicValueEnum::IntValue(i) => i.get_type().get_bit_width() <= 64,
+        BasicValueEnum::FloatValue(_)
+        | BasicValueEnum::PointerValue(_)
+        | BasicValueEnum::ArrayValue(_)
+        | BasicValueEnum::StructValue(_)
+        | BasicValueEnum::VectorValue(_)
+        | BasicValueEnum::ScalableVectorValue(_) => true,
+    }
+}
+
+/// The fences around a monotonic `atomicrmw` that give it `ordering`: (before, after).
+///
+/// LLVM 22's NVPTX backend prints every `atomicrmw` as a relaxed `atom` at the default `.gpu`
+/// scope, whatever its ordering and scope say (LLVM 23 honours them). The PTX memory model's
+/// mapping of C++ atomics allows a release fence before and an acquire fence after a relaxed
+/// `atom` instead of `atom.acq_rel`, and `fence.sc` before one for sequential consistency; the
+/// fences carry the op's scope. Only the system scope of the `atom` itself is lost (it is
+/// atomic at `.gpu` scope), which no fence can restore.
+fn rmw_fences(
+    ordering: &AtomicOrderingAttr,
+) -> (Option<LLVMAtomicOrdering>, Option<LLVMAtomicOrdering>) {
+    use LLVMAtomicOrdering::{
+        LLVMAtomicOrderingAcquire as Acquire, LLVMAtomicOrderingRelease as Release,
+        LLVMAtomicOrderingSequentiallyConsistent as SeqCst,
+    };
+    match ordering {
+        AtomicOrderingAttr::Monotonic => (None, None),
+        AtomicOrderingAttr::Acquire => (None, Some(Acquire)),
+        AtomicOrderingAttr::Release => (Some(Release), None),
+        AtomicOrderingAttr::AcqRel => (Some(Release), Some(Acquire)),
+        AtomicOrderingAttr::SeqCst => (Some(SeqCst), Some(Acquire)),
     }
 }
 
@@ -89,7 +139,15 @@ impl<'ll> Translator<'_, 'll> {
             return Err(EmitError::invalid(self.ctx, opr, "missing sync scope"));
         };
         let name = match scope {
-            SyncScopeAttr::System | SyncScopeAttr::SingleThread => scope.to_name(),
+            SyncScopeAttr::System => scope.to_name(),
+            // NVPTX aborts the process on it.
+            SyncScopeAttr::SingleThread => {
+                return Err(EmitError::invalid(
+                    self.ctx,
+                    opr,
+                    "the single-thread sync scope has no NVPTX equivalent",
+                ));
+            }
             SyncScopeAttr::NamedScope(name) => {
                 let name = name.as_str();
                 if !NVPTX_SCOPES.iter().any(|(known, _)| *known == name) {
@@ -107,7 +165,13 @@ impl<'ll> Translator<'_, 'll> {
                         ),
                     ));
                 }
-                name.to_string()
+                // Before Hopper a cluster is one block, so the device scope covers it; NVPTX
+                // aborts on a cluster scope there.
+                if name == "cluster" && !self.cluster_scope {
+                    "device".to_string()
+                } else {
+                    name.to_string()
+                }
             }
         };
         // SAFETY: the pointer and length describe `name`, which outlives the call.
@@ -136,10 +200,10 @@ impl<'ll> Translator<'_, 'll> {
         ) else {
             return Err(EmitError::invalid(ctx, opr, "missing kind or ordering"));
         };
-        let ((binop, wants), ordering) = (llvm_rmw(&kind), llvm_ordering(&ordering));
+        let (binop, wants) = llvm_rmw(&kind);
         let ptr = self.pointer_operand(opr, 0)?;
         let value = self.operand(opr, 1)?;
-        if !operand_fits(&wants, value) {
+        if !operand_fits(&wants, value) || !atomic_width_ok(value) {
             return Err(EmitError::invalid(
                 ctx,
                 opr,
@@ -150,6 +214,10 @@ impl<'ll> Translator<'_, 'll> {
             ));
         }
         let scope = self.sync_scope(opr)?;
+        let (leading, trailing) = rmw_fences(&ordering);
+        if let Some(fence) = leading {
+            self.build_fence(fence, scope);
+        }
         // SAFETY: the builder is positioned, the operands are a pointer and a value of a type
         // the operation takes, all of this context.
         let raw = unsafe {
@@ -158,11 +226,22 @@ impl<'ll> Translator<'_, 'll> {
                 binop,
                 ptr.as_value_ref(),
                 value.as_value_ref(),
-                ordering,
+                LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
                 scope,
             )
         };
-        Ok(Some(self.named(opr, raw)))
+        let old = self.named(opr, raw);
+        if let Some(fence) = trailing {
+            self.build_fence(fence, scope);
+        }
+        Ok(Some(old))
+    }
+
+    fn build_fence(&self, ordering: LLVMAtomicOrdering, scope: u32) {
+        // SAFETY: the builder is positioned; a fence has no operands.
+        unsafe {
+            llvm::LLVMBuildFenceSyncScope(self.builder.as_mut_ptr(), ordering, scope, c"".as_ptr())
+        };
     }
 
     /// `llvm.cmpxchg`: `{ loaded value, success }`.
@@ -180,11 +259,12 @@ impl<'ll> Translator<'_, 'll> {
             cmp,
             BasicValueEnum::IntValue(_) | BasicValueEnum::PointerValue(_)
         );
-        if !scalar || cmp.get_type() != new.get_type() {
+        if !scalar || cmp.get_type() != new.get_type() || !atomic_width_ok(cmp) {
             return Err(EmitError::invalid(
                 ctx,
                 opr,
-                "the compared and the new value must be integers or pointers of one type",
+                "the compared and the new value must be integers (of 64 bits at most) or \
+                 pointers, of one type",
             ));
         }
         let scope = self.sync_scope(opr)?;
@@ -212,16 +292,17 @@ impl<'ll> Translator<'_, 'll> {
         if *ordering == AtomicOrderingAttr::Monotonic {
             return Err(EmitError::invalid(ctx, opr, "a fence cannot be monotonic"));
         }
-        let scope = self.sync_scope(opr)?;
-        // SAFETY: the builder is positioned; a fence has no operands.
-        unsafe {
-            llvm::LLVMBuildFenceSyncScope(
-                self.builder.as_mut_ptr(),
-                llvm_ordering(&ordering),
-                scope,
-                c"".as_ptr(),
-            )
-        };
+        // A single-thread fence only orders against signal handlers of the same thread, which
+        // GPU threads do not have, so it is no instruction (NVPTX would abort on one).
+        let single_thread = opr
+            .deref(ctx)
+            .attributes
+            .get::<SyncScopeAttr>(&ATTR_KEY_SYNC_SCOPE)
+            .is_some_and(|s| *s == SyncScopeAttr::SingleThread);
+        if !single_thread {
+            let scope = self.sync_scope(opr)?;
+            self.build_fence(llvm_ordering(&ordering), scope);
+        }
         Ok(None)
     }
 
@@ -230,8 +311,16 @@ impl<'ll> Translator<'_, 'll> {
         &self,
         opr: Ptr<Operation>,
         inst: InstructionValue<'ll>,
+        value: BasicValueEnum<'ll>,
         ordering: &AtomicOrderingAttr,
     ) -> Result<(), EmitError> {
+        if !atomic_width_ok(value) {
+            return Err(EmitError::invalid(
+                self.ctx,
+                opr,
+                "NVPTX has no atomic loads or stores wider than 64 bits",
+            ));
+        }
         let scope = self.sync_scope(opr)?;
         // SAFETY: `inst` is a load or a store; LLVM takes any ordering and scope on those
         // (the verifier rejects the combinations it does not allow).
@@ -257,7 +346,7 @@ impl<'ll> Translator<'_, 'll> {
         let inst = value
             .as_instruction_value()
             .ok_or_else(|| EmitError::invalid(ctx, opr, "the load was folded away"))?;
-        self.make_atomic(opr, inst, &ordering)?;
+        self.make_atomic(opr, inst, value, &ordering)?;
         Ok(Some(value))
     }
 
@@ -270,7 +359,7 @@ impl<'ll> Translator<'_, 'll> {
         let value = self.operand(opr, 0)?;
         let ptr = self.pointer_operand(opr, 1)?;
         let inst = self.built(opr, self.builder.build_store(ptr, value))?;
-        self.make_atomic(opr, inst, &ordering)?;
+        self.make_atomic(opr, inst, value, &ordering)?;
         Ok(None)
     }
 }

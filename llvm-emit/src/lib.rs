@@ -208,7 +208,7 @@ pub fn emit_ptx(
     let ll = LlContext::create();
     let ll_module = ll.create_module(module.get_symbol_name(ctx).as_ref());
     target::configure_module(&ll_module, &machine);
-    translate::translate_module(ctx, module, &ll, &ll_module, &opts.kernels)?;
+    translate::translate_module(ctx, module, &ll, &ll_module, opts)?;
 
     let ir_text = |m: &inkwell::module::Module<'_>| m.print_to_string().to_string();
     let llvm_ir_unoptimized = opts.dump_ir.then(|| ir_text(&ll_module));

@@ -35,6 +35,7 @@ use pliron_llvm::{
 };
 
 use crate::{
+    EmitOptions,
     errors::{EmitError, op_text},
     types::{TypeConverter, UnsupportedType},
 };
@@ -74,6 +75,8 @@ pub(crate) struct Translator<'a, 'll> {
     /// Global variables by pliron symbol name (what `llvm.addressof` refers to).
     pub(crate) globals: HashMap<Identifier, GlobalValue<'ll>>,
     pub(crate) func: FunctionState<'ll>,
+    /// Whether the target has the cluster sync scope (see `atomics::has_cluster_scope`).
+    pub(crate) cluster_scope: bool,
 }
 
 /// Translates every `llvm.func` and `llvm.global` of `module_op` into `module`.
@@ -82,8 +85,9 @@ pub(crate) fn translate_module<'ll>(
     module_op: ModuleOp,
     ll: &'ll LlContext,
     module: &Module<'ll>,
-    kernels: &[String],
+    opts: &EmitOptions,
 ) -> Result<(), EmitError> {
+    let kernels = &opts.kernels;
     let mut tr = Translator {
         ctx,
         ll,
@@ -93,6 +97,7 @@ pub(crate) fn translate_module<'ll>(
         functions: HashMap::new(),
         globals: HashMap::new(),
         func: FunctionState::default(),
+        cluster_scope: crate::atomics::has_cluster_scope(&opts.arch),
     };
 
     let body = module_op.get_body(ctx, 0);
