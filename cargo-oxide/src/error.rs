@@ -84,6 +84,9 @@ pub enum Error {
     )]
     PtxasNotFound,
 
+    #[error("OXIDE_PTXAS={} is not an executable file", .0.display())]
+    PtxasNotExecutable(PathBuf),
+
     #[error("ptxas rejected {ptx}:\n{stderr}")]
     PtxasRejected { ptx: PathBuf, stderr: String },
 

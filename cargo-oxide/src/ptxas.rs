@@ -1,8 +1,11 @@
-//! Finding and running NVIDIA's PTX assembler, shared by `doctor` and the tests.
+//! Finding and running NVIDIA's PTX assembler: the one finder of the repository, used by
+//! `doctor`, tests/ and llvm-emit's tests (ci/setup.sh mirrors it in bash; keep the two alike).
 //!
-//! Lookup order: `$OXIDE_PTXAS`, then `ptxas` on PATH, then the pip wheel nvidia-cuda-nvcc
+//! Lookup order: `$OXIDE_PTXAS` (when set, it must name an executable: nothing else is tried),
+//! then `ptxas` on PATH, then the pip wheel nvidia-cuda-nvcc
 //! (`<python3's nvidia package>/cu13/bin/ptxas`, what ci/setup.sh installs).
 
+use std::ffi::{OsStr, OsString};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -35,38 +38,50 @@ pub struct Ptxas {
     pub source: Source,
 }
 
+/// The environment variable that names the ptxas to use.
+pub const ENV: &str = "OXIDE_PTXAS";
+
 /// Finds ptxas, or says how to install it.
 pub fn find() -> Result<Ptxas> {
-    if let Some(path) = std::env::var_os("OXIDE_PTXAS") {
-        let path = PathBuf::from(path);
-        if is_executable(&path) {
-            return Ok(Ptxas {
-                path,
-                source: Source::Env,
-            });
-        }
-        tracing::warn!("OXIDE_PTXAS={} is not an executable file", path.display());
-        return Err(Error::PtxasNotFound);
+    find_in(
+        std::env::var_os(ENV).map(PathBuf::from),
+        std::env::var_os("PATH"),
+        pip_wheel_ptxas,
+    )
+}
+
+/// The lookup of `find`, given `$OXIDE_PTXAS`, `$PATH` and the pip wheel probe.
+fn find_in(
+    env: Option<PathBuf>,
+    path_var: Option<OsString>,
+    pip_wheel: impl FnOnce() -> Option<PathBuf>,
+) -> Result<Ptxas> {
+    let found = |path, source| Ok(Ptxas { path, source });
+    if let Some(path) = env {
+        // A ptxas named explicitly and missing is a mistake to report, not to paper over.
+        return if is_executable(&path) {
+            found(path, Source::Env)
+        } else {
+            Err(Error::PtxasNotExecutable(path))
+        };
     }
-    if let Some(path) = find_on_path("ptxas") {
-        return Ok(Ptxas {
-            path,
-            source: Source::Path,
-        });
+    if let Some(path) = path_var.and_then(|dirs| find_in_dirs(&dirs, "ptxas")) {
+        return found(path, Source::Path);
     }
-    if let Some(path) = pip_wheel_ptxas() {
-        return Ok(Ptxas {
-            path,
-            source: Source::PipWheel,
-        });
+    if let Some(path) = pip_wheel() {
+        return found(path, Source::PipWheel);
     }
     Err(Error::PtxasNotFound)
 }
 
 /// The first executable `name` in the folders of `$PATH`.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
+    find_in_dirs(&std::env::var_os("PATH")?, name)
+}
+
+/// The first executable `name` in the folders of `dirs`, a `$PATH`-style list.
+fn find_in_dirs(dirs: &OsStr, name: &str) -> Option<PathBuf> {
+    std::env::split_paths(dirs)
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
 }
@@ -119,5 +134,50 @@ impl Ptxas {
             },
             other => other,
         })
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A folder holding an executable `ptxas` and a non-executable `notes`.
+    fn fixture(name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("oxide-ptxas-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let exe = dir.join("ptxas");
+        std::fs::write(&exe, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.join("notes"), "").unwrap();
+        dir
+    }
+
+    #[test]
+    fn lookup_order_is_env_then_path_then_pip_wheel() {
+        let dir = fixture("order");
+        let exe = dir.join("ptxas");
+        let wheel = || Some(PathBuf::from("/wheel/ptxas"));
+        let on_path = Some(dir.clone().into_os_string());
+
+        let env = find_in(Some(exe.clone()), on_path.clone(), wheel).unwrap();
+        assert_eq!((env.path, env.source), (exe.clone(), Source::Env));
+        let path = find_in(None, on_path, || panic!("PATH had one")).unwrap();
+        assert_eq!((path.path, path.source), (exe, Source::Path));
+        let pip = find_in(None, Some("/nonexistent".into()), wheel).unwrap();
+        assert_eq!(pip.source, Source::PipWheel);
+        let none = find_in(None, None, || None).unwrap_err();
+        assert!(matches!(none, Error::PtxasNotFound), "{none}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_bad_oxide_ptxas_is_an_error_not_a_fallback() {
+        let dir = fixture("bad");
+        let on_path = Some(dir.clone().into_os_string());
+        let err = find_in(Some(dir.join("notes")), on_path, || None).unwrap_err();
+        assert!(matches!(err, Error::PtxasNotExecutable(_)), "{err}");
+        assert!(err.to_string().starts_with("OXIDE_PTXAS="), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

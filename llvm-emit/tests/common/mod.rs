@@ -1,11 +1,10 @@
-//! Helpers for building LLVM-dialect modules with pliron-llvm's constructors, and for finding
-//! `ptxas`.
+//! Helpers for building LLVM-dialect modules with pliron-llvm's constructors, and for checking
+//! PTX with ptxas.
 
 #![allow(dead_code)]
 
 use std::num::NonZero;
 use std::path::PathBuf;
-use std::process::Command;
 
 use pliron::{
     basic_block::BasicBlock,
@@ -124,53 +123,18 @@ pub fn verified(ctx: &Context, module: ModuleOp) -> ModuleOp {
     module
 }
 
-/// `ptxas` from `$PTXAS`, the pip package `nvidia-cuda-nvcc` (cu13 or cu12 layout), or PATH.
-pub fn find_ptxas() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("PTXAS") {
-        return Some(PathBuf::from(p));
-    }
-    let script = "import nvidia; print(list(nvidia.__path__)[0])";
-    if let Ok(out) = Command::new("python3").args(["-c", script]).output()
-        && out.status.success()
-    {
-        let dir = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-        for cu in ["cu13", "cu12", "cuda_nvcc"] {
-            let candidate = dir.join(cu).join("bin").join("ptxas");
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    let on_path = Command::new("ptxas").arg("--version").output();
-    on_path
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|_| PathBuf::from("ptxas"))
-}
-
-/// Assembles `ptx` for `arch` with ptxas, panicking with its diagnostics on failure. Returns
-/// false (after printing a note) when ptxas is not installed.
-pub fn ptxas_accepts(ptx: &str, arch: &str, test_name: &str) -> bool {
-    let Some(ptxas) = find_ptxas() else {
-        eprintln!("note: ptxas not found; skipping the ptxas check of {test_name}");
-        return false;
-    };
+/// Assembles `ptx` for `arch` with the ptxas cargo-oxide finds (`$OXIDE_PTXAS`, PATH, the pip
+/// wheel), panicking with its diagnostics when it rejects the PTX, and when there is no ptxas:
+/// CI installs it, and a check that skips would pass without checking.
+pub fn ptxas_accepts(ptx: &str, arch: &str, test_name: &str) {
+    let ptxas = cargo_oxide::ptxas::find().unwrap_or_else(|e| {
+        panic!("{e}\nThe ptxas check of {test_name} needs it; run ci/setup.sh to install it.")
+    });
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm-emit-ptxas");
     std::fs::create_dir_all(&dir).unwrap();
     let ptx_path = dir.join(format!("{test_name}.ptx"));
     std::fs::write(&ptx_path, ptx).unwrap();
-    let out = Command::new(&ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg(&ptx_path)
-        .arg("-o")
-        .arg(dir.join(format!("{test_name}.cubin")))
-        .output()
-        .unwrap_or_else(|e| panic!("running {}: {e}", ptxas.display()));
-    assert!(
-        out.status.success(),
-        "ptxas rejected the PTX:\n{}\n{}\n--- PTX ---\n{ptx}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    true
+    if let Err(e) = ptxas.check(&ptx_path, arch) {
+        panic!("{e}\n--- PTX ---\n{ptx}");
+    }
 }
