@@ -1,11 +1,7 @@
 //! The device path of one crate: find kernels, import, run passes, emit PTX, report errors as
 //! spanned diagnostics.
 
-use std::{
-    cell::RefCell,
-    panic::{AssertUnwindSafe, catch_unwind},
-    path::{Path, PathBuf},
-};
+use std::path::{Path, PathBuf};
 
 use rustc_hir::def::DefKind;
 use rustc_middle::ty::{Instance, TyCtxt};
@@ -102,7 +98,7 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     let _span = tracing::info_span!("device", krate = %crate_name).entered();
     let config = DeviceConfig::from_session(tcx.sess);
 
-    let result = without_panic_banner(|| compile(tcx, &crate_name, &kernels, &config));
+    let result = crate::ice::catch(|| compile(tcx, &crate_name, &kernels, &config));
     let (ptx, dumps) = match result {
         Ok(Ok(ok)) => ok,
         Ok(Err(errors)) => {
@@ -111,11 +107,12 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
             }
             return None;
         }
-        Err(panic_message) => {
-            tcx.dcx().err(format!(
-                "oxide: the device compiler crashed on crate `{crate_name}`: {panic_message}\n\
-                 this is a bug in oxide; please report it with the kernel that triggered it"
-            ));
+        Err(panic) => {
+            let whole_crate = tcx.def_span(rustc_span::def_id::CRATE_DEF_ID);
+            report(tcx, panic.into_error(&crate_name, whole_crate));
+            // Queries the panic interrupted are poisoned: compiling the host code next could
+            // only trip over them.
+            tcx.dcx().abort_if_errors();
             return None;
         }
     };
@@ -303,6 +300,9 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
     } else if let Some(kernel) = e.call_path.first() {
         diag.note(format!("in kernel `{kernel}`"));
     }
+    if let DeviceErrorKind::Internal { .. } = e.kind {
+        diag.note("this is a bug in oxide, not in your code; please report it with this kernel");
+    }
     if let DeviceErrorKind::NoMir { .. } = e.kind {
         diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");
     }
@@ -336,35 +336,6 @@ fn write_dumps(tcx: TyCtxt<'_>, dir: &Path, dumps: &Dumps) {
             dir.display()
         ));
     }
-}
-
-thread_local! {
-    static PANIC_MESSAGE: RefCell<Option<String>> = const { RefCell::new(None) };
-}
-
-/// Runs `f`, turning a panic into an error message instead of rustc's ICE banner.
-fn without_panic_banner<T>(f: impl FnOnce() -> T) -> Result<T, String> {
-    let previous = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|info| {
-        let location = info
-            .location()
-            .map(|l| format!(" at {l}"))
-            .unwrap_or_default();
-        let payload = info
-            .payload()
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| info.payload().downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".to_string());
-        PANIC_MESSAGE.with(|m| *m.borrow_mut() = Some(format!("{payload}{location}")));
-    }));
-    let result = catch_unwind(AssertUnwindSafe(f));
-    std::panic::set_hook(previous);
-    result.map_err(|_| {
-        PANIC_MESSAGE
-            .with(|m| m.borrow_mut().take())
-            .unwrap_or_default()
-    })
 }
 
 #[cfg(test)]

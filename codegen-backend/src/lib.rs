@@ -26,6 +26,7 @@ mod config;
 mod device;
 mod embed;
 mod error;
+mod ice;
 mod import;
 
 use std::any::Any;

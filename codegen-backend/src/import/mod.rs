@@ -234,6 +234,8 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let tcx = m.tcx;
         let _span = tracing::debug_span!("import_fn", function = %display_instance(tcx, instance))
             .entered();
+        let _compiling =
+            crate::ice::Compiling::function(&call_path, tcx.def_span(instance.def_id()));
         let mir = tcx.instance_mir(instance.def);
         {
             let mut text = Vec::new();
