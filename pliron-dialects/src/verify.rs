@@ -47,3 +47,35 @@ pub(crate) fn show(ctx: &Context, ty: TypeHandle) -> String {
     // Some types print with a trailing space (`llvm.void `), which reads badly in quotes.
     ty.disp(ctx).to_string().trim_end().to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use pliron::builtin::types::{FP16Type, FP32Type, Signedness};
+    use pliron_llvm::types::{FuncType, StructLayout};
+
+    use super::*;
+
+    #[test]
+    fn sized_types_are_scalars_and_aggregates_of_them() {
+        let ctx = &mut Context::new();
+        let i8_ty: TypeHandle = IntegerType::get(ctx, 8, Signedness::Signless).into();
+        let f16: TypeHandle = FP16Type::get(ctx).into();
+        let f32: TypeHandle = FP32Type::get(ctx).into();
+        let ptr: TypeHandle = PointerType::get(ctx, 1).into();
+        let void: TypeHandle = VoidType::get(ctx).into();
+        let bytes = ArrayType::get(ctx, i8_ty, 0).into();
+        let pair = StructType::get_unnamed(ctx, (vec![f32, ptr], StructLayout::Unpacked)).into();
+        let opaque = StructType::get_named(ctx, "opaque".try_into().unwrap(), None)
+            .unwrap()
+            .into();
+        let func = FuncType::get(ctx, void, vec![], false).into();
+        for sized in [i8_ty, f16, f32, ptr, bytes, pair] {
+            assert!(is_sized(ctx, sized), "{}", show(ctx, sized));
+        }
+        for unsized_ty in [void, opaque, func] {
+            assert!(!is_sized(ctx, unsized_ty), "{}", show(ctx, unsized_ty));
+        }
+        let voids = ArrayType::get(ctx, void, 4).into();
+        assert!(!is_sized(ctx, voids));
+    }
+}
