@@ -7,8 +7,9 @@
 use inkwell::{
     AddressSpace,
     module::Linkage,
-    types::AnyType,
-    values::{BasicValueEnum, GlobalValue},
+    targets::TargetData,
+    types::{AnyType, BasicTypeEnum},
+    values::{AsValueRef, BasicValueEnum, GlobalValue},
 };
 use pliron::{
     builtin::op_interfaces::SymbolOpInterface, context::Ptr, linked_list::ContainsLinkedList,
@@ -16,15 +17,18 @@ use pliron::{
 };
 use pliron_llvm::{
     attributes::LinkageAttr,
-    op_interfaces::{AlignableOpInterface, IsDeclaration, LlvmSymbolName},
+    op_interfaces::{AlignableOpInterface, LlvmSymbolName},
     ops::{AddressOfOp, GlobalOp, ReturnOp},
 };
 
 use crate::{
-    constants::is_constant,
+    constants::{is_constant, undef_or_poison},
     errors::EmitError,
     translate::{FunctionState, OpValue, Translator},
 };
+
+/// NVPTX's shared address space (`.shared`).
+const SHARED: u32 = 3;
 
 fn llvm_linkage(linkage: &LinkageAttr) -> Linkage {
     match linkage {
@@ -101,6 +105,12 @@ impl<'ll> Translator<'_, 'll> {
         } else {
             None
         };
+        let linkage = global.get_attr_llvm_global_linkage(ctx).map(|l| l.clone());
+        let init = if global.address_space(ctx) == SHARED {
+            self.shared_initializer(opr, gv, init, linkage.as_ref())?
+        } else {
+            init
+        };
         if let Some(init) = init {
             if init.get_type().as_any_type_enum() != gv.get_value_type() {
                 return Err(EmitError::invalid(
@@ -111,9 +121,9 @@ impl<'ll> Translator<'_, 'll> {
             }
             gv.set_initializer(&init);
         }
-        match global.get_attr_llvm_global_linkage(ctx) {
+        match linkage {
             Some(linkage) => gv.set_linkage(llvm_linkage(&linkage)),
-            None if !global.is_declaration(ctx) => gv.set_linkage(Linkage::Internal),
+            None if init.is_some() => gv.set_linkage(Linkage::Internal),
             None => {}
         }
         gv.set_constant(global.is_constant(ctx));
@@ -126,8 +136,56 @@ impl<'ll> Translator<'_, 'll> {
                 ));
             }
             gv.set_alignment(align);
+        } else if global.address_space(ctx) == SHARED {
+            // Stated, as CUDA's `__shared__` definitions state it: the type's ABI alignment.
+            let layout = self.module.get_data_layout();
+            let layout = layout.as_str().to_str().map_err(|e| {
+                EmitError::invalid(ctx, opr, format!("the data layout is not UTF-8: {e}"))
+            })?;
+            let ty = gv.get_value_type();
+            gv.set_alignment(TargetData::create(layout).get_abi_alignment(&ty));
         }
         Ok(())
+    }
+
+    /// The initializer of a `.shared` global. Shared memory is per block and starts
+    /// undefined, so, as for CUDA's `__shared__`, a definition is `undef`: a global without an
+    /// initializer gets one, unless it is an explicit external declaration (`extern
+    /// __shared__`, dynamic shared memory), and any other initializer is an error, which the
+    /// NVPTX backend would otherwise report without naming the op.
+    fn shared_initializer(
+        &self,
+        opr: Ptr<Operation>,
+        gv: GlobalValue<'ll>,
+        init: Option<BasicValueEnum<'ll>>,
+        linkage: Option<&LinkageAttr>,
+    ) -> Result<Option<BasicValueEnum<'ll>>, EmitError> {
+        match init {
+            // SAFETY: `value` is a constant of this context; `LLVMIsUndef` only inspects it
+            // (and holds for `poison` too).
+            Some(value) if unsafe { llvm_sys::core::LLVMIsUndef(value.as_value_ref()) } != 0 => {
+                Ok(Some(value))
+            }
+            Some(_) => Err(EmitError::invalid(
+                self.ctx,
+                opr,
+                "a global in the shared address space (3) cannot be initialised; \
+                 give it an `undef` initializer or none",
+            )),
+            None if matches!(
+                linkage,
+                Some(LinkageAttr::ExternalLinkage | LinkageAttr::ExternalWeakLinkage)
+            ) =>
+            {
+                Ok(None)
+            }
+            None => {
+                let ty = BasicTypeEnum::try_from(gv.get_value_type()).map_err(|()| {
+                    EmitError::invalid(self.ctx, opr, "the global's type is not a value type")
+                })?;
+                Ok(Some(undef_or_poison(ty, true)))
+            }
+        }
     }
 
     /// Evaluates an initializer region: its ops are translated into a scratch function, where

@@ -8,6 +8,13 @@
 //! is translated, branch ops add the incoming values, and blocks are translated in reverse
 //! post-order so that every operand is defined before its use. Unreachable blocks are dropped.
 //!
+//! Which ops are translated, and into what, is one table (`dispatch.rs`, one entry per op
+//! type); any other op, of this dialect or another, is an internal error
+//! ([`EmitError::UnsupportedOp`]). Atomics (`llvm.atomicrmw`, `llvm.cmpxchg`, `llvm.fence`,
+//! `llvm.atomic_load`, `llvm.atomic_store`) take pliron-llvm's `SyncScopeAttr`: `System`, or
+//! `NamedScope` `"device"`, `"cluster"` or `"block"` (PTX `.sys`, `.gpu`, `.cluster`, `.cta`);
+//! `llvm.inline_asm` becomes an LLVM inline-assembly call whose text lands in the PTX.
+//!
 //! # Module-level data: `llvm.global` and `llvm.addressof`
 //!
 //! Statics, `const` tables, string literals and promoted constants are `llvm.global` ops
@@ -22,7 +29,7 @@
 //! | `g.set_alignment(ctx, a)` ([`AlignableOpInterface`](pliron_llvm::op_interfaces::AlignableOpInterface)) | `align a` / `.align a` |
 //! | `g.set_attr_llvm_global_linkage(ctx, LinkageAttr::…)` | that linkage; without it a definition is `internal` (LLVM may fold and drop it) and a declaration `external`. `ExternalLinkage` on a definition gives a `.visible` symbol the host can look up |
 //! | `g.set_llvm_symbol_name(ctx, s)` ([`LlvmSymbolName`](pliron_llvm::op_interfaces::LlvmSymbolName)) | LLVM name `s`, for names that are not pliron identifiers; `llvm.addressof` still uses the pliron name |
-//! | `g.set_initializer_value(ctx, Box::new(attr))` | the initializer (below); no initializer and no region makes a declaration |
+//! | `g.set_initializer_value(ctx, Box::new(attr))` | the initializer (below); no initializer and no region makes a declaration, except in the shared space (below) |
 //! | `g.add_initializer_region(ctx)`, ops in `g.get_initializer_block(ctx)`, ending in `ReturnOp::new(ctx, Some(v))` | the initializer is `v`, which must fold to a constant (`llvm.addressof`, `llvm.constant`, `llvm.zero`/`undef`/`poison`, `llvm.insert_value`, casts, GEPs) |
 //!
 //! Initializer attributes, which must have exactly the global's type (nested as deep as
@@ -32,8 +39,7 @@
 //! - `IntegerAttr::new(int_ty, apint)`, and the float attributes (`FPSingleAttr::from(2.5f32)`,
 //!   `FPDoubleAttr`, `FPHalfAttr`, `FPBFloatAttr`), bit-exact;
 //! - [`ZeroAttr(ty)`](pliron_llvm::attributes::ZeroAttr): `zeroinitializer`;
-//!   [`UndefAttr(ty)`](pliron_llvm::attributes::UndefAttr), which `.shared` globals need
-//!   (shared memory cannot be initialised); `PoisonAttr(ty)`;
+//!   [`UndefAttr(ty)`](pliron_llvm::attributes::UndefAttr); `PoisonAttr(ty)`;
 //! - [`AggregateAttr::new(elements, ty)`](pliron_llvm::attributes::AggregateAttr): an array,
 //!   struct or vector, one `Box<dyn TypedAttrInterface>` per element (an `[N x i8]` may be
 //!   spelled this way too); `SplatAttr` for vectors;
@@ -41,6 +47,13 @@
 //!   address of another global or a function — pointer-valued statics such as
 //!   `static S: &[u32] = &[1, 2]` are an `AggregateAttr` of `{ SymbolAddrAttr, IntegerAttr }`
 //!   over a second global holding the data.
+//!
+//! Shared memory (address space 3) cannot be initialised, so, as with CUDA's `__shared__`, a
+//! shared global without an initializer is a definition with an `undef` one (`internal`
+//! unless a linkage is given), and any initializer but `undef`/`poison` is an error. With
+//! `ExternalLinkage` and no initializer it stays a declaration: `extern __shared__`, dynamic
+//! shared memory (`.extern .shared .align 16 .b8 dyn[];` for a `[0 x i32]` aligned to 16).
+//! Without an alignment a shared global gets its type's ABI alignment.
 //!
 //! `AddressOfOp::new(ctx, name, n)` (in a function or an initializer region) and a
 //! `SymbolAddrAttr` of type `ptr addrspace(n)` give the symbol's address in address space `n`:
