@@ -66,7 +66,7 @@ fn atomic_width_ok(value: BasicValueEnum<'_>) -> bool {
 /// The fences around a monotonic `atomicrmw` that give it `ordering`: (before, after).
 ///
 /// LLVM 22's NVPTX backend prints every `atomicrmw` as a relaxed `atom` at the default `.gpu`
-/// scope, whatever its ordering and scope say (LLVM 23 honours them). The PTX memory model's
+/// scope, whatever its ordering and scope say (later LLVMs honour them). The PTX memory model's
 /// mapping of C++ atomics allows a release fence before and an acquire fence after a relaxed
 /// `atom` instead of `atom.acq_rel`, and `fence.sc` before one for sequential consistency; the
 /// fences carry the op's scope. Only the system scope of the `atom` itself is lost (it is
