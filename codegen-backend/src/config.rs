@@ -1,26 +1,39 @@
 //! Backend settings, read from the `--cfg`s `cargo oxide` passes (so cargo rebuilds when they
-//! change, which environment variables would not do).
+//! change, which environment variables would not do). Their names are `oxide_contract::cfg`'s.
 
+use oxide_contract::{DEFAULT_ARCH, GpuArch, cfg};
 use rustc_session::Session;
 use rustc_span::Symbol;
 
 pub(crate) struct DeviceConfig {
-    /// `--cfg oxide_arch="sm_90"`.
-    pub(crate) arch: String,
+    /// `--cfg oxide_arch="sm_90"`, validated: LLVM would only warn about an unknown processor
+    /// and ptxas reject the PTX later.
+    pub(crate) arch: GpuArch,
     /// `--cfg oxide_dump`: write every pipeline stage next to the PTX.
     pub(crate) dump: bool,
 }
 
 impl DeviceConfig {
-    pub(crate) fn from_session(sess: &Session) -> Self {
-        let arch_key = Symbol::intern("oxide_arch");
-        let dump_key = Symbol::intern("oxide_dump");
-        let arch = sess
+    /// The settings, or `None` after reporting an unsupported architecture as an error.
+    pub(crate) fn from_session(sess: &Session) -> Option<Self> {
+        let arch_key = Symbol::intern(cfg::ARCH);
+        let dump_key = Symbol::intern(cfg::DUMP);
+        let arch = match sess
             .config
             .iter()
             .find_map(|(k, v)| (*k == arch_key).then_some(*v).flatten())
-            .map_or_else(|| "sm_90".to_string(), |v| v.to_string());
+        {
+            None => DEFAULT_ARCH,
+            Some(name) => match name.as_str().parse() {
+                Ok(arch) => arch,
+                Err(e) => {
+                    sess.dcx()
+                        .err(format!("oxide: `--cfg {}=\"{name}\"`: {e}", cfg::ARCH));
+                    return None;
+                }
+            },
+        };
         let dump = sess.config.iter().any(|(k, _)| *k == dump_key);
-        DeviceConfig { arch, dump }
+        Some(DeviceConfig { arch, dump })
     }
 }

@@ -12,11 +12,6 @@ use crate::{
     import::{DeviceModule, FloatMode, KernelMode},
 };
 
-/// `#[kernel]` names a kernel's symbol (or a generic kernel's hidden wrapper)
-/// `__oxide_kernel__<name>`, or `__oxide_kernel_<opt>_<opt>__<name>` with options
-/// (docs/contracts.md).
-const KERNEL_MARKER: &str = "__oxide_kernel";
-
 /// A kernel to compile: the instance, its PTX entry name and its mode.
 struct KernelSpec<'tcx> {
     instance: Instance<'tcx>,
@@ -24,53 +19,29 @@ struct KernelSpec<'tcx> {
     mode: KernelMode,
 }
 
-/// The kernel name and mode a marked symbol carries; `Err` for an option this backend does not
-/// know (a device-std newer than the backend).
+/// The kernel name and mode a marked symbol carries (`oxide_contract::parse_kernel_marker`);
+/// `Err` for an option this backend does not know (a device-std newer than the backend).
 fn kernel_prefix(symbol: &str) -> Option<Result<(&str, KernelMode), String>> {
-    let rest = symbol.strip_prefix(KERNEL_MARKER)?;
-    let (options, name) = match rest.strip_prefix("__") {
-        Some(name) => ("", name),
-        None => rest.strip_prefix('_')?.split_once("__")?,
-    };
-    let mut mode = KernelMode {
-        float: FloatMode::Contract,
-        grid_1d: false,
-    };
-    for option in options.split('_').filter(|o| !o.is_empty()) {
-        match option {
-            "strict" => mode.float = FloatMode::Strict,
-            "grid1d" => mode.grid_1d = true,
-            other => {
-                return Some(Err(format!(
-                    "kernel `{name}` has the option `{other}`, which this backend does not know"
-                )));
-            }
-        }
-    }
-    Some(Ok((name, mode)))
+    Some(match oxide_contract::parse_kernel_marker(symbol)? {
+        Ok((name, options)) => Ok((name, kernel_mode(options))),
+        Err(unknown) => Err(unknown.to_string()),
+    })
 }
 
-/// The PTX entry of one instantiation of a generic kernel: the kernel's name and a 64-bit FNV-1a
-/// hash of its type arguments' `core::any::type_name`s joined by `,`. The host launcher
-/// computes the same (`oxide::__private::generic_entry`).
-fn generic_entry(name: &str, type_names: &[String]) -> String {
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for byte in type_names.join(",").bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+fn kernel_mode(options: oxide_contract::KernelOptions) -> KernelMode {
+    KernelMode {
+        float: if options.strict_float {
+            FloatMode::Strict
+        } else {
+            FloatMode::Contract
+        },
+        grid_1d: options.grid_1d,
     }
-    format!("{name}__{hash:016x}")
 }
 
 pub(crate) struct PtxImage {
     pub(crate) crate_name: String,
     pub(crate) ptx: String,
-}
-
-impl PtxImage {
-    pub(crate) fn symbol(&self) -> String {
-        format!("__oxide_ptx_{}", self.crate_name)
-    }
 }
 
 /// Every pipeline stage as text, for `cargo oxide pipeline`.
@@ -96,7 +67,7 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     }
     let crate_name = tcx.crate_name(rustc_span::def_id::LOCAL_CRATE).to_string();
     let _span = tracing::info_span!("device", krate = %crate_name).entered();
-    let config = DeviceConfig::from_session(tcx.sess);
+    let config = DeviceConfig::from_session(tcx.sess)?;
 
     let result = crate::ice::catch(|| compile(tcx, &crate_name, &kernels, &config));
     let (ptx, dumps) = match result {
@@ -205,10 +176,11 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
                     .types()
                     .map(|ty| rustc_const_eval::util::type_name(tcx, ty))
                     .collect();
+                let type_names: Vec<&str> = type_names.iter().map(String::as_str).collect();
                 let entry = marked
                     .as_ref()
                     .ok()
-                    .map(|(name, _)| generic_entry(name, &type_names));
+                    .map(|(name, _)| oxide_contract::generic_entry(name, &type_names));
                 add(&mut kernels, def_id, marked, entry, *instance);
             }
         }
@@ -269,7 +241,7 @@ fn compile<'tcx>(
     let stages = oxide_dialects::run_pipeline(&mut ctx, module_op, config.dump)
         .map_err(|e| internal(e.to_string()))?;
     let options = oxide_llvm_emit::EmitOptions {
-        arch: config.arch.clone(),
+        arch: config.arch.to_string(),
         opt_level: 3,
         kernels: kernel_names,
         dump_ir: config.dump,
@@ -343,7 +315,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn kernel_markers_carry_name_and_options() {
+    fn kernel_markers_carry_name_and_mode() {
         let plain = kernel_prefix("__oxide_kernel__vecadd").unwrap().unwrap();
         assert_eq!(plain.0, "vecadd");
         assert_eq!(
@@ -364,21 +336,12 @@ mod tests {
                 grid_1d: true
             }
         );
-        assert!(kernel_prefix("__oxide_kernel_bogus__k").unwrap().is_err());
-        assert!(kernel_prefix("vecadd").is_none());
-        assert!(kernel_prefix("__oxide_kernelx").is_none());
-    }
-
-    #[test]
-    fn generic_entries_match_the_host_launcher() {
-        // Pinned: device-std's `__private::generic_entry` must give the same string.
         assert_eq!(
-            generic_entry("scale", &["f32".to_string()]),
-            "scale__dd635018ff703544"
+            kernel_prefix("__oxide_kernel_bogus__k")
+                .unwrap()
+                .unwrap_err(),
+            "kernel `k` has the option `bogus`, which this backend does not know"
         );
-        assert_ne!(
-            generic_entry("scale", &["f32".to_string()]),
-            generic_entry("scale", &["f64".to_string()])
-        );
+        assert!(kernel_prefix("vecadd").is_none());
     }
 }

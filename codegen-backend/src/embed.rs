@@ -1,5 +1,6 @@
 //! Puts the PTX into an object file linked with the crate, as the symbol
-//! `__oxide_ptx_<crate>` (NUL-terminated text) that the generated launchers read.
+//! `oxide_contract::ptx_image_symbol` (`__oxide_ptx_<crate>`, NUL-terminated text) that the
+//! generated launchers read.
 
 use object::write::{Object, StandardSection, Symbol, SymbolSection};
 use object::{Architecture, BinaryFormat, Endianness, SymbolFlags, SymbolKind, SymbolScope};
@@ -27,7 +28,7 @@ pub(crate) fn ptx_object(
     let mut bytes = ptx.ptx.clone().into_bytes();
     bytes.push(0);
     let symbol = obj.add_symbol(Symbol {
-        name: ptx.symbol().into_bytes(),
+        name: oxide_contract::ptx_image_symbol(&ptx.crate_name).into_bytes(),
         value: 0,
         size: 0,
         kind: SymbolKind::Data,
