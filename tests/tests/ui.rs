@@ -16,7 +16,7 @@ fn ui() {
     assert!(!cases.is_empty(), "no tests/ui/*.rs");
 
     // The device library compiled with the backend (what any kernel crate build does first).
-    let device = build::cargo_build(&BuildOptions::new(root.join("device-std")))
+    let device = build::cargo_build(&BuildOptions::new(root.join("device-std").join("oxide")))
         .unwrap_or_else(|e| panic!("building device-std with the backend: {e}"));
     let bless = std::env::var_os("OXIDE_BLESS").is_some_and(|v| v != "0" && !v.is_empty());
     let sysroot = cargo::output(

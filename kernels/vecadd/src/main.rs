@@ -6,8 +6,9 @@
 
 use std::process::ExitCode;
 
-use oxide::host::{Error, bench};
+use oxide::host::Error;
 use oxide::prelude::*;
+use oxide_bench as bench;
 
 // A 1-D launch contract: the launcher rejects 2-D/3-D shapes, and in exchange the kernel's
 // `ThreadIndex::linear()` costs what a 1-D index does.

@@ -1,62 +1,63 @@
 //! Where a thread is in the grid.
 //!
 //! The twelve index/dimension functions and [`sync_threads`] are the device intrinsics of
-//! docs/contracts.md: the backend recognises calls to them by their path
-//! (`oxide::thread::<name>`) and replaces them with PTX special registers / `bar.sync`. Their
-//! bodies here are the host implementation (see [`crate::emulate`]). They are
-//! `#[inline(never)]` so that no MIR inlining hides the call from the backend, and not generic
-//! so that each has exactly one path.
+//! docs/contracts.md: their `#[oxide::…]` attribute tells the backend to replace each call with PTX special
+//! registers / `bar.sync`. Their bodies here are the host implementation (see
+//! [`crate::host_context`]). They are `#[inline(never)]` so that no MIR inlining hides the call
+//! from the backend, and not generic so that each has exactly one definition.
 
-use crate::emulate;
+use crate::host_context;
 
 macro_rules! intrinsics {
-    ($($(#[$doc:meta])* $name:ident => $field:ident[$axis:literal];)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $field:ident[$axis:literal] => $register:literal;)*) => {$(
         $(#[$doc])*
+        #[oxide::special_register($register)]
         #[inline(never)]
         pub fn $name() -> u32 {
-            emulate::current().$field[$axis]
+            host_context::current().$field[$axis]
         }
     )*};
 }
 
 intrinsics! {
     /// `threadIdx.x`: this thread's x position in its block.
-    thread_idx_x => thread_idx[0];
+    thread_idx_x => thread_idx[0] => "tid.x";
     /// `threadIdx.y`: this thread's y position in its block.
-    thread_idx_y => thread_idx[1];
+    thread_idx_y => thread_idx[1] => "tid.y";
     /// `threadIdx.z`: this thread's z position in its block.
-    thread_idx_z => thread_idx[2];
+    thread_idx_z => thread_idx[2] => "tid.z";
     /// `blockIdx.x`: this block's x position in the grid.
-    block_idx_x => block_idx[0];
+    block_idx_x => block_idx[0] => "ctaid.x";
     /// `blockIdx.y`: this block's y position in the grid.
-    block_idx_y => block_idx[1];
+    block_idx_y => block_idx[1] => "ctaid.y";
     /// `blockIdx.z`: this block's z position in the grid.
-    block_idx_z => block_idx[2];
+    block_idx_z => block_idx[2] => "ctaid.z";
     /// `blockDim.x`: threads per block along x.
-    block_dim_x => block_dim[0];
+    block_dim_x => block_dim[0] => "ntid.x";
     /// `blockDim.y`: threads per block along y.
-    block_dim_y => block_dim[1];
+    block_dim_y => block_dim[1] => "ntid.y";
     /// `blockDim.z`: threads per block along z.
-    block_dim_z => block_dim[2];
+    block_dim_z => block_dim[2] => "ntid.z";
     /// `gridDim.x`: blocks per grid along x.
-    grid_dim_x => grid_dim[0];
+    grid_dim_x => grid_dim[0] => "nctaid.x";
     /// `gridDim.y`: blocks per grid along y.
-    grid_dim_y => grid_dim[1];
+    grid_dim_y => grid_dim[1] => "nctaid.y";
     /// `gridDim.z`: blocks per grid along z.
-    grid_dim_z => grid_dim[2];
+    grid_dim_z => grid_dim[2] => "nctaid.z";
 }
 
 /// Waits until every thread of the block has reached this point (`__syncthreads`); memory
 /// written before it by any thread of the block is then visible to all of them.
 ///
 /// Every thread of the block must reach every `sync_threads()` (a thread that returns early
-/// while others wait is undefined behaviour on the GPU). On the host, under
-/// [`crate::emulate::run`], this is a real barrier over the block's OS threads, which reports
+/// while others wait is undefined behaviour on the GPU). On the host, under the CPU emulator
+/// (`oxide::emulate::run`), this is a real barrier over the block's OS threads, which reports
 /// such a divergence instead of hanging; in a plain host call (one simulated thread) it does
 /// nothing.
+#[oxide::barrier]
 #[inline(never)]
 pub fn sync_threads() {
-    emulate::sync_threads();
+    host_context::sync_threads();
 }
 
 /// Global x index of a 1-D launch: `block_idx_x * block_dim_x + thread_idx_x`.
@@ -82,7 +83,7 @@ pub fn index_2d() -> (usize, usize) {
 /// [`crate::DisjointSlice::get_mut`] race-free.
 ///
 /// It is neither `Send` nor `Sync`, so it cannot reach another thread either (a host thread of
-/// the CPU emulator, see [`crate::emulate`]).
+/// the CPU emulator, see [`crate::host_context`]).
 #[derive(Debug)]
 pub struct ThreadIndex(usize);
 
@@ -122,7 +123,7 @@ impl ThreadIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::emulate::{ThreadContext, with_thread_context};
+    use crate::host_context::{ThreadContext, with_thread_context};
 
     fn ctx(
         thread: [u32; 3],

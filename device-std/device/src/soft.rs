@@ -84,10 +84,12 @@ macro_rules! exact_fmod {
 
 exact_fmod!(
     /// `x % y` for `f32`: the exact remainder (C's `fmodf`).
+    #[rustc_diagnostic_item = "oxide_soft_fmod_f32"]
     fmod_f32, f32, u32, i32, 23, 0xff
 );
 exact_fmod!(
     /// `x % y` for `f64`: the exact remainder (C's `fmod`).
+    #[rustc_diagnostic_item = "oxide_soft_fmod_f64"]
     fmod_f64, f64, u64, i64, 52, 0x7ff
 );
 
@@ -95,6 +97,7 @@ exact_fmod!(
 ///
 /// # Safety
 /// Both pointers are valid for reads of `n` bytes.
+#[rustc_diagnostic_item = "oxide_soft_compare_bytes"]
 #[inline]
 pub unsafe fn compare_bytes(a: *const u8, b: *const u8, n: usize) -> i32 {
     let mut i = 0;
@@ -141,18 +144,21 @@ fn u128_to_float_bits(x: u128, mant: u32, bias: u32) -> u64 {
 }
 
 /// `x as f64` for `u128`.
+#[rustc_diagnostic_item = "oxide_soft_u128_to_f64"]
 #[inline]
 pub fn u128_to_f64(x: u128) -> f64 {
     f64::from_bits(u128_to_float_bits(x, 52, 1023))
 }
 
 /// `x as f32` for `u128`.
+#[rustc_diagnostic_item = "oxide_soft_u128_to_f32"]
 #[inline]
 pub fn u128_to_f32(x: u128) -> f32 {
     f32::from_bits(u128_to_float_bits(x, 23, 127) as u32)
 }
 
 /// `x as f64` for `i128`.
+#[rustc_diagnostic_item = "oxide_soft_i128_to_f64"]
 #[inline]
 pub fn i128_to_f64(x: i128) -> f64 {
     let magnitude = u128_to_f64(x.unsigned_abs());
@@ -160,6 +166,7 @@ pub fn i128_to_f64(x: i128) -> f64 {
 }
 
 /// `x as f32` for `i128`.
+#[rustc_diagnostic_item = "oxide_soft_i128_to_f32"]
 #[inline]
 pub fn i128_to_f32(x: i128) -> f32 {
     let magnitude = u128_to_f32(x.unsigned_abs());
@@ -184,6 +191,7 @@ fn f64_magnitude(x: f64) -> u128 {
 }
 
 /// `x as u128` for `f64`: truncates, saturates, NaN is 0.
+#[rustc_diagnostic_item = "oxide_soft_f64_to_u128"]
 #[inline]
 pub fn f64_to_u128(x: f64) -> u128 {
     if x.is_nan() || x <= 0.0 {
@@ -196,6 +204,7 @@ pub fn f64_to_u128(x: f64) -> u128 {
 }
 
 /// `x as i128` for `f64`: truncates, saturates, NaN is 0.
+#[rustc_diagnostic_item = "oxide_soft_f64_to_i128"]
 #[inline]
 pub fn f64_to_i128(x: f64) -> i128 {
     if x.is_nan() {
@@ -211,12 +220,14 @@ pub fn f64_to_i128(x: f64) -> i128 {
 }
 
 /// `x as u128` for `f32` (every `f32` is exactly an `f64`).
+#[rustc_diagnostic_item = "oxide_soft_f32_to_u128"]
 #[inline]
 pub fn f32_to_u128(x: f32) -> u128 {
     f64_to_u128(x as f64)
 }
 
 /// `x as i128` for `f32`.
+#[rustc_diagnostic_item = "oxide_soft_f32_to_i128"]
 #[inline]
 pub fn f32_to_i128(x: f32) -> i128 {
     f64_to_i128(x as f64)

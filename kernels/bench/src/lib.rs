@@ -1,4 +1,5 @@
-//! Small helpers shared by the example/benchmark kernels' `main`s.
+//! `oxide-bench`: what the benchmark programs of kernels/ share (their `main`s): element-count
+//! arguments, throughput, exit codes. Not part of the library kernels depend on.
 
 /// Parses an element count written as an integer or a small expression: `1048579`,
 /// `268_435_456`, `2^28`, `1<<20`, `3*2^20`, `2^20+3`. `+` binds loosest, then `*`, then `^`
@@ -48,7 +49,7 @@ pub fn gb_per_s(bytes: u64, ms: f32) -> f64 {
 pub fn main(
     name: &str,
     default_n: usize,
-    run: impl FnOnce(usize) -> Result<bool, super::Error>,
+    run: impl FnOnce(usize) -> Result<bool, oxide_host::Error>,
 ) -> std::process::ExitCode {
     use std::process::ExitCode;
     let n = match std::env::args().nth(1) {

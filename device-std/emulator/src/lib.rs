@@ -3,27 +3,28 @@
 //! kernel is ordinary Rust, so the code the backend compiles to PTX is the very code run here.
 //!
 //! ```
-//! use oxide::prelude::*;
+//! use oxide_device::{DisjointSlice, ThreadIndex, thread};
+//! use oxide_emulator::{LaunchConfig, RawSlice, run};
 //!
-//! #[kernel]
-//! pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+//! let (a, b, mut c) = ([1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0], [0.0f32; 3]);
+//! // Two blocks of two threads; the last thread finds no element.
+//! let cfg = LaunchConfig::for_num_elems(3, 2).unwrap();
+//! let out = RawSlice::new(&mut c);
+//! run("vecadd", &cfg, || {
+//!     // SAFETY: see "Soundness" below; `#[kernel]`'s `emulate` writes the same.
+//!     let mut c = unsafe { DisjointSlice::from_raw_parts(out.ptr(), out.len()) };
 //!     let i = thread::index_1d();
 //!     if let Some(out) = c.get_mut(ThreadIndex::linear()) {
 //!         *out = a[i] + b[i];
 //!     }
-//! }
-//!
-//! fn main() -> Result<(), oxide::emulate::KernelFailure> {
-//!     let (a, b, mut c) = ([1.0f32, 2.0, 3.0], [10.0f32, 20.0, 30.0], [0.0f32; 3]);
-//!     // Two blocks of two threads; the last thread finds no element.
-//!     let cfg = LaunchConfig::for_num_elems(3, 2).unwrap();
-//!     vecadd::emulate(&cfg, &a, &b, &mut c)?;
-//!     assert_eq!(c, [11.0, 22.0, 33.0]);
-//!     Ok(())
-//! }
+//! })?;
+//! drop(out);
+//! assert_eq!(c, [11.0, 22.0, 33.0]);
+//! # Ok::<(), oxide_emulator::KernelFailure>(())
 //! ```
 //!
-//! `#[kernel]` generates `<kernel>::emulate(&cfg, args...)` (`&[T]` stays `&[T]`, a
+//! Kernel authors use it through `oxide::emulate`: `#[kernel]` generates
+//! `<kernel>::emulate(&cfg, args...)` (`&[T]` stays `&[T]`, a
 //! `DisjointSlice<T>` becomes `&mut [T]`, other arguments are passed by value), which calls
 //! [`run`]. What `run` does:
 //!
@@ -33,18 +34,27 @@
 //!   thread `t` of every block. Blocks run one after another, in launch order (x fastest, then y,
 //!   then z): a block starts when every thread of the previous one has finished. So the results
 //!   of a race-free kernel are deterministic.
-//! - Each OS thread's [`ThreadContext`] (what the [`crate::thread`] functions read) says which
-//!   GPU thread it is. [`crate::thread::sync_threads`] is a real barrier over the block's threads
-//!   (a `Mutex` and a `Condvar`), and orders memory like `__syncthreads`.
+//! - Each OS thread's [`ThreadContext`] (what the `oxide_device::thread` functions read) says
+//!   which GPU thread it is: `run` installs itself on each of its OS threads
+//!   (`oxide_device::host_context::install`). `sync_threads()` is a real barrier over the
+//!   block's threads (a `Mutex` and a `Condvar`), and orders memory like `__syncthreads`.
+//! - A warp is 32 threads of a block with consecutive linear numbers (x fastest); a shuffle
+//!   (`oxide_device::warp`) is a real exchange between the OS threads of the warp: each lane
+//!   publishes its value, waits until every lane of the shuffle's mask that exists and has not
+//!   returned from the kernel has published (as on sm_70 and later, returned lanes are not
+//!   waited for), and reads the lane it asked for. Reading a lane that takes no part panics (an
+//!   undefined value on the GPU).
 //! - A kernel panic (an index out of bounds, an `unwrap` of `None`, ...) fails the launch with
 //!   [`FailureKind::Panicked`], naming the block and the thread: the block's threads that wait at
-//!   `sync_threads()`, or reach it later, unwind instead of waiting forever, the other threads
+//!   `sync_threads()` or in a shuffle, or reach one later, unwind instead of waiting forever, the other threads
 //!   finish, and no later block runs. The panic prints nothing (the emulator's panic hook, set
 //!   once per process, records the location and defers to the previous hook on every thread
 //!   that is not an emulated one); the error carries the message.
 //! - `sync_threads()` that not every thread of the block reaches (some returned from the kernel
 //!   while others wait) is undefined behaviour on the GPU, and here fails the launch with
-//!   [`FailureKind::BarrierDivergence`] instead of hanging.
+//!   [`FailureKind::BarrierDivergence`] instead of hanging; so does a shuffle that a lane of
+//!   its mask never reaches while it waits elsewhere (at `sync_threads()`, or at a shuffle with
+//!   another mask): [`FailureKind::WarpDivergence`].
 //!
 //! What it cannot catch: a thread that never returns (an endless loop, or spinning on a flag
 //! that another thread never sets) hangs the launch as it would hang the GPU; `panic = "abort"`
@@ -54,7 +64,7 @@
 //!
 //! The generated `emulate` gives every emulated thread its own `DisjointSlice<T>` over the one
 //! `&mut [T]` it borrowed (`DisjointSlice::from_raw_parts(ptr, len)` through a [`RawSlice`]).
-//! That meets the contract of [`DisjointSlice::from_raw_parts`](crate::DisjointSlice::from_raw_parts):
+//! That meets the contract of [`DisjointSlice::from_raw_parts`]:
 //!
 //! 1. *Valid memory, no other access.* `ptr` and `len` come from a `&'a mut [T]` that `emulate`
 //!    holds for the whole call of [`run`], and `run` returns only after `std::thread::scope` has
@@ -80,106 +90,44 @@
 //! `DisjointSlice::get_unchecked_mut` is `unsafe`: what a kernel does with it is the kernel
 //! author's obligation, on the GPU and here alike.
 //!
-//! [`LaunchConfig::validate`]: crate::host::LaunchConfig::validate
+//! [`DisjointSlice::from_raw_parts`]: oxide_device::DisjointSlice::from_raw_parts
 
 use std::any::Any;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Once, PoisonError};
+use std::rc::Rc;
+use std::sync::{Arc, Once};
 use std::thread;
 
-use crate::host::{Error, LaunchConfig};
+use oxide_device::host_context::{self, ThreadHost, WarpValues};
+pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
-/// Indices and dimensions of one simulated GPU thread, each as `[x, y, z]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThreadContext {
-    /// `threadIdx`: this thread's position in its block.
-    pub thread_idx: [u32; 3],
-    /// `blockIdx`: this thread's block's position in the grid.
-    pub block_idx: [u32; 3],
-    /// `blockDim`: threads per block along each axis.
-    pub block_dim: [u32; 3],
-    /// `gridDim`: blocks per grid along each axis.
-    pub grid_dim: [u32; 3],
-}
+mod block;
+pub mod launch;
 
-impl ThreadContext {
-    /// Thread 0 of a grid of one block of one thread: what a plain host call of a kernel sees.
-    pub const SINGLE: ThreadContext = ThreadContext {
-        thread_idx: [0; 3],
-        block_idx: [0; 3],
-        block_dim: [1; 3],
-        grid_dim: [1; 3],
-    };
-}
-
-impl Default for ThreadContext {
-    fn default() -> Self {
-        Self::SINGLE
-    }
-}
+use block::{Block, Failure, Outcome, Unwound};
+pub use launch::{LaunchConfig, LaunchShapeError};
 
 thread_local! {
-    static CONTEXT: Cell<ThreadContext> = const { Cell::new(ThreadContext::SINGLE) };
-    /// Set on the OS threads of [`run`] only: their block's barrier and their thread number in
-    /// the block.
-    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
     /// Where the last kernel panic on this (emulated) thread happened; set by the panic hook.
     static PANIC_LOCATION: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
-/// What an OS thread of [`run`] knows about itself.
+/// What an OS thread of [`run`] is to the device intrinsics: thread `thread` (linear number in
+/// the block) of the block being run.
 struct Worker {
     block: Arc<Block>,
-    /// Linear thread number in the block: `(z * block_dim_y + y) * block_dim_x + x`.
     thread: u32,
 }
 
-/// The calling OS thread's simulated GPU thread.
-pub(crate) fn current() -> ThreadContext {
-    CONTEXT.with(Cell::get)
-}
-
-fn is_worker() -> bool {
-    WORKER
-        .try_with(|w| w.try_borrow().map_or(true, |w| w.is_some()))
-        .unwrap_or(false)
-}
-
-/// Runs `f` as the simulated GPU thread `ctx` on the calling OS thread, then restores the
-/// previous context (also when `f` panics). This runs one simulated thread at a time, with no
-/// barrier: [`crate::thread::sync_threads`] does nothing. [`run`] runs a whole grid.
-///
-/// # Panics
-/// On a thread of [`run`]: an emulated thread cannot change which GPU thread it is (that would
-/// let two threads hold the same [`crate::ThreadIndex`]).
-pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
-    assert!(
-        !is_worker(),
-        "with_thread_context called on a thread of oxide::emulate::run: an emulated GPU thread \
-         cannot change its indices"
-    );
-    struct Restore(ThreadContext);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CONTEXT.with(|c| c.set(self.0));
-        }
+impl ThreadHost for Worker {
+    fn sync_threads(&self) {
+        self.block.sync(self.thread);
     }
-    let _restore = Restore(CONTEXT.with(|c| c.replace(ctx)));
-    f();
-}
 
-/// The host body of [`crate::thread::sync_threads`]: the block barrier on a thread of [`run`],
-/// nothing elsewhere (a plain host call is a block of one thread).
-pub(crate) fn sync_threads() {
-    let worker = WORKER.with(|w| {
-        w.borrow()
-            .as_ref()
-            .map(|w| (Arc::clone(&w.block), w.thread))
-    });
-    if let Some((block, thread)) = worker {
-        block.sync(thread);
+    fn warp_exchange(&self, mask: u32, value: u64) -> WarpValues {
+        self.block.warp_exchange(self.thread, mask, value)
     }
 }
 
@@ -228,6 +176,24 @@ pub enum FailureKind {
         /// `threadIdx` of the lowest-numbered thread that returned.
         returned: [u32; 3],
     },
+    /// A shuffle that a lane of its mask never reaches: every thread of the block that has not
+    /// returned waits, at `sync_threads()` or at a shuffle, so none can proceed.
+    #[error(
+        "thread {thread:?} of block {block:?} waits at a warp shuffle with mask {mask:#010x} \
+         that thread {missing:?}, named by the mask, never reaches (it waits elsewhere); every \
+         lane of a shuffle's mask that has not returned must make the same shuffle (undefined \
+         behaviour on the GPU)"
+    )]
+    WarpDivergence {
+        /// `blockIdx` of the block.
+        block: [u32; 3],
+        /// `threadIdx` of the lowest-numbered thread waiting at the shuffle.
+        thread: [u32; 3],
+        /// The shuffle's mask.
+        mask: u32,
+        /// `threadIdx` of the lowest-numbered thread the shuffle waits for.
+        missing: [u32; 3],
+    },
     /// The OS could not start the block's threads.
     #[error("could not start the {threads} OS threads of a block: {source}")]
     Spawn {
@@ -248,9 +214,9 @@ impl KernelFailure {
     /// `blockIdx` of the failing thread, if a thread failed.
     pub fn block(&self) -> Option<[u32; 3]> {
         match &self.kind {
-            FailureKind::Panicked { block, .. } | FailureKind::BarrierDivergence { block, .. } => {
-                Some(*block)
-            }
+            FailureKind::Panicked { block, .. }
+            | FailureKind::BarrierDivergence { block, .. }
+            | FailureKind::WarpDivergence { block, .. } => Some(*block),
             _ => None,
         }
     }
@@ -259,20 +225,9 @@ impl KernelFailure {
     pub fn thread(&self) -> Option<[u32; 3]> {
         match &self.kind {
             FailureKind::Panicked { thread, .. }
-            | FailureKind::BarrierDivergence { thread, .. } => Some(*thread),
+            | FailureKind::BarrierDivergence { thread, .. }
+            | FailureKind::WarpDivergence { thread, .. } => Some(*thread),
             _ => None,
-        }
-    }
-}
-
-impl From<KernelFailure> for Error {
-    fn from(f: KernelFailure) -> Error {
-        match f.kind {
-            FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
-            kind => Error::KernelFailed {
-                kernel: f.kernel.to_owned(),
-                message: format!("in the emulator: {kind}"),
-            },
         }
     }
 }
@@ -280,8 +235,8 @@ impl From<KernelFailure> for Error {
 /// Runs `kernel` as every thread of the grid `cfg` (see the [module docs](self)), and returns
 /// the first failure. `name` names the kernel in the failure.
 ///
-/// `kernel` is one GPU thread's work: it reads its indices through [`crate::thread`] and may
-/// call [`crate::thread::sync_threads`]. The `emulate` function that `#[kernel]` generates
+/// `kernel` is one GPU thread's work: it reads its indices through `oxide_device::thread` and
+/// may call `sync_threads()` and the shuffles of `oxide_device::warp`. The `emulate` function that `#[kernel]` generates
 /// calls this with a closure that builds the thread's arguments and calls the kernel.
 pub fn run(
     name: &'static str,
@@ -289,12 +244,8 @@ pub fn run(
     kernel: impl Fn() + Sync,
 ) -> Result<(), KernelFailure> {
     let fail = |kind| KernelFailure { kernel: name, kind };
-    cfg.validate().map_err(|e| {
-        fail(FailureKind::LaunchShape(match e {
-            Error::LaunchShape(reason) => reason,
-            e => e.to_string(),
-        }))
-    })?;
+    cfg.validate()
+        .map_err(|LaunchShapeError(reason)| fail(FailureKind::LaunchShape(reason)))?;
     install_panic_hook();
     let shape = Shape {
         block_dim: [cfg.block.0, cfg.block.1, cfg.block.2],
@@ -334,7 +285,7 @@ struct Shape {
 }
 
 /// `[x, y, z]` of linear number `n` in a box of `dim`, x fastest.
-fn unlinear(n: u64, dim: [u32; 3]) -> [u32; 3] {
+pub(crate) fn unlinear(n: u64, dim: [u32; 3]) -> [u32; 3] {
     let (dx, dy) = (u64::from(dim[0]), u64::from(dim[1]));
     // Each coordinate is below its dimension, a u32.
     [(n % dx) as u32, (n / dx % dy) as u32, (n / dx / dy) as u32]
@@ -346,23 +297,21 @@ fn run_thread(block: Arc<Block>, thread: u32, shape: Shape, kernel: &(dyn Fn() +
         return;
     }
     let thread_idx = unlinear(u64::from(thread), shape.block_dim);
-    WORKER.with(|w| {
-        *w.borrow_mut() = Some(Worker {
-            block: Arc::clone(&block),
-            thread,
-        })
+    let context = |block_idx| ThreadContext {
+        thread_idx,
+        block_idx,
+        block_dim: shape.block_dim,
+        grid_dim: shape.grid_dim,
+    };
+    let worker = Rc::new(Worker {
+        block: Arc::clone(&block),
+        thread,
     });
+    let installed = host_context::install(worker, context([0; 3]));
     let blocks: u64 = shape.grid_dim.iter().map(|&d| u64::from(d)).product();
     for b in 0..blocks {
         let block_idx = unlinear(b, shape.grid_dim);
-        CONTEXT.with(|c| {
-            c.set(ThreadContext {
-                thread_idx,
-                block_idx,
-                block_dim: shape.block_dim,
-                grid_dim: shape.grid_dim,
-            })
-        });
+        installed.set_context(context(block_idx));
         PANIC_LOCATION.with(|l| l.borrow_mut().take());
         let outcome = match panic::catch_unwind(AssertUnwindSafe(kernel)) {
             Ok(()) => Outcome::Returned,
@@ -385,7 +334,7 @@ fn run_thread(block: Arc<Block>, thread: u32, shape: Shape, kernel: &(dyn Fn() +
             break;
         }
     }
-    WORKER.with(|w| w.borrow_mut().take());
+    drop(installed);
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -406,7 +355,7 @@ fn install_panic_hook() {
     HOOK.call_once(|| {
         let previous = panic::take_hook();
         panic::set_hook(Box::new(move |info| {
-            if is_worker() {
+            if host_context::is_installed() {
                 let location = info.location().map(ToString::to_string);
                 let _ = PANIC_LOCATION.try_with(|l| {
                     if let Ok(mut l) = l.try_borrow_mut() {
@@ -418,248 +367,6 @@ fn install_panic_hook() {
             }
         }));
     });
-}
-
-/// The payload with which threads waiting at (or reaching) `sync_threads()` in a failed block
-/// unwind. `resume_unwind` does not call the panic hook, so it prints nothing.
-struct Unwound;
-
-fn unwind() -> ! {
-    panic::resume_unwind(Box::new(Unwound))
-}
-
-/// How one GPU thread ended.
-enum Outcome {
-    Returned,
-    /// Stopped at `sync_threads()` because the block failed.
-    Unwound,
-    Panicked(Failure),
-}
-
-/// The first failure of a block, with threads as linear numbers in the block.
-enum Failure {
-    Panicked {
-        block: [u32; 3],
-        thread: u32,
-        message: String,
-        location: Option<String>,
-    },
-    Divergence {
-        block: [u32; 3],
-        waiting: u32,
-        returned: u32,
-    },
-}
-
-impl Failure {
-    fn into_kind(self, block_dim: [u32; 3]) -> FailureKind {
-        let idx = |t: u32| unlinear(u64::from(t), block_dim);
-        match self {
-            Failure::Panicked {
-                block,
-                thread,
-                message,
-                location,
-            } => FailureKind::Panicked {
-                block,
-                thread: idx(thread),
-                message,
-                location,
-            },
-            Failure::Divergence {
-                block,
-                waiting,
-                returned,
-            } => FailureKind::BarrierDivergence {
-                block,
-                thread: idx(waiting),
-                returned: idx(returned),
-            },
-        }
-    }
-}
-
-/// The barrier of the block being run, reused block after block, and the end-of-block
-/// rendezvous of the OS threads.
-///
-/// Poisonable: once a thread of the block has failed, every thread waiting at `sync_threads()`
-/// is woken and unwinds (with [`Unwound`]), and so does every thread that reaches it later, so
-/// the block always finishes.
-struct Block {
-    /// Threads per block.
-    threads: u32,
-    state: Mutex<State>,
-    changed: Condvar,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Phase {
-    /// Threads are being spawned: they wait.
-    Starting,
-    Running,
-    /// A thread could not be spawned: those that were return at once.
-    Aborted,
-}
-
-struct State {
-    phase: Phase,
-    /// Blocks finished so far.
-    blocks_done: u64,
-    /// Completed `sync_threads()` in this block (so a waiter knows it was released).
-    generation: u64,
-    /// Threads waiting at `sync_threads()`, and the lowest of them.
-    waiting: u32,
-    lowest_waiting: u32,
-    /// Threads of this block that finished, and the lowest that returned normally.
-    finished: u32,
-    lowest_returned: u32,
-    /// Some thread of this block failed: no thread waits any more and no later block runs.
-    failed: bool,
-    /// Set with the last block's end when it failed: the threads stop.
-    stopped: bool,
-    failure: Option<Failure>,
-}
-
-impl Block {
-    fn new(threads: u32) -> Block {
-        Block {
-            threads,
-            state: Mutex::new(State {
-                phase: Phase::Starting,
-                blocks_done: 0,
-                generation: 0,
-                waiting: 0,
-                lowest_waiting: u32::MAX,
-                finished: 0,
-                lowest_returned: u32::MAX,
-                failed: false,
-                stopped: false,
-                failure: None,
-            }),
-            changed: Condvar::new(),
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, State> {
-        // Nothing panics while holding the lock; if something did, the counts are still whole.
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn wait<'a>(&self, guard: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
-        self.changed
-            .wait(guard)
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    fn start(&self, run: bool) {
-        self.lock().phase = if run { Phase::Running } else { Phase::Aborted };
-        self.changed.notify_all();
-    }
-
-    /// Waits until all threads are spawned; false when the launch was aborted.
-    fn wait_for_start(&self) -> bool {
-        let mut st = self.lock();
-        while st.phase == Phase::Starting {
-            st = self.wait(st);
-        }
-        st.phase == Phase::Running
-    }
-
-    /// Records `failure` (keeping the lowest-numbered panicking thread) and stops the block.
-    fn fail(&self, st: &mut State, failure: Failure) {
-        let replace = match (&st.failure, &failure) {
-            (None, _) => true,
-            (
-                Some(Failure::Panicked { thread: old, .. }),
-                Failure::Panicked { thread: new, .. },
-            ) => new < old,
-            _ => false,
-        };
-        if replace {
-            st.failure = Some(failure);
-        }
-        st.failed = true;
-        self.changed.notify_all();
-    }
-
-    /// When every thread that has not returned waits at `sync_threads()` but some returned,
-    /// the barrier can never complete: a divergent barrier.
-    fn check_divergence(&self, st: &mut State, block: [u32; 3]) {
-        if !st.failed
-            && st.waiting > 0
-            && st.finished > 0
-            && st.waiting + st.finished == self.threads
-        {
-            let failure = Failure::Divergence {
-                block,
-                waiting: st.lowest_waiting,
-                returned: st.lowest_returned,
-            };
-            self.fail(st, failure);
-        }
-    }
-
-    /// `sync_threads()` of thread `thread`: returns when every thread of the block has reached
-    /// it, or unwinds when the block has failed.
-    fn sync(&self, thread: u32) {
-        let mut st = self.lock();
-        if st.failed {
-            drop(st);
-            unwind();
-        }
-        st.waiting += 1;
-        st.lowest_waiting = st.lowest_waiting.min(thread);
-        if st.waiting == self.threads {
-            st.waiting = 0;
-            st.lowest_waiting = u32::MAX;
-            st.generation += 1;
-            self.changed.notify_all();
-            return;
-        }
-        let block = current().block_idx;
-        self.check_divergence(&mut st, block);
-        let generation = st.generation;
-        loop {
-            if st.generation != generation {
-                return;
-            }
-            if st.failed {
-                drop(st);
-                unwind();
-            }
-            st = self.wait(st);
-        }
-    }
-
-    /// Thread `thread` has finished block `block` with `outcome`. Waits until every thread of
-    /// the block has finished; returns whether to stop (the block failed).
-    fn finish(&self, thread: u32, block: [u32; 3], outcome: Outcome) -> bool {
-        let mut st = self.lock();
-        st.finished += 1;
-        match outcome {
-            Outcome::Returned => st.lowest_returned = st.lowest_returned.min(thread),
-            Outcome::Unwound => {}
-            Outcome::Panicked(failure) => self.fail(&mut st, failure),
-        }
-        self.check_divergence(&mut st, block);
-        if st.finished == self.threads {
-            st.finished = 0;
-            st.lowest_returned = u32::MAX;
-            st.waiting = 0;
-            st.lowest_waiting = u32::MAX;
-            st.blocks_done += 1;
-            st.stopped = st.failed;
-            self.changed.notify_all();
-            return st.stopped;
-        }
-        let done = st.blocks_done;
-        while st.blocks_done == done {
-            st = self.wait(st);
-        }
-        // Not `failed`: a thread that woke late may find the next block failed already; that
-        // block cannot end (nor change `stopped`) before this thread has run it.
-        st.stopped
-    }
 }
 
 /// A shared kernel argument (`&[T]`, or a by-value `T`) of an emulated kernel, read by every

@@ -2,8 +2,9 @@
 
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
+use oxide_emulator::{FailureKind, KernelFailure, LaunchShapeError};
 
-/// An error of the host runtime. Nothing in [`crate::host`] panics; it returns one of these.
+/// An error of the host runtime. Nothing in [`crate`] panics; it returns one of these.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -56,7 +57,7 @@ pub enum Error {
     },
     /// A kernel failed while running: a panic (a trap on the GPU), or a barrier not every thread
     /// of a block reached. On the GPU this is reported by the next call that waits for the
-    /// kernel (see [`crate::host`]); [`crate::emulate::KernelFailure`] converts into this too.
+    /// kernel (see [`crate`]); the emulator's [`KernelFailure`] converts into this too.
     #[error("kernel `{kernel}` failed {message}")]
     KernelFailed {
         /// The kernel's name (`scale::<f32>` for an instance of a generic kernel).
@@ -78,6 +79,24 @@ impl Error {
             self,
             Error::NoDriver(_) | Error::NoDevice { .. } | Error::NoPtx { .. }
         )
+    }
+}
+
+impl From<LaunchShapeError> for Error {
+    fn from(LaunchShapeError(reason): LaunchShapeError) -> Error {
+        Error::LaunchShape(reason)
+    }
+}
+
+impl From<KernelFailure> for Error {
+    fn from(f: KernelFailure) -> Error {
+        match f.kind {
+            FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
+            kind => Error::KernelFailed {
+                kernel: f.kernel.to_owned(),
+                message: format!("in the emulator: {kind}"),
+            },
+        }
     }
 }
 
@@ -179,6 +198,36 @@ mod tests {
         ));
         assert!(e.to_string().starts_with("CUDA driver error: "), "{e}");
         assert!(e.to_string().contains("NOT_FOUND"), "{e}");
+    }
+
+    #[test]
+    fn shape_errors_and_emulator_failures_convert() {
+        let shape = crate::LaunchConfig::for_num_elems(10, 0).unwrap_err();
+        let e = Error::from(shape.clone());
+        assert!(matches!(&e, Error::LaunchShape(r) if *r == shape.0), "{e}");
+        let failure = KernelFailure {
+            kernel: "k",
+            kind: FailureKind::LaunchShape("grid x = 0".into()),
+        };
+        assert!(matches!(Error::from(failure), Error::LaunchShape(r) if r == "grid x = 0"));
+        let failure = KernelFailure {
+            kernel: "k",
+            kind: FailureKind::WarpDivergence {
+                block: [0; 3],
+                thread: [1, 0, 0],
+                mask: !0,
+                missing: [2, 0, 0],
+            },
+        };
+        let e = Error::from(failure);
+        let Error::KernelFailed { kernel, message } = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(kernel, "k");
+        assert!(
+            message.starts_with("in the emulator: thread [1, 0, 0]"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -221,7 +221,7 @@ fn a_panicking_thread_fails_the_launch_without_hanging() {
     );
     let location = location.as_deref().unwrap();
     assert!(
-        location.starts_with("device-std/tests/emulate.rs:"),
+        location.starts_with("device-std/oxide/tests/emulate.rs:"),
         "{location}"
     );
     assert_eq!((e.block(), e.thread()), (Some([1, 0, 0]), Some([3, 0, 0])));
@@ -346,4 +346,42 @@ fn a_full_block_of_1024_threads() {
     let cfg = LaunchConfig::for_num_elems(n, 1024).unwrap();
     vecadd::emulate(&cfg, &a, &a, &mut c).unwrap();
     assert!(c.iter().enumerate().all(|(i, &v)| v == 2.0 * i as f32));
+}
+
+/// Each thread writes its warp's sum, gathered by index shuffles over the lanes the warp has
+/// (a block of 40 has a second warp of 8 lanes).
+#[kernel]
+pub fn warp_sums(values: &[i32], mut sums: DisjointSlice<i32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    let first_lane = thread::thread_idx_x() / 32 * 32;
+    let lanes = (thread::block_dim_x() - first_lane).min(32);
+    let lane = oxide::warp::lane_id();
+    let value = values.get(i).copied().unwrap_or(0);
+    let mut sum = value;
+    for k in 1..lanes {
+        sum += oxide::warp::shfl_sync_idx_i32(u32::MAX, value, (lane + k) % lanes, 0x1f);
+    }
+    if let Some(out) = sums.get_mut(idx) {
+        *out = sum;
+    }
+}
+
+#[test]
+fn warp_sums_through_the_generated_emulator() {
+    for block in [64u32, 40] {
+        let n = 2 * block as usize;
+        let values: Vec<i32> = (0..n as i32).map(|v| v * v - 50).collect();
+        let mut sums = vec![0; n];
+        warp_sums::emulate(&shape((2, 1, 1), (block, 1, 1)), &values, &mut sums).unwrap();
+        let expected: Vec<i32> = (0..n)
+            .map(|i| {
+                let (b, t) = (i / block as usize, i % block as usize);
+                let first = b * block as usize + t / 32 * 32;
+                let last = (first + 32).min((b + 1) * block as usize);
+                values[first..last].iter().sum()
+            })
+            .collect();
+        assert_eq!(sums, expected, "blocks of {block}");
+    }
 }

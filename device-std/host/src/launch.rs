@@ -1,4 +1,4 @@
-//! Launch shapes, PTX modules and kernel parameters.
+//! PTX modules, kernel functions and kernel parameters (launch shapes: `oxide_emulator::launch`).
 
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -9,95 +9,7 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use super::{DeviceBuffer, Error, Gpu};
-
-/// Hardware limits of every GPU the backend targets (sm_50 and later).
-const MAX_BLOCK_THREADS: u64 = 1024;
-const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
-
-/// The shape of a launch: blocks per grid, threads per block, dynamic shared memory per block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LaunchConfig {
-    /// Blocks along (x, y, z).
-    pub grid: (u32, u32, u32),
-    /// Threads per block along (x, y, z).
-    pub block: (u32, u32, u32),
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_mem_bytes: u32,
-}
-
-impl LaunchConfig {
-    /// A 1-D launch of `block` threads per block and enough blocks to cover `n` elements
-    /// (`ceil(n / block)`, at least one block so that `n == 0` still launches).
-    pub fn for_num_elems(n: usize, block: u32) -> Result<LaunchConfig, Error> {
-        if block == 0 || u64::from(block) > MAX_BLOCK_THREADS {
-            return Err(Error::LaunchShape(format!(
-                "a block of {block} threads; a block has 1 to {MAX_BLOCK_THREADS} threads"
-            )));
-        }
-        let blocks = n.div_ceil(block as usize).max(1);
-        let blocks = u32::try_from(blocks)
-            .ok()
-            .filter(|&b| b <= MAX_GRID[0])
-            .ok_or_else(|| {
-                Error::LaunchShape(format!(
-                    "{n} elements need {blocks} blocks of {block} threads, more than the {} a \
-                     1-D grid allows",
-                    MAX_GRID[0]
-                ))
-            })?;
-        let cfg = LaunchConfig {
-            grid: (blocks, 1, 1),
-            block: (block, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
-    /// Whether the launch is one-dimensional: grid and block have y = z = 1 (what a
-    /// `#[kernel(grid = "1d")]` kernel requires).
-    pub fn is_1d(&self) -> bool {
-        (self.grid.1, self.grid.2, self.block.1, self.block.2) == (1, 1, 1, 1)
-    }
-
-    /// Checks the shape against the hardware limits, and that the grid's thread count fits in
-    /// `usize` (so [`crate::ThreadIndex::linear`] cannot overflow and stays unique).
-    pub fn validate(&self) -> Result<(), Error> {
-        let grid = [self.grid.0, self.grid.1, self.grid.2];
-        let block = [self.block.0, self.block.1, self.block.2];
-        let bad = |what: String| Err(Error::LaunchShape(what));
-        for (axis, name) in ["x", "y", "z"].into_iter().enumerate() {
-            if grid[axis] == 0 || grid[axis] > MAX_GRID[axis] {
-                return bad(format!(
-                    "grid {name} = {}; it must be 1 to {}",
-                    grid[axis], MAX_GRID[axis]
-                ));
-            }
-            if block[axis] == 0 || block[axis] > MAX_BLOCK[axis] {
-                return bad(format!(
-                    "block {name} = {}; it must be 1 to {}",
-                    block[axis], MAX_BLOCK[axis]
-                ));
-            }
-        }
-        let per_block: u64 = block.iter().map(|&d| u64::from(d)).product();
-        if per_block > MAX_BLOCK_THREADS {
-            return bad(format!(
-                "a block of {per_block} threads; a block has at most {MAX_BLOCK_THREADS}"
-            ));
-        }
-        let total = grid
-            .iter()
-            .try_fold(per_block, |acc, &d| acc.checked_mul(u64::from(d)))
-            .filter(|&t| usize::try_from(t).is_ok());
-        if total.is_none() {
-            return bad("the grid has more threads than fit in usize".into());
-        }
-        Ok(())
-    }
-}
+use crate::{DeviceBuffer, Error, Gpu, LaunchConfig};
 
 /// A crate's PTX, loaded (JIT-compiled by the driver) on one [`Gpu`].
 pub struct KernelModule {
@@ -188,14 +100,15 @@ impl KernelModule {
 
 /// The instance of generic kernel `name` at the type arguments whose
 /// `core::any::type_name`s are `type_names`: PTX entry
-/// [`generic_entry(name, type_names)`](crate::__private::generic_entry), called
-/// `name::<T1, T2>` in errors.
-pub(crate) fn generic_function(
+/// [`generic_entry(name, type_names)`](oxide_contract::generic_entry), called
+/// `name::<T1, T2>` in errors. Used by the launchers `#[kernel]` generates.
+#[doc(hidden)]
+pub fn generic_function(
     module: &KernelModule,
     name: &str,
     type_names: &[&str],
 ) -> Result<KernelFunction, Error> {
-    let entry = crate::__private::generic_entry(name, type_names);
+    let entry = oxide_contract::generic_entry(name, type_names);
     module.entry(&entry, &format!("{name}::<{}>", type_names.join(", ")))
 }
 
@@ -242,7 +155,7 @@ impl<'a> Launch<'a> {
 
     /// Queues the kernel on the stream and returns without waiting for it. The [`Gpu`] then
     /// names this kernel in the error of a wait that finds a kernel failed (see
-    /// [`crate::host`]).
+    /// [`crate`]).
     ///
     /// # Safety
     /// The pushed parameters must match the kernel's PTX parameters in number, order and type,
@@ -345,83 +258,5 @@ impl<'a, T> KernelArg<'a> for ByValue<'a, T> {
         // SAFETY: `RawBytes<T>` is `repr(transparent)` over `T`.
         let bytes: &'a RawBytes<T> = unsafe { &*(self.0 as *const T).cast::<RawBytes<T>>() };
         launch.args.arg(bytes);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn shape(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
-        LaunchConfig {
-            grid,
-            block,
-            shared_mem_bytes: 0,
-        }
-    }
-
-    #[test]
-    fn for_num_elems_rounds_up() {
-        let cfg = LaunchConfig::for_num_elems(1_048_579, 256).unwrap();
-        assert_eq!(cfg, shape((4097, 1, 1), (256, 1, 1)));
-        assert_eq!(
-            LaunchConfig::for_num_elems(512, 256).unwrap().grid,
-            (2, 1, 1)
-        );
-        assert_eq!(
-            LaunchConfig::for_num_elems(1, 1024).unwrap().grid,
-            (1, 1, 1)
-        );
-        // No elements still launches one block, whose threads find nothing to do.
-        assert_eq!(LaunchConfig::for_num_elems(0, 256).unwrap().grid, (1, 1, 1));
-    }
-
-    #[test]
-    fn for_num_elems_rejects_bad_blocks() {
-        for block in [0, 1025, u32::MAX] {
-            let e = LaunchConfig::for_num_elems(100, block).unwrap_err();
-            assert!(matches!(e, Error::LaunchShape(_)), "{e}");
-        }
-        let too_many = (i32::MAX as usize + 1) * 32;
-        let e = LaunchConfig::for_num_elems(too_many, 32).unwrap_err();
-        assert!(e.to_string().contains("more than the 2147483647"), "{e}");
-    }
-
-    #[test]
-    fn one_dimensional_shapes() {
-        assert!(LaunchConfig::for_num_elems(1000, 128).unwrap().is_1d());
-        assert!(shape((7, 1, 1), (32, 1, 1)).is_1d());
-        for not_1d in [
-            shape((1, 2, 1), (32, 1, 1)),
-            shape((1, 1, 2), (32, 1, 1)),
-            shape((1, 1, 1), (32, 2, 1)),
-            shape((1, 1, 1), (32, 1, 2)),
-        ] {
-            assert!(!not_1d.is_1d(), "{not_1d:?}");
-        }
-    }
-
-    #[test]
-    fn validate_limits() {
-        assert!(shape((1, 1, 1), (1024, 1, 1)).validate().is_ok());
-        assert!(
-            shape((i32::MAX as u32, 65535, 65535), (1, 1, 1))
-                .validate()
-                .is_ok()
-        );
-        for bad in [
-            shape((0, 1, 1), (32, 1, 1)),
-            shape((1, 0, 1), (32, 1, 1)),
-            shape((1, 1, 1), (32, 0, 1)),
-            shape((1, 1, 1), (1, 1, 65)),
-            shape((1, 1, 1), (64, 32, 1)),
-            shape((1, 65536, 1), (32, 1, 1)),
-            shape((i32::MAX as u32 + 1, 1, 1), (32, 1, 1)),
-            // 2^31 * 2^16 * 2^16 blocks of 1024 threads: more threads than a u64 counts.
-            shape((i32::MAX as u32, 65535, 65535), (1024, 1, 1)),
-        ] {
-            let e = bad.validate().unwrap_err();
-            assert!(matches!(e, Error::LaunchShape(_)), "{bad:?}: {e}");
-        }
     }
 }

@@ -1,4 +1,4 @@
-//! Host runtime: open a GPU, move data, launch kernels (over cudarc's driver API, loaded at run
+//! `oxide-host`, the host runtime of oxide kernels (`oxide::host` to kernel authors): open a GPU, move data, launch kernels (over cudarc's driver API, loaded at run
 //! time so that a machine without a driver gets [`Error::NoDriver`], never a panic).
 //!
 //! Ordering: everything runs on one stream per [`Gpu`]. Copies to the device and launches are
@@ -18,16 +18,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 use cudarc::driver::sys::{CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError};
 
-pub mod bench;
 mod error;
 mod launch;
 
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
-pub(crate) use launch::generic_function;
 #[doc(hidden)]
-pub use launch::{ByValue, KernelArg, Launch};
-pub use launch::{KernelFunction, KernelModule, LaunchConfig, load_module};
+pub use launch::{ByValue, KernelArg, Launch, generic_function};
+pub use launch::{KernelFunction, KernelModule, load_module};
+pub use oxide_emulator::launch::{LaunchConfig, LaunchShapeError};
 
 /// One CUDA device, with its primary context and the stream all work goes to.
 pub struct Gpu {

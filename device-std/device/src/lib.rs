@@ -1,0 +1,108 @@
+//! `oxide-device`: the device API of oxide kernels, the code the backend compiles for the GPU.
+//!
+//! - [`thread`]: where a thread is in the grid (the index intrinsics, [`thread::sync_threads`])
+//!   and [`ThreadIndex`], a thread's own linear index;
+//! - [`DisjointSlice`]: the only safe way to write memory shared by the grid;
+//! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
+//! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
+//! - [`host_context`]: what the intrinsics do on the host, where they read the simulated thread
+//!   that a host runner (the CPU emulator, `oxide-emulator`) installs on each OS thread.
+//!
+//! Kernel authors use it through the `oxide` crate (`use oxide::prelude::*;`), which re-exports
+//! it under the same paths. It depends on nothing; everything a kernel calls is plain Rust with
+//! no trait objects, formatting or allocation, `#[inline]` so that its MIR crosses crates to the
+//! backend, except the intrinsics, which are `#[inline(never)]` so that the backend sees the
+//! call and replaces it (their host bodies are never compiled for the GPU).
+
+// `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR.
+#![feature(negative_impls)]
+// The registry of docs/contracts.md: `#[oxide::…]` marks what the backend replaces, and
+// diagnostic items name the functions it calls (as rustc names `core`'s).
+#![feature(register_tool, rustc_attrs)]
+#![register_tool(oxide)]
+#![allow(internal_features)]
+
+use core::marker::PhantomData;
+
+pub mod host_context;
+pub mod soft;
+pub mod thread;
+pub mod warp;
+
+pub use thread::ThreadIndex;
+
+/// An output slice shared by every thread of a launch, in which each thread may write only the
+/// element at its own [`ThreadIndex`].
+///
+/// Two threads can never write one element through safe code: the only safe accessor,
+/// [`get_mut`](Self::get_mut), takes a `ThreadIndex`, which user code cannot build, copy or
+/// change, and which is unique to the calling thread over the whole grid. The value is not
+/// `Clone`/`Copy` either, so a kernel has exactly one handle per output argument.
+///
+/// Layout (the backend and the launcher rely on it, see docs/contracts.md): `#[repr(C)]`, a data
+/// pointer then an element count, both pointer-sized; the marker is zero-sized.
+#[repr(C)]
+#[oxide::disjoint_slice]
+pub struct DisjointSlice<T> {
+    ptr: *mut T,
+    len: usize,
+    // Behaves as a unique borrow of `[T]` (invariant in `T`, neither `Send` nor `Sync`), without
+    // a lifetime parameter so that kernels can write `DisjointSlice<f32>`.
+    _marker: PhantomData<*mut [T]>,
+}
+
+impl<T> DisjointSlice<T> {
+    /// Wraps `len` elements at `ptr`. Kernels never call this: their arguments are built by the
+    /// launch. It exists for the host emulator and for tests.
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` elements of `T` for as long as the value
+    /// (and every reference it hands out) lives, and every thread that holds a `DisjointSlice`
+    /// over the same memory must see the same `ptr` and `len` and a distinct
+    /// [`ThreadIndex`]; nothing else may access the memory meanwhile.
+    #[inline]
+    pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
+        DisjointSlice {
+            ptr,
+            len,
+            _marker: PhantomData,
+        }
+    }
+
+    /// Number of elements of the whole slice (not of this thread's share).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the slice has no elements.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// This thread's element, or `None` when the thread lies past the end (the usual case for
+    /// the last block of a grid: such a thread should simply do nothing).
+    #[inline]
+    pub fn get_mut(&mut self, idx: ThreadIndex) -> Option<&mut T> {
+        let i = idx.get();
+        if i < self.len {
+            // SAFETY: `i < len`, and `idx` is this thread's own unique index, so no other thread
+            // can reach element `i` through safe code; `&mut self` stops a second borrow here.
+            Some(unsafe { &mut *self.ptr.add(i) })
+        } else {
+            None
+        }
+    }
+
+    /// The element at `index`, with no bounds check and no proof of exclusivity.
+    ///
+    /// # Safety
+    /// `index < self.len()`, and no other thread of the launch may read or write element `index`
+    /// while the returned reference lives (data races are undefined behaviour).
+    #[inline]
+    pub unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        // SAFETY: forwarded to the caller.
+        unsafe { &mut *self.ptr.add(index) }
+    }
+}

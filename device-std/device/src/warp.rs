@@ -1,0 +1,127 @@
+//! The thread's lane and the exchange of values between the lanes of a warp.
+//!
+//! A warp is 32 threads of a block with consecutive linear numbers in the block
+//! ([`ThreadContext::thread_in_block`](crate::host_context::ThreadContext::thread_in_block));
+//! the last warp of a block whose size is not a multiple of 32 has fewer lanes.
+//!
+//! Like the index functions of [`crate::thread`], these are device intrinsics: `#[inline(never)]`
+//! and not generic, so that the backend sees each call and replaces it by its instruction. Their
+//! bodies are the host semantics: under the CPU emulator a shuffle is a real exchange between
+//! the OS threads of the warp; in a plain host call (one simulated thread) [`lane_id`] is the
+//! simulated thread's lane (0 unless `with_thread_context` says otherwise) and a shuffle returns
+//! the lane's own value.
+
+use crate::host_context;
+
+/// Threads per warp on every GPU the backend targets.
+pub const WARP_SIZE: u32 = 32;
+
+/// This thread's lane in its warp (`%laneid`): its linear number in the block modulo
+/// [`WARP_SIZE`].
+#[oxide::nvvm("llvm.nvvm.read.ptx.sreg.laneid")]
+#[inline(never)]
+pub fn lane_id() -> u32 {
+    host_context::current().lane()
+}
+
+/// `__shfl_sync(mask, value, src_lane, width)` (PTX `shfl.sync.idx.b32`): every lane named in
+/// `mask` passes a value, and gets the value of the lane `src_lane` selects.
+///
+/// `clamp` is PTX's `c` operand: `0x1f` for the whole warp, or for CUDA's `width` (a power of
+/// two up to 32) `((32 - width) << 8) | 0x1f`, which splits the warp into segments of `width`
+/// lanes and reads lane `src_lane % width` of the caller's segment. In general, with
+/// `segmask = (clamp >> 8) & 0x1f` and `c = clamp & 0x1f`, the source lane is
+/// `(lane & segmask) | (src_lane & !segmask & 0x1f)`, or the caller itself when that lies past
+/// `(lane & segmask) | (c & !segmask)`.
+///
+/// Every lane that calls it must be in `mask`, and every lane in `mask` that has not exited
+/// must make the same call; reading a lane that takes no part (not in `mask`, exited, or past
+/// the end of a partial warp) gives an undefined value on the GPU. The emulator checks all
+/// three: the first two fail the launch instead of hanging, the last panics.
+#[oxide::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
+#[inline(never)]
+pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
+    let lane = host_context::current().lane();
+    assert!(
+        mask & (1 << lane) != 0,
+        "lane {lane} calls shfl_sync_idx_i32 with mask {mask:#010x}, which does not name it \
+         (undefined behaviour on the GPU)"
+    );
+    let source = shfl_idx_source(lane, src_lane, clamp);
+    // The value travels as its 32 bits.
+    let Some(values) = host_context::warp_exchange(mask, u64::from(value as u32)) else {
+        return value;
+    };
+    match values.get(source) {
+        Some(bits) => bits as u32 as i32,
+        None => panic!(
+            "lane {lane} reads lane {source} in shfl_sync_idx_i32 (mask {mask:#010x}), which \
+             takes no part in the shuffle (not in the mask, exited, or past the end of the \
+             warp): undefined value on the GPU"
+        ),
+    }
+}
+
+/// The lane `shfl.sync.idx` reads for lane `lane` with source operand `b` and clamp operand `c`
+/// (the PTX ISA's definition).
+fn shfl_idx_source(lane: u32, b: u32, c: u32) -> u32 {
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
+    let source = (lane & segmask) | (b & 0x1f & !segmask);
+    if source <= max_lane { source } else { lane }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::host_context::{ThreadContext, with_thread_context};
+
+    fn lane_of(thread: u32, block_x: u32) -> ThreadContext {
+        ThreadContext {
+            thread_idx: [thread, 0, 0],
+            block_dim: [block_x, 1, 1],
+            ..ThreadContext::SINGLE
+        }
+    }
+
+    #[test]
+    fn one_host_thread_is_lane_zero_and_reads_itself() {
+        assert_eq!(lane_id(), 0);
+        assert_eq!(shfl_sync_idx_i32(!0, -7, 5, 0x1f), -7);
+        assert_eq!(shfl_sync_idx_i32(1, i32::MIN, 0, 0x1f), i32::MIN);
+        with_thread_context(lane_of(37, 64), || {
+            assert_eq!(lane_id(), 5);
+            assert_eq!(shfl_sync_idx_i32(1 << 5, 3, 0, 0x1f), 3);
+        });
+    }
+
+    #[test]
+    fn a_lane_outside_the_mask_is_refused() {
+        let caught = std::panic::catch_unwind(|| {
+            with_thread_context(lane_of(3, 32), || {
+                shfl_sync_idx_i32(0b111, 1, 0, 0x1f);
+            })
+        });
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn source_lanes_as_cuda_computes_them() {
+        // The whole warp: src_lane modulo 32.
+        for lane in 0..32 {
+            assert_eq!(shfl_idx_source(lane, 7, 0x1f), 7);
+            assert_eq!(shfl_idx_source(lane, 40, 0x1f), 8);
+        }
+        // width 16: ((32 - 16) << 8) | 0x1f reads src_lane % 16 of the caller's half.
+        let c16 = (16 << 8) | 0x1f;
+        assert_eq!(shfl_idx_source(3, 5, c16), 5);
+        assert_eq!(shfl_idx_source(20, 5, c16), 21);
+        assert_eq!(shfl_idx_source(20, 18, c16), 18);
+        // width 8, lane 13 is in the segment 8..16.
+        let c8 = (24 << 8) | 0x1f;
+        assert_eq!(shfl_idx_source(13, 2, c8), 10);
+        // A clamp below the source: the caller reads itself.
+        assert_eq!(shfl_idx_source(4, 9, 7), 4);
+        assert_eq!(shfl_idx_source(4, 7, 7), 7);
+    }
+}

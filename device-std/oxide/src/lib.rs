@@ -1,0 +1,93 @@
+//! `oxide`: what a kernel author uses to write SIMT GPU kernels in Rust, and the host runtime
+//! that launches them.
+//!
+//! ```no_run
+//! use oxide::prelude::*;
+//!
+//! #[kernel]
+//! pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+//!     let i = thread::index_1d();
+//!     if let Some(out) = c.get_mut(ThreadIndex::linear()) {
+//!         *out = a[i] + b[i];
+//!     }
+//! }
+//!
+//! fn main() -> Result<(), oxide::host::Error> {
+//!     let gpu = Gpu::new(0)?;
+//!     let (a, b) = (gpu.htod(&[1.0f32, 2.0])?, gpu.htod(&[3.0f32, 4.0])?);
+//!     let mut c = gpu.alloc_zeroed::<f32>(2)?;
+//!     vecadd::launch(&gpu, LaunchConfig::for_num_elems(2, 256)?, &a, &b, &mut c)?;
+//!     assert_eq!(gpu.dtoh(&c)?, [4.0, 6.0]);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! Kernels may be generic over types, closures from the host included
+//! (`#[kernel] pub fn map<F: Fn(u32) -> u32 + Copy>(f: F, ...)`, launched as
+//! `map::launch(&gpu, cfg, move |v| v * k, ...)`), and take options:
+//! `#[kernel(strict_float)]`, `#[kernel(grid = "1d")]` (see [`kernel`] and docs/contracts.md).
+//!
+//! This crate is a facade over the crates that hold the code, under stable paths:
+//!
+//! - device side, crate `oxide-device`: [`thread`] (indices and the intrinsics the backend
+//!   replaces), [`warp`] (lanes and shuffles), [`soft`], and [`DisjointSlice`] (the only safe
+//!   way to write memory shared by the grid);
+//! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
+//! - crate `oxide-emulator`: [`emulate`], the CPU emulator: a whole grid on host threads
+//!   (`vecadd::emulate(&cfg, &a, &b, &mut c)`);
+//! - crate `oxide-macros`: [`kernel`].
+//!
+//! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
+//! `#[inline]` so its MIR crosses crates to the backend.
+
+pub use oxide_device::{DisjointSlice, ThreadIndex, soft, thread, warp};
+pub use oxide_emulator as emulate;
+pub use oxide_host as host;
+pub use oxide_macros::kernel;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+/// What a kernel file needs: `use oxide::prelude::*;`.
+pub mod prelude {
+    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig};
+    pub use crate::thread::{self, ThreadIndex};
+    pub use crate::{DisjointSlice, kernel};
+}
+
+/// `__embedded_ptx!("__oxide_ptx_<crate>")`: the PTX the backend embedded in the crate that
+/// expands it, as `Option<&'static CStr>`. Used by the `#[kernel]` launcher only.
+///
+/// This build has `--cfg oxide_backend`, so the symbol is a strong reference, defined by the
+/// object file the backend adds to the crate (the PTX text and a NUL byte).
+#[cfg(oxide_backend)]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __embedded_ptx {
+    ($sym:literal) => {{
+        unsafe extern "C" {
+            #[link_name = $sym]
+            static PTX: [u8; 0];
+        }
+        // SAFETY: the backend defines the symbol as NUL-terminated, immutable PTX text.
+        ::core::option::Option::Some(unsafe {
+            ::core::ffi::CStr::from_ptr(::core::ptr::addr_of!(PTX).cast())
+        })
+    }};
+}
+
+/// `__embedded_ptx!("__oxide_ptx_<crate>")`: the PTX the backend embedded in the crate that
+/// expands it, as `Option<&'static CStr>`. Used by the `#[kernel]` launcher only.
+///
+/// This build lacks `--cfg oxide_backend` (a plain `cargo build`): there is no PTX, so this is
+/// `None`, nothing refers to the symbol, the crate links, and the launch returns
+/// [`host::Error::NoPtx`].
+#[cfg(not(oxide_backend))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __embedded_ptx {
+    ($sym:literal) => {
+        ::core::option::Option::<&'static ::core::ffi::CStr>::None
+    };
+}
