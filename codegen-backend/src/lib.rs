@@ -8,6 +8,7 @@
 #![warn(unreachable_pub, rust_2018_idioms)]
 
 extern crate rustc_abi;
+extern crate rustc_ast;
 extern crate rustc_codegen_llvm;
 extern crate rustc_codegen_ssa;
 extern crate rustc_const_eval;
@@ -28,6 +29,7 @@ mod embed;
 mod error;
 mod ice;
 mod import;
+mod registry;
 
 use std::any::Any;
 

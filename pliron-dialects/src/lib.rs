@@ -2,7 +2,6 @@
 #![warn(unreachable_pub, rust_2018_idioms)]
 
 pub mod gpu;
-pub mod intrinsics;
 pub mod mir;
 pub mod passes;
 pub mod to_llvm;

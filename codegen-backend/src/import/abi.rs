@@ -188,13 +188,8 @@ enum KernelParam {
     Bytes(TypeHandle),
 }
 
-fn is_disjoint_slice(tcx: ty::TyCtxt<'_>, ty: Ty<'_>) -> bool {
-    let ty::Adt(adt, _) = ty.kind() else {
-        return false;
-    };
-    let path = rustc_middle::ty::print::with_no_trimmed_paths!(tcx.def_path_str(adt.did()));
-    path.starts_with("oxide::") && path.ends_with("::DisjointSlice")
-        || path == "oxide::DisjointSlice"
+fn is_disjoint_slice(m: &DeviceModule<'_>, ty: Ty<'_>) -> bool {
+    matches!(ty.kind(), ty::Adt(adt, _) if m.registry.is_disjoint_slice(adt.did()))
 }
 
 fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> KernelParam {
@@ -213,7 +208,7 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
             elem_align,
         };
     }
-    if is_disjoint_slice(m.tcx, ty)
+    if is_disjoint_slice(m, ty)
         && let ty::Adt(_, args) = ty.kind()
     {
         let elem_align = m

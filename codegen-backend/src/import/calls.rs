@@ -4,8 +4,7 @@
 #[allow(unused_imports)]
 use crate::import::prelude::*;
 use oxide_dialects::{
-    gpu::{BarrierOp, SpecialRegOp, SpecialRegister},
-    intrinsics::{self, IntrinsicKind},
+    gpu::{BarrierOp, InlineAsmOp, IntrinsicCallOp, SpecialRegOp},
     mir::CallOp,
 };
 use pliron::value::Value;
@@ -14,7 +13,7 @@ use rustc_middle::{
     mir::{self, Operand as MirOperand},
     ty::{self, Instance, InstanceKind},
 };
-use rustc_span::{Spanned, sym};
+use rustc_span::Spanned;
 
 use super::{
     FnCx,
@@ -22,32 +21,10 @@ use super::{
     operands::{Operand, OperandVal},
     places::PlaceRef,
 };
-use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
-
-/// Why a function of the standard library cannot run on the GPU, if it cannot: by the crate that
-/// defines it (`Box::new` prints as `std::boxed::...` but lives in `alloc`). Checked before a body
-/// is imported so that the error names the call the user wrote, not a constant it passes.
-fn host_only(
-    tcx: ty::TyCtxt<'_>,
-    def_id: rustc_hir::def_id::DefId,
-    path: &str,
-) -> Option<&'static str> {
-    let krate = tcx.crate_name(def_id.krate);
-    if path.contains("::fmt::") && [sym::core, sym::std, sym::alloc].contains(&krate) {
-        Some(
-            "the formatting machinery uses trait objects and strings that device code does not have",
-        )
-    } else if krate == sym::alloc {
-        Some("device code has no heap; use values, arrays and slices")
-    } else if krate == sym::std && path.starts_with("std::thread::") {
-        Some("GPU threads have no thread-local storage and cannot spawn or park threads")
-    } else if krate == sym::std && !tcx.is_mir_available(def_id) {
-        // `std`'s own float methods (`f32::sqrt`...) are inline wrappers of core intrinsics.
-        Some("`std` is host-only (I/O, threads, the OS); device code can use `core`")
-    } else {
-        None
-    }
-}
+use crate::{
+    error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported},
+    registry::{BadAttribute, DeviceFn, SoftFn},
+};
 
 impl<'tcx> FnCx<'tcx, '_> {
     /// Reports the first call of a host-only standard-library function in this body.
@@ -68,12 +45,12 @@ impl<'tcx> FnCx<'tcx, '_> {
             let ty::FnDef(def_id, _) = *callee_ty.kind() else {
                 continue;
             };
-            let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
-            if path.contains("::panicking::") || path.starts_with("core::panic") {
+            if self.m.registry.is_std_panic(def_id) {
                 continue;
             }
-            if let Some(why) = host_only(tcx, def_id, &path) {
-                return not_on_gpu(*fn_span, format!("`{path}`"), why);
+            if let Some(why) = self.m.registry.host_only(def_id) {
+                let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
+                return not_on_gpu(*fn_span, format!("`{path}`"), why.why());
             }
         }
         Ok(())
@@ -116,15 +93,18 @@ impl<'tcx> FnCx<'tcx, '_> {
                 }
             },
         };
-        let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(instance.def_id()));
-
-        if let Some(intrinsic) = intrinsics::by_path(&path) {
-            return self.device_intrinsic(intrinsic.kind, destination, target);
+        let def_id = instance.def_id();
+        let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
+        match self.m.registry.device_fn(def_id) {
+            Ok(Some(device_fn)) => {
+                return self.device_intrinsic(&path, device_fn, args, destination, target);
+            }
+            Ok(None) => {}
+            Err(BadAttribute(why)) => {
+                return unsupported(self.span, format!("`{path}` ({why})"));
+            }
         }
-        let crate_name = tcx.crate_name(instance.def_id().krate);
-        let from_std = [sym::core, sym::std, sym::alloc].contains(&crate_name);
-        let diverges = callee_ty.fn_sig(tcx).output().skip_binder().is_never();
-        if from_std && (diverges || path.contains("::panicking::")) {
+        if self.m.registry.is_std_panic(def_id) {
             // Panics trap: the kernel stops and the host's synchronisation reports the failure.
             return self.trap(&format!("panic in `{path}`"));
         }
@@ -140,16 +120,16 @@ impl<'tcx> FnCx<'tcx, '_> {
                 );
             }
             InstanceKind::DropGlue(_, None) => return self.finish_call(target),
-            InstanceKind::Item(_) if tcx.is_foreign_item(instance.def_id()) => {
+            InstanceKind::Item(_) if tcx.is_foreign_item(def_id) => {
                 return not_on_gpu(
                     self.span,
                     format!("the foreign function `{path}`"),
                     "it is host code",
                 );
             }
-            InstanceKind::Item(_) if !tcx.is_mir_available(instance.def_id()) => {
-                if let Some(why) = host_only(tcx, instance.def_id(), &path) {
-                    return not_on_gpu(self.span, format!("`{path}`"), why);
+            InstanceKind::Item(_) if !tcx.is_mir_available(def_id) => {
+                if let Some(why) = self.m.registry.host_only(def_id) {
+                    return not_on_gpu(self.span, format!("`{path}`"), why.why());
                 }
                 return Err(DeviceError::new(
                     self.span,
@@ -191,46 +171,117 @@ impl<'tcx> FnCx<'tcx, '_> {
         }
     }
 
+    /// A call of a device-std function the registry knows: its GPU instruction replaces it.
     fn device_intrinsic(
         &mut self,
-        kind: IntrinsicKind,
+        path: &str,
+        device_fn: DeviceFn,
+        args: &[Spanned<MirOperand<'tcx>>],
         destination: mir::Place<'tcx>,
         target: Option<mir::BasicBlock>,
     ) -> DeviceResult<()> {
-        match kind {
-            IntrinsicKind::SpecialReg(register) => {
-                let fixed = if self.mode.grid_1d {
-                    intrinsics::special_reg_in_1d_grid(register)
-                } else {
-                    None
-                };
-                let value = match fixed {
-                    Some(v) => self.const_int(32, v as u128),
-                    None => self.emit_value(|ctx| {
-                        SpecialRegOp::new(
-                            ctx,
-                            SpecialRegister::from_ptx_name(register)
-                                .expect("a registered special register"),
-                        )
-                    }),
-                };
-                let dest = self.place(destination)?;
-                self.store_operand(
-                    Operand {
-                        val: OperandVal::Imm(value),
-                        layout: dest.layout,
-                    },
-                    dest,
-                )?;
+        let dest = self.place(destination)?;
+        let value = match device_fn {
+            DeviceFn::SpecialRegister(register) => {
+                let fixed = register.value_in_1d_grid().filter(|_| self.mode.grid_1d);
+                Some(match fixed {
+                    Some(v) => self.const_int(32, u128::from(v)),
+                    None => self.emit_value(|ctx| SpecialRegOp::new(ctx, register)),
+                })
             }
-            IntrinsicKind::Barrier => {
+            DeviceFn::Barrier => {
                 self.emit(BarrierOp::new);
+                None
             }
+            DeviceFn::Nvvm { intrinsic } => {
+                let values = self.scalar_arguments(path, args)?;
+                let result = self.result_type(path, dest.layout)?;
+                let call = self.emit(|ctx| IntrinsicCallOp::new(ctx, &intrinsic, result, values));
+                self.non_void_result(call.get_operation(), dest.layout)
+            }
+            DeviceFn::Ptx {
+                template,
+                constraints,
+                side_effects,
+            } => {
+                let values = self.scalar_arguments(path, args)?;
+                let result = self.result_type(path, dest.layout)?;
+                let asm = self.emit(|ctx| {
+                    InlineAsmOp::new(ctx, &template, &constraints, result, values, side_effects)
+                });
+                self.non_void_result(asm.get_operation(), dest.layout)
+            }
+        };
+        if let Some(value) = value {
+            self.store_operand(
+                Operand {
+                    val: OperandVal::Imm(value),
+                    layout: dest.layout,
+                },
+                dest,
+            )?;
         }
         self.finish_call(target)
     }
 
-    fn device_call(
+    /// The arguments of a call that an intrinsic or inline assembly takes: scalars only (a pair
+    /// such as a slice passes its two halves).
+    fn scalar_arguments(
+        &mut self,
+        path: &str,
+        args: &[Spanned<MirOperand<'tcx>>],
+    ) -> DeviceResult<Vec<Value>> {
+        let mut values = Vec::new();
+        for arg in args {
+            let operand = self.operand(&arg.node)?;
+            match operand.val {
+                OperandVal::Imm(v) => values.push(v),
+                OperandVal::Pair(a, b) => values.extend([a, b]),
+                OperandVal::ZeroSized => {}
+                OperandVal::Mem(_) => {
+                    return unsupported(
+                        arg.span,
+                        format!(
+                            "passing `{}` to the device intrinsic `{path}` (only scalars cross into an intrinsic)",
+                            operand.layout.ty
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(values)
+    }
+
+    /// The LLVM type an intrinsic returning a value of `layout` has: void for `()`.
+    fn result_type(
+        &mut self,
+        path: &str,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<pliron::r#type::TypeHandle> {
+        if layout.is_zst() {
+            return Ok(pliron_llvm::types::VoidType::get(&self.m.ctx).into());
+        }
+        match layout.backend_repr {
+            rustc_abi::BackendRepr::Scalar(_) => self.immediate_type(layout),
+            _ => unsupported(
+                self.span,
+                format!(
+                    "the device intrinsic `{path}` returning `{}` (only a scalar or `()`)",
+                    layout.ty
+                ),
+            ),
+        }
+    }
+
+    fn non_void_result(
+        &self,
+        op: pliron::context::Ptr<pliron::operation::Operation>,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> Option<Value> {
+        (!layout.is_zst()).then(|| op.deref(&self.m.ctx).get_result(0))
+    }
+
+    pub(crate) fn device_call(
         &mut self,
         instance: Instance<'tcx>,
         callee_ty: ty::Ty<'tcx>,
@@ -343,17 +394,20 @@ impl<'tcx> FnCx<'tcx, '_> {
     }
 
     /// Calls the device-std function that implements a construct the GPU has no instruction for
-    /// (registry: `oxide_dialects::intrinsics::SOFT`), returning its result.
+    /// (the registry's `SoftFn`), returning its result.
     pub(crate) fn soft_call(
         &mut self,
-        path: &str,
+        soft: SoftFn,
         values: Vec<Operand<'tcx>>,
         result: rustc_middle::ty::layout::TyAndLayout<'tcx>,
     ) -> DeviceResult<Operand<'tcx>> {
-        let Some(def_id) = self.device_std_fn(path) else {
+        let Some(def_id) = self.m.registry.soft_fn(soft) else {
             return unsupported(
                 self.span,
-                format!("this operation without `{path}` (is `oxide` a dependency?)"),
+                format!(
+                    "{} without device-std's implementation (is `oxide` a dependency?)",
+                    soft.construct()
+                ),
             );
         };
         let instance = Instance::mono(self.m.tcx, def_id);
@@ -362,27 +416,5 @@ impl<'tcx> FnCx<'tcx, '_> {
         let dest = self.new_slot(result);
         self.emit_device_call(&decl, values, dest)?;
         self.load_operand(dest)
-    }
-
-    /// Finds a function of device-std (or another dependency) by its path.
-    fn device_std_fn(&self, path: &str) -> Option<rustc_hir::def_id::DefId> {
-        let tcx = self.m.tcx;
-        let mut segments = path.split("::");
-        let krate_name = segments.next()?;
-        let krate = tcx
-            .crates(())
-            .iter()
-            .copied()
-            .find(|c| tcx.crate_name(*c).as_str() == krate_name)?;
-        let mut current = krate.as_def_id();
-        for segment in segments {
-            current = tcx
-                .module_children(current)
-                .iter()
-                .find(|child| child.ident.name.as_str() == segment)?
-                .res
-                .opt_def_id()?;
-        }
-        Some(current)
     }
 }

@@ -45,8 +45,22 @@ impl<'tcx> FnCx<'tcx, '_> {
                 if layout.size.bits() > 64 || value.layout.size.bits() > 64 =>
             {
                 // NVPTX has no 128-bit conversions and no compiler-rt: device-std has them.
-                let path = format!("oxide::soft::{from}_to_{to}");
-                return self.soft_call(&path, vec![value], layout);
+                use crate::registry::SoftFn as S;
+                use rustc_middle::ty::{FloatTy as F, IntTy as I, UintTy as U};
+                let soft = match (from.kind(), to.kind()) {
+                    (ty::Int(I::I128), ty::Float(F::F32)) => S::I128ToF32,
+                    (ty::Uint(U::U128), ty::Float(F::F32)) => S::U128ToF32,
+                    (ty::Int(I::I128), ty::Float(F::F64)) => S::I128ToF64,
+                    (ty::Uint(U::U128), ty::Float(F::F64)) => S::U128ToF64,
+                    (ty::Float(F::F32), ty::Int(I::I128)) => S::F32ToI128,
+                    (ty::Float(F::F32), ty::Uint(U::U128)) => S::F32ToU128,
+                    (ty::Float(F::F64), ty::Int(I::I128)) => S::F64ToI128,
+                    (ty::Float(F::F64), ty::Uint(U::U128)) => S::F64ToU128,
+                    _ => {
+                        return unsupported(self.span, format!("the cast from `{from}` to `{to}`"));
+                    }
+                };
+                return self.soft_call(soft, vec![value], layout);
             }
             CastKind::FloatToInt => {
                 // The saturating intrinsics are exactly Rust's `as` (NaN -> 0, clamp to range).

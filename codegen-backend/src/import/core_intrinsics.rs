@@ -8,7 +8,7 @@ use rustc_middle::{
     mir::{self, Operand as MirOperand},
     ty::{self, Instance},
 };
-use rustc_span::Spanned;
+use rustc_span::{Spanned, Symbol, sym};
 
 use super::{
     FnCx,
@@ -16,31 +16,28 @@ use super::{
     places::PlaceRef,
     types,
 };
-use crate::error::{DeviceResult, unsupported};
+use crate::{
+    error::{DeviceResult, unsupported},
+    registry::SoftFn,
+};
 
-/// The LLVM intrinsic (without its type suffix) of a float `core::intrinsics` function, which
-/// rustc names either per type (`sqrtf32`) or generically (`fabs::<f32>`).
-fn float_intrinsic(name: &str) -> Option<&'static str> {
-    let base = ["f16", "f32", "f64", "f128"]
-        .iter()
-        .find_map(|suffix| name.strip_suffix(suffix))
-        .unwrap_or(name)
-        .trim_end_matches('_');
-    Some(match base {
-        "sqrt" => "sqrt",
-        "fabs" => "fabs",
-        "floor" => "floor",
-        "ceil" => "ceil",
-        "trunc" => "trunc",
-        "round" => "round",
-        "round_ties_even" | "rint" | "nearbyint" => "roundeven",
-        "fma" => "fma",
-        "fmuladd" => "fmuladd",
-        "minnum" | "minimum_number_nsz" => "minnum",
-        "maxnum" | "maximum_number_nsz" => "maxnum",
-        "minimum" => "minimum",
-        "maximum" => "maximum",
-        "copysign" => "copysign",
+/// The LLVM intrinsic (without its type suffix) of a float `core::intrinsics` function.
+fn float_intrinsic(name: Symbol) -> Option<&'static str> {
+    Some(match name {
+        sym::sqrtf32 | sym::sqrtf64 => "sqrt",
+        sym::fabs => "fabs",
+        sym::floorf32 | sym::floorf64 => "floor",
+        sym::ceilf32 | sym::ceilf64 => "ceil",
+        sym::truncf32 | sym::truncf64 => "trunc",
+        sym::roundf32 | sym::roundf64 => "round",
+        sym::round_ties_even_f32 | sym::round_ties_even_f64 => "roundeven",
+        sym::fmaf32 | sym::fmaf64 => "fma",
+        sym::fmuladdf32 | sym::fmuladdf64 => "fmuladd",
+        sym::minimum_number_nsz_f32 | sym::minimum_number_nsz_f64 => "minnum",
+        sym::maximum_number_nsz_f32 | sym::maximum_number_nsz_f64 => "maxnum",
+        sym::minimumf32 | sym::minimumf64 => "minimum",
+        sym::maximumf32 | sym::maximumf64 => "maximum",
+        sym::copysignf32 | sym::copysignf64 => "copysign",
         _ => return None,
     })
 }
@@ -55,8 +52,13 @@ impl<'tcx> FnCx<'tcx, '_> {
         target: Option<mir::BasicBlock>,
     ) -> DeviceResult<()> {
         let tcx = self.m.tcx;
-        let name = tcx.item_name(instance.def_id());
-        let name = name.as_str();
+        let Some(intrinsic) = tcx.intrinsic(instance.def_id()) else {
+            return unsupported(self.span, "a call of an intrinsic rustc does not know");
+        };
+        let name = intrinsic.name;
+        if let Some(atomic) = super::atomics::AtomicIntrinsic::of(name) {
+            return self.atomic_intrinsic(atomic, instance, args, destination, target);
+        }
         let mut operands = Vec::new();
         for arg in args {
             operands.push(self.operand(&arg.node)?);
@@ -67,8 +69,8 @@ impl<'tcx> FnCx<'tcx, '_> {
         let int_suffix =
             |layout: rustc_middle::ty::layout::TyAndLayout<'_>| format!("i{}", layout.size.bits());
         let result: Option<Value> = match name {
-            "is_val_statically_known" => Some(self.const_int(1, 0)),
-            "select_unpredictable" => {
+            sym::is_val_statically_known => Some(self.const_int(1, 0)),
+            sym::select_unpredictable => {
                 let (c, t, f) = (operands[0].immediate(self.span)?, operands[1], operands[2]);
                 match (t.val, f.val) {
                     (OperandVal::Imm(t), OperandVal::Imm(f)) => {
@@ -82,7 +84,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                     }
                 }
             }
-            "copy" | "write_bytes" => {
+            sym::copy | sym::write_bytes => {
                 // `ptr::copy` may overlap (memmove); `write_bytes` is memset. Counts are elements.
                 let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
                 let count = operands[2].immediate(self.span)?;
@@ -101,7 +103,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                     operands[0].immediate(self.span)?,
                     operands[1].immediate(self.span)?,
                 );
-                if name == "copy" {
+                if name == sym::copy {
                     // `copy(src, dst, count)`.
                     self.intrinsic("llvm.memmove.p0.p0.i64", void, vec![b, a, bytes, volatile]);
                 } else {
@@ -109,7 +111,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 }
                 None
             }
-            "typed_swap_nonoverlapping" => {
+            sym::typed_swap_nonoverlapping => {
                 let layout = self.layout_of(instance.args.type_at(0))?;
                 let (x, y) = (
                     operands[0].immediate(self.span)?,
@@ -128,7 +130,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.store_operand(from_tmp, y)?;
                 None
             }
-            "raw_eq" => {
+            sym::raw_eq => {
                 let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
                 let u8_ptr = self.layout_of(rustc_middle::ty::Ty::new_imm_ptr(
                     self.m.tcx,
@@ -156,12 +158,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                     },
                 ];
                 let order = self
-                    .soft_call("oxide::soft::compare_bytes", args, i32_layout)?
+                    .soft_call(SoftFn::CompareBytes, args, i32_layout)?
                     .immediate(self.span)?;
                 let zero = self.const_int(32, 0);
                 Some(self.icmp(pliron_llvm::attributes::ICmpPredicateAttr::EQ, order, zero))
             }
-            "arith_offset" => {
+            sym::arith_offset => {
                 // `wrapping_offset`: no in-bounds promise, so no `inbounds`.
                 let stride = self.layout_of(instance.args.type_at(0))?.size.bytes();
                 let (ptr, count) = (
@@ -179,12 +181,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                     )
                 }))
             }
-            "compare_bytes" => {
-                let result =
-                    self.soft_call("oxide::soft::compare_bytes", operands.clone(), dest.layout)?;
+            sym::compare_bytes => {
+                let result = self.soft_call(SoftFn::CompareBytes, operands.clone(), dest.layout)?;
                 Some(result.immediate(self.span)?)
             }
-            "ptr_offset_from" | "ptr_offset_from_unsigned" => {
+            sym::ptr_offset_from | sym::ptr_offset_from_unsigned => {
                 // Both pointers are in one allocation and their distance is a multiple of the
                 // element size, so the division is exact.
                 let size = self.layout_of(instance.args.type_at(0))?.size.bytes();
@@ -199,23 +200,24 @@ impl<'tcx> FnCx<'tcx, '_> {
                     pliron_llvm::ops::SubOp::new_with_overflow_flag(ctx, a, b, Default::default())
                 });
                 let size = self.const_usize(size.max(1));
-                Some(if name == "ptr_offset_from" {
+                Some(if name == sym::ptr_offset_from {
                     self.emit_value(|ctx| pliron_llvm::ops::SDivOp::new(ctx, bytes, size))
                 } else {
                     self.emit_value(|ctx| pliron_llvm::ops::UDivOp::new(ctx, bytes, size))
                 })
             }
-            "assume"
-            | "cold_path"
-            | "assert_inhabited"
-            | "assert_zero_valid"
-            | "assert_mem_uninitialized_valid"
-            | "assert_unsafe_precondition_check" => None,
-            "black_box" | "likely" | "unlikely" => {
+            sym::assume
+            | sym::cold_path
+            | sym::assert_inhabited
+            | sym::assert_zero_valid
+            | sym::assert_mem_uninitialized_valid => None,
+            sym::black_box => {
                 self.store_operand(operands[0], dest)?;
                 None
             }
-            "abort" | "unreachable" => return self.trap(&format!("`core::intrinsics::{name}`")),
+            sym::abort | sym::unreachable => {
+                return self.trap(&format!("`core::intrinsics::{name}`"));
+            }
             _ if float_intrinsic(name).is_some() => {
                 let llvm = float_intrinsic(name).expect("checked");
                 let suffix = float_suffix(operands[0].layout);
@@ -226,16 +228,21 @@ impl<'tcx> FnCx<'tcx, '_> {
                     .collect::<DeviceResult<Vec<_>>>()?;
                 Some(self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values))
             }
-            "ctpop" | "ctlz" | "cttz" | "ctlz_nonzero" | "cttz_nonzero" => {
+            sym::ctpop | sym::ctlz | sym::cttz | sym::ctlz_nonzero | sym::cttz_nonzero => {
                 let x = operands[0].immediate(self.span)?;
                 let bits = operands[0].layout.size.bits();
                 let ty = types::int(self.ctx(), bits);
                 let suffix = int_suffix(operands[0].layout);
                 let count = match name {
-                    "ctpop" => self.intrinsic(&format!("llvm.ctpop.{suffix}"), ty, vec![x]),
+                    sym::ctpop => self.intrinsic(&format!("llvm.ctpop.{suffix}"), ty, vec![x]),
                     _ => {
-                        let zero_is_poison = self.const_int(1, name.ends_with("nonzero") as u128);
-                        let base = &name[..4];
+                        let nonzero = matches!(name, sym::ctlz_nonzero | sym::cttz_nonzero);
+                        let zero_is_poison = self.const_int(1, u128::from(nonzero));
+                        let base = if matches!(name, sym::ctlz | sym::ctlz_nonzero) {
+                            "ctlz"
+                        } else {
+                            "cttz"
+                        };
                         self.intrinsic(
                             &format!("llvm.{base}.{suffix}"),
                             ty,
@@ -245,30 +252,30 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 Some(self.int_resize(count, bits, dest.layout.size.bits(), false))
             }
-            "bswap" | "bitreverse" => {
+            sym::bswap | sym::bitreverse => {
                 let x = operands[0].immediate(self.span)?;
                 let ty = types::int(self.ctx(), operands[0].layout.size.bits());
                 let suffix = int_suffix(operands[0].layout);
                 Some(self.intrinsic(&format!("llvm.{name}.{suffix}"), ty, vec![x]))
             }
-            "rotate_left" | "rotate_right" => {
+            sym::rotate_left | sym::rotate_right => {
                 let x = operands[0].immediate(self.span)?;
                 let bits = operands[0].layout.size.bits();
                 let amount = operands[1].immediate(self.span)?;
                 let amount = self.int_resize(amount, operands[1].layout.size.bits(), bits, false);
                 let ty = types::int(self.ctx(), bits);
-                let funnel = if name == "rotate_left" {
+                let funnel = if name == sym::rotate_left {
                     "fshl"
                 } else {
                     "fshr"
                 };
                 Some(self.intrinsic(&format!("llvm.{funnel}.i{bits}"), ty, vec![x, x, amount]))
             }
-            "saturating_add" | "saturating_sub" => {
+            sym::saturating_add | sym::saturating_sub => {
                 let signed = types::is_signed(operands[0].layout.ty);
                 let op = match (name, signed) {
-                    ("saturating_add", true) => "sadd",
-                    ("saturating_add", false) => "uadd",
+                    (sym::saturating_add, true) => "sadd",
+                    (sym::saturating_add, false) => "uadd",
                     (_, true) => "ssub",
                     _ => "usub",
                 };
@@ -280,16 +287,24 @@ impl<'tcx> FnCx<'tcx, '_> {
                 );
                 Some(self.intrinsic(&format!("llvm.{op}.sat.i{bits}"), ty, vec![a, b]))
             }
-            "exact_div" | "unchecked_div" | "unchecked_rem" | "unchecked_add" | "unchecked_sub"
-            | "unchecked_mul" | "unchecked_shl" | "unchecked_shr" | "wrapping_add"
-            | "wrapping_sub" | "wrapping_mul" => {
+            sym::exact_div
+            | sym::unchecked_div
+            | sym::unchecked_rem
+            | sym::unchecked_add
+            | sym::unchecked_sub
+            | sym::unchecked_mul
+            | sym::unchecked_shl
+            | sym::unchecked_shr
+            | sym::wrapping_add
+            | sym::wrapping_sub
+            | sym::wrapping_mul => {
                 let op = match name {
-                    "exact_div" | "unchecked_div" => mir::BinOp::Div,
-                    "unchecked_rem" => mir::BinOp::Rem,
-                    "unchecked_add" | "wrapping_add" => mir::BinOp::Add,
-                    "unchecked_sub" | "wrapping_sub" => mir::BinOp::Sub,
-                    "unchecked_mul" | "wrapping_mul" => mir::BinOp::Mul,
-                    "unchecked_shl" => mir::BinOp::ShlUnchecked,
+                    sym::exact_div | sym::unchecked_div => mir::BinOp::Div,
+                    sym::unchecked_rem => mir::BinOp::Rem,
+                    sym::unchecked_add | sym::wrapping_add => mir::BinOp::Add,
+                    sym::unchecked_sub | sym::wrapping_sub => mir::BinOp::Sub,
+                    sym::unchecked_mul | sym::wrapping_mul => mir::BinOp::Mul,
+                    sym::unchecked_shl => mir::BinOp::ShlUnchecked,
                     _ => mir::BinOp::ShrUnchecked,
                 };
                 match self.binary_op(op, operands[0], operands[1])? {
@@ -297,7 +312,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                     _ => None,
                 }
             }
-            "size_of_val" | "align_of_val" => {
+            sym::size_of_val | sym::align_of_val => {
                 let ty = instance.args.type_at(0);
                 let layout = self.layout_of(ty)?;
                 let per_element = match ty.kind() {
@@ -313,8 +328,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                     }
                     _ => None,
                 };
-                Some(match (name, per_element, operands[0].val) {
-                    ("size_of_val", Some(elem), OperandVal::Pair(_, len)) => {
+                let is_size = name == sym::size_of_val;
+                Some(match (is_size, per_element, operands[0].val) {
+                    (true, Some(elem), OperandVal::Pair(_, len)) => {
                         let size = self.const_usize(elem.size.bytes());
                         self.emit_value(|ctx| {
                             pliron_llvm::ops::MulOp::new_with_overflow_flag(
@@ -325,20 +341,24 @@ impl<'tcx> FnCx<'tcx, '_> {
                             )
                         })
                     }
-                    ("size_of_val", _, _) => self.const_usize(layout.size.bytes()),
-                    (_, Some(elem), _) => self.const_usize(elem.align.abi.bytes()),
+                    (true, _, _) => self.const_usize(layout.size.bytes()),
+                    (false, Some(elem), _) => self.const_usize(elem.align.abi.bytes()),
                     _ => self.const_usize(layout.align.abi.bytes()),
                 })
             }
-            "size_of" | "align_of" => {
+            sym::size_of | sym::align_of => {
                 let ty = instance.args.type_at(0);
                 let layout = self.layout_of(ty)?;
-                let n = if name == "size_of" {
+                let n = if name == sym::size_of {
                     layout.size.bytes()
                 } else {
                     layout.align.abi.bytes()
                 };
                 Some(self.const_usize(n))
+            }
+            // Intrinsics with a MIR body ("fallback") work as that body.
+            _ if !intrinsic.must_be_overridden => {
+                return self.intrinsic_fallback(instance, args, destination, target);
             }
             _ => return unsupported(self.span, format!("the core intrinsic `{name}`")),
         };
@@ -352,6 +372,23 @@ impl<'tcx> FnCx<'tcx, '_> {
             )?;
         }
         self.finish_call(target)
+    }
+
+    /// An intrinsic this backend has no lowering for but `core` gives a body for: a call of
+    /// that body.
+    fn intrinsic_fallback(
+        &mut self,
+        instance: Instance<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let body = Instance {
+            def: ty::InstanceKind::Item(instance.def_id()),
+            args: instance.args,
+        };
+        let callee_ty = body.ty(self.m.tcx, self.m.typing_env());
+        self.device_call(body, callee_ty, args, destination, target)
     }
 
     pub(crate) fn copy_nonoverlapping(

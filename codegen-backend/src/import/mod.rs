@@ -6,6 +6,7 @@
 //! `calls`.
 
 mod abi;
+mod atomics;
 mod calls;
 mod casts;
 mod core_intrinsics;
@@ -83,6 +84,7 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) kernels: Vec<String>,
     /// Every imported MIR body, printed, for `cargo oxide pipeline`.
     pub(crate) mir_text: String,
+    pub(crate) registry: crate::registry::Registry<'tcx>,
 }
 
 impl<'tcx> DeviceModule<'tcx> {
@@ -99,6 +101,7 @@ impl<'tcx> DeviceModule<'tcx> {
             globals: FxHashMap::default(),
             kernels: Vec::new(),
             mir_text: String::new(),
+            registry: crate::registry::Registry::new(tcx),
         }
     }
 

@@ -7,7 +7,6 @@ use rustc_middle::{
     mir::{self, TerminatorKind},
     ty,
 };
-use rustc_span::sym;
 
 use super::FnCx;
 
@@ -19,13 +18,10 @@ impl<'tcx> FnCx<'tcx, '_> {
         let ty::FnDef(def_id, _) = *callee_ty.kind() else {
             return None;
         };
-        let krate = tcx.crate_name(def_id.krate);
-        if ![sym::core, sym::std, sym::alloc].contains(&krate) {
-            return None;
-        }
-        let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
-        let diverges = callee_ty.fn_sig(tcx).output().skip_binder().is_never();
-        (diverges || path.contains("::panicking::")).then_some(path)
+        self.m
+            .registry
+            .is_std_panic(def_id)
+            .then(|| ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id)))
     }
 
     /// For each block, the panic it inevitably reaches (`None` where some path does not panic).

@@ -361,10 +361,10 @@ impl<'tcx> FnCx<'tcx, '_> {
             .get_type(&self.m.ctx)
             .deref(&self.m.ctx)
             .is::<pliron::builtin::types::FP32Type>();
-        let (path, ty) = if is_f32 {
-            ("oxide::soft::fmod_f32", self.m.tcx.types.f32)
+        let (soft, ty) = if is_f32 {
+            (crate::registry::SoftFn::FmodF32, self.m.tcx.types.f32)
         } else {
-            ("oxide::soft::fmod_f64", self.m.tcx.types.f64)
+            (crate::registry::SoftFn::FmodF64, self.m.tcx.types.f64)
         };
         let layout = self.layout_of(ty)?;
         let args = vec![
@@ -377,7 +377,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 layout,
             },
         ];
-        self.soft_call(path, args, layout)?.immediate(self.span)
+        self.soft_call(soft, args, layout)?.immediate(self.span)
     }
 
     pub(crate) fn icmp(&mut self, pred: I, a: Value, b: Value) -> Value {

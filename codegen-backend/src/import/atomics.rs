@@ -1,0 +1,223 @@
+//! `core::intrinsics::atomic_*` (what `core::sync::atomic` is built on) to LLVM atomics.
+//!
+//! Scope: `core`'s atomics are device-scoped (`syncscope("device")`, PTX `.gpu`), what CUDA's
+//! `atomicAdd` and friends are. They order and are atomic with respect to every thread of the
+//! launch; host-mapped memory shared with the CPU needs system scope, which device-std's scoped
+//! atomics give.
+
+#[allow(unused_imports)]
+use crate::import::prelude::*;
+use pliron::builtin::attributes::StringAttr;
+use pliron_llvm::{
+    attributes::{AtomicOrderingAttr, AtomicRmwKindAttr, SyncScopeAttr},
+    op_interfaces::AlignableOpInterface,
+    ops::{AtomicCmpxchgOp, AtomicLoadOp, AtomicRmwOp, AtomicStoreOp, ExtractValueOp, FenceOp},
+};
+use rustc_middle::{
+    mir::{self, Operand as MirOperand},
+    ty::{self, Instance},
+};
+use rustc_span::{Spanned, Symbol, sym};
+
+use super::{
+    FnCx,
+    operands::{Operand, OperandVal},
+};
+use crate::error::{DeviceResult, unsupported};
+
+/// The atomic intrinsics of `core`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicIntrinsic {
+    Load,
+    Store,
+    ReadModifyWrite(RmwKind),
+    CompareExchange,
+    Fence,
+    SingleThreadFence,
+}
+
+/// `AtomicRmwKindAttr` is not `Copy`; this is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum RmwKind {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+}
+
+impl RmwKind {
+    fn attr(self) -> AtomicRmwKindAttr {
+        match self {
+            RmwKind::Xchg => AtomicRmwKindAttr::Xchg,
+            RmwKind::Add => AtomicRmwKindAttr::Add,
+            RmwKind::Sub => AtomicRmwKindAttr::Sub,
+            RmwKind::And => AtomicRmwKindAttr::And,
+            RmwKind::Nand => AtomicRmwKindAttr::Nand,
+            RmwKind::Or => AtomicRmwKindAttr::Or,
+            RmwKind::Xor => AtomicRmwKindAttr::Xor,
+            RmwKind::Max => AtomicRmwKindAttr::Max,
+            RmwKind::Min => AtomicRmwKindAttr::Min,
+            RmwKind::UMax => AtomicRmwKindAttr::UMax,
+            RmwKind::UMin => AtomicRmwKindAttr::UMin,
+        }
+    }
+}
+
+impl AtomicIntrinsic {
+    pub(crate) fn of(name: Symbol) -> Option<Self> {
+        use AtomicIntrinsic::ReadModifyWrite as Rmw;
+        Some(match name {
+            sym::atomic_load => AtomicIntrinsic::Load,
+            sym::atomic_store => AtomicIntrinsic::Store,
+            sym::atomic_xchg => Rmw(RmwKind::Xchg),
+            sym::atomic_xadd => Rmw(RmwKind::Add),
+            sym::atomic_xsub => Rmw(RmwKind::Sub),
+            sym::atomic_and => Rmw(RmwKind::And),
+            sym::atomic_nand => Rmw(RmwKind::Nand),
+            sym::atomic_or => Rmw(RmwKind::Or),
+            sym::atomic_xor => Rmw(RmwKind::Xor),
+            sym::atomic_max => Rmw(RmwKind::Max),
+            sym::atomic_min => Rmw(RmwKind::Min),
+            sym::atomic_umax => Rmw(RmwKind::UMax),
+            sym::atomic_umin => Rmw(RmwKind::UMin),
+            // A weak compare-exchange may fail spuriously; a strong one is a correct weak one.
+            sym::atomic_cxchg | sym::atomic_cxchgweak => AtomicIntrinsic::CompareExchange,
+            sym::atomic_fence => AtomicIntrinsic::Fence,
+            sym::atomic_singlethreadfence => AtomicIntrinsic::SingleThreadFence,
+            _ => return None,
+        })
+    }
+}
+
+fn device_scope() -> SyncScopeAttr {
+    SyncScopeAttr::NamedScope(StringAttr::new("device".to_string()))
+}
+
+impl<'tcx> FnCx<'tcx, '_> {
+    pub(crate) fn atomic_intrinsic(
+        &mut self,
+        atomic: AtomicIntrinsic,
+        instance: Instance<'tcx>,
+        args: &[Spanned<MirOperand<'tcx>>],
+        destination: mir::Place<'tcx>,
+        target: Option<mir::BasicBlock>,
+    ) -> DeviceResult<()> {
+        let orderings = self.atomic_orderings(instance)?;
+        let mut values = Vec::new();
+        for arg in args {
+            values.push(self.operand(&arg.node)?.immediate(self.span)?);
+        }
+        let dest = self.place(destination)?;
+        let ordering = |i: usize| orderings.get(i).cloned().ok_or(());
+        let bad_args = || unsupported(self.span, "an atomic intrinsic with these arguments");
+        let result = match (atomic, values.as_slice()) {
+            (AtomicIntrinsic::Load, &[ptr]) => {
+                let Ok(ordering) = ordering(0) else {
+                    return bad_args();
+                };
+                let ty = self.immediate_type(dest.layout)?;
+                let align = dest.layout.align.abi.bytes() as u32;
+                let load = self.emit(|ctx| {
+                    let load = AtomicLoadOp::new(ctx, ptr, ty, ordering, device_scope());
+                    load.set_alignment(ctx, align);
+                    load
+                });
+                Some(OperandVal::Imm(
+                    load.get_operation().deref(&self.m.ctx).get_result(0),
+                ))
+            }
+            (AtomicIntrinsic::Store, &[ptr, value]) => {
+                let Ok(ordering) = ordering(0) else {
+                    return bad_args();
+                };
+                let align = self.layout_of(instance.args.type_at(0))?.align.abi.bytes() as u32;
+                self.emit(|ctx| {
+                    let store = AtomicStoreOp::new(ctx, value, ptr, ordering, device_scope());
+                    store.set_alignment(ctx, align);
+                    store
+                });
+                None
+            }
+            (AtomicIntrinsic::ReadModifyWrite(kind), &[ptr, value]) => {
+                let Ok(ordering) = ordering(0) else {
+                    return bad_args();
+                };
+                Some(OperandVal::Imm(self.emit_value(|ctx| {
+                    AtomicRmwOp::new(ctx, ptr, value, kind.attr(), ordering, device_scope())
+                })))
+            }
+            (AtomicIntrinsic::CompareExchange, &[ptr, expected, new]) => {
+                let (Ok(success), Ok(failure)) = (ordering(0), ordering(1)) else {
+                    return bad_args();
+                };
+                let pair = self.emit_value(|ctx| {
+                    AtomicCmpxchgOp::new(ctx, ptr, expected, new, success, failure, device_scope())
+                });
+                let old = ExtractValueOp::new(&mut self.m.ctx, pair, vec![0])
+                    .map_err(|e| self.internal(e))?;
+                let old = self.push_value(old);
+                let ok = ExtractValueOp::new(&mut self.m.ctx, pair, vec![1])
+                    .map_err(|e| self.internal(e))?;
+                let ok = self.push_value(ok);
+                Some(OperandVal::Pair(old, ok))
+            }
+            (AtomicIntrinsic::Fence | AtomicIntrinsic::SingleThreadFence, &[]) => {
+                let Ok(ordering) = ordering(0) else {
+                    return bad_args();
+                };
+                let scope = if atomic == AtomicIntrinsic::Fence {
+                    device_scope()
+                } else {
+                    SyncScopeAttr::SingleThread
+                };
+                // A relaxed fence orders nothing.
+                if ordering != AtomicOrderingAttr::Monotonic {
+                    self.emit(|ctx| FenceOp::new(ctx, ordering, scope));
+                }
+                None
+            }
+            _ => return bad_args(),
+        };
+        if let Some(val) = result {
+            self.store_operand(
+                Operand {
+                    val,
+                    layout: dest.layout,
+                },
+                dest,
+            )?;
+        }
+        self.finish_call(target)
+    }
+
+    /// The instance's const generic `AtomicOrdering` arguments, in order.
+    fn atomic_orderings(&self, instance: Instance<'tcx>) -> DeviceResult<Vec<AtomicOrderingAttr>> {
+        instance
+            .args
+            .consts()
+            .map(|c| {
+                // `AtomicOrdering` is a fieldless enum: a branch holding its discriminant.
+                let ordering = c
+                    .to_value()
+                    .to_branch()
+                    .first()
+                    .map(|discriminant| discriminant.to_leaf().to_atomic_ordering());
+                match ordering {
+                    Some(ty::AtomicOrdering::Relaxed) => Ok(AtomicOrderingAttr::Monotonic),
+                    Some(ty::AtomicOrdering::Acquire) => Ok(AtomicOrderingAttr::Acquire),
+                    Some(ty::AtomicOrdering::Release) => Ok(AtomicOrderingAttr::Release),
+                    Some(ty::AtomicOrdering::AcqRel) => Ok(AtomicOrderingAttr::AcqRel),
+                    Some(ty::AtomicOrdering::SeqCst) => Ok(AtomicOrderingAttr::SeqCst),
+                    None => unsupported(self.span, "an atomic ordering that is not a constant"),
+                }
+            })
+            .collect()
+    }
+}

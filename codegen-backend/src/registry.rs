@@ -1,0 +1,295 @@
+//! The registry: what the backend knows about definitions, keyed by `DefId`, never by printed
+//! paths.
+//!
+//! device-std (`oxide-device`) registers the tool `oxide` and marks what the GPU does
+//! differently from the host with attributes (docs/contracts.md, "Device intrinsics"):
+//!
+//! | attribute on a device-std item | a call becomes |
+//! |---|---|
+//! | `#[oxide::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
+//! | `#[oxide::barrier]` | `gpu.barrier` |
+//! | `#[oxide::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
+//! | `#[oxide::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
+//! | `#[oxide::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
+//!
+//! The function's body is its host implementation (the CPU emulator's), so a new instruction is
+//! a function of device-std with an attribute: no backend change. Functions the backend itself
+//! calls (exact soft implementations of constructs PTX has no instruction for) are found by
+//! their diagnostic items (`#[rustc_diagnostic_item = "oxide_soft_…"]`), the way rustc finds
+//! `core`'s items. Standard-library items are classified by lang and diagnostic items.
+
+use std::cell::RefCell;
+
+use oxide_dialects::gpu::SpecialRegister;
+use rustc_ast::{LitKind, MetaItemInner};
+use rustc_data_structures::fx::FxHashMap;
+use rustc_hir::{LangItem, def::DefKind, def_id::DefId};
+use rustc_middle::ty::TyCtxt;
+use rustc_span::{Symbol, sym};
+
+/// The tool name device-std registers (`#![register_tool(oxide)]`).
+const TOOL: &str = "oxide";
+
+/// What a call of a marked device-std function becomes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum DeviceFn {
+    SpecialRegister(SpecialRegister),
+    Barrier,
+    /// An LLVM (usually NVVM) intrinsic, called with the function's arguments; its result is
+    /// the function's.
+    Nvvm {
+        intrinsic: String,
+    },
+    /// Inline PTX with LLVM constraints (`=r,r`), given the function's arguments.
+    Ptx {
+        template: String,
+        constraints: String,
+        side_effects: bool,
+    },
+}
+
+/// A device-std function the backend calls for a construct the GPU has no instruction for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum SoftFn {
+    FmodF32,
+    FmodF64,
+    CompareBytes,
+    I128ToF32,
+    U128ToF32,
+    I128ToF64,
+    U128ToF64,
+    F32ToI128,
+    F32ToU128,
+    F64ToI128,
+    F64ToU128,
+}
+
+impl SoftFn {
+    /// The diagnostic item device-std gives the function.
+    fn diagnostic_item(self) -> &'static str {
+        match self {
+            SoftFn::FmodF32 => "oxide_soft_fmod_f32",
+            SoftFn::FmodF64 => "oxide_soft_fmod_f64",
+            SoftFn::CompareBytes => "oxide_soft_compare_bytes",
+            SoftFn::I128ToF32 => "oxide_soft_i128_to_f32",
+            SoftFn::U128ToF32 => "oxide_soft_u128_to_f32",
+            SoftFn::I128ToF64 => "oxide_soft_i128_to_f64",
+            SoftFn::U128ToF64 => "oxide_soft_u128_to_f64",
+            SoftFn::F32ToI128 => "oxide_soft_f32_to_i128",
+            SoftFn::F32ToU128 => "oxide_soft_f32_to_u128",
+            SoftFn::F64ToI128 => "oxide_soft_f64_to_i128",
+            SoftFn::F64ToU128 => "oxide_soft_f64_to_u128",
+        }
+    }
+
+    /// The Rust construct it implements, as a user would name it.
+    pub(crate) fn construct(self) -> &'static str {
+        match self {
+            SoftFn::FmodF32 => "`%` on f32",
+            SoftFn::FmodF64 => "`%` on f64",
+            SoftFn::CompareBytes => "comparing byte slices",
+            SoftFn::I128ToF32
+            | SoftFn::U128ToF32
+            | SoftFn::I128ToF64
+            | SoftFn::U128ToF64
+            | SoftFn::F32ToI128
+            | SoftFn::F32ToU128
+            | SoftFn::F64ToI128
+            | SoftFn::F64ToU128 => "`as` between i128/u128 and f32/f64",
+        }
+    }
+}
+
+/// Why a standard-library function cannot run on the GPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostOnly {
+    Formatting,
+    Heap,
+    ThreadLocal,
+    Std,
+}
+
+impl HostOnly {
+    pub(crate) fn why(self) -> &'static str {
+        match self {
+            HostOnly::Formatting => {
+                "the formatting machinery uses trait objects and strings that device code does not have"
+            }
+            HostOnly::Heap => "device code has no heap; use values, arrays and slices",
+            HostOnly::ThreadLocal => {
+                "GPU threads have no thread-local storage and cannot spawn or park threads"
+            }
+            HostOnly::Std => {
+                "`std` is host-only (I/O, threads, the OS); device code can use `core`"
+            }
+        }
+    }
+}
+
+/// A malformed `#[oxide::…]` attribute (device-std and the backend disagree).
+#[derive(Clone, Debug)]
+pub(crate) struct BadAttribute(pub(crate) String);
+
+pub(crate) struct Registry<'tcx> {
+    tcx: TyCtxt<'tcx>,
+    tool: Symbol,
+    device_fns: RefCell<FxHashMap<DefId, Result<Option<DeviceFn>, BadAttribute>>>,
+}
+
+impl<'tcx> Registry<'tcx> {
+    pub(crate) fn new(tcx: TyCtxt<'tcx>) -> Self {
+        Registry {
+            tcx,
+            tool: Symbol::intern(TOOL),
+            device_fns: RefCell::default(),
+        }
+    }
+
+    fn marks(&self, def_id: DefId) -> impl Iterator<Item = (Symbol, &'tcx rustc_hir::Attribute)> {
+        let tool = self.tool;
+        // Tool attributes are not parsed by rustc, so `find_attr!` does not see them.
+        #[expect(deprecated)]
+        let attrs = self.tcx.get_all_attrs(def_id);
+        attrs
+            .iter()
+            .filter_map(move |attr| match attr.path().as_slice() {
+                [first, name] if *first == tool => Some((*name, attr)),
+                _ => None,
+            })
+    }
+
+    /// What a call of `def_id` becomes, if device-std marked it.
+    pub(crate) fn device_fn(&self, def_id: DefId) -> Result<Option<DeviceFn>, BadAttribute> {
+        if let Some(known) = self.device_fns.borrow().get(&def_id) {
+            return known.clone();
+        }
+        let parsed = self.parse_device_fn(def_id);
+        self.device_fns.borrow_mut().insert(def_id, parsed.clone());
+        parsed
+    }
+
+    fn parse_device_fn(&self, def_id: DefId) -> Result<Option<DeviceFn>, BadAttribute> {
+        let mut found = None;
+        for (name, attr) in self.marks(def_id) {
+            let parsed = match name.as_str() {
+                "special_register" => {
+                    let register = single_string(attr, "special_register")?;
+                    SpecialRegister::from_ptx_name(&register)
+                        .map(DeviceFn::SpecialRegister)
+                        .ok_or_else(|| {
+                            BadAttribute(format!("`{register}` is not a special register"))
+                        })?
+                }
+                "barrier" => DeviceFn::Barrier,
+                "nvvm" => DeviceFn::Nvvm {
+                    intrinsic: single_string(attr, "nvvm")?,
+                },
+                "ptx" => parse_ptx(attr)?,
+                // Marks of types, read elsewhere.
+                "disjoint_slice" => continue,
+                other => {
+                    return Err(BadAttribute(format!(
+                        "`#[{TOOL}::{other}]` is not an attribute this backend knows"
+                    )));
+                }
+            };
+            if found.replace(parsed).is_some() {
+                return Err(BadAttribute(
+                    "a function has two device intrinsic attributes".into(),
+                ));
+            }
+        }
+        Ok(found)
+    }
+
+    /// Whether `adt` is `DisjointSlice`.
+    pub(crate) fn is_disjoint_slice(&self, adt: DefId) -> bool {
+        self.marks(adt)
+            .any(|(name, _)| name.as_str() == "disjoint_slice")
+    }
+
+    /// The device-std function implementing `soft`, if device-std is linked.
+    pub(crate) fn soft_fn(&self, soft: SoftFn) -> Option<DefId> {
+        self.tcx
+            .get_diagnostic_item(Symbol::intern(soft.diagnostic_item()))
+    }
+
+    /// Whether `def_id` is a function of the standard library (core, alloc, std).
+    pub(crate) fn is_std(&self, def_id: DefId) -> bool {
+        [sym::core, sym::std, sym::alloc].contains(&self.tcx.crate_name(def_id.krate))
+    }
+
+    /// Whether a call of `def_id` is a standard-library panic: on the GPU it traps.
+    pub(crate) fn is_std_panic(&self, def_id: DefId) -> bool {
+        self.is_std(def_id)
+            && matches!(self.tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn)
+            && self
+                .tcx
+                .fn_sig(def_id)
+                .skip_binder()
+                .output()
+                .skip_binder()
+                .is_never()
+    }
+
+    /// Why a standard-library function cannot run on the GPU, if it cannot. Checked before its
+    /// body is imported, so that the error names the call the user wrote.
+    pub(crate) fn host_only(&self, def_id: DefId) -> Option<HostOnly> {
+        let tcx = self.tcx;
+        let krate = tcx.crate_name(def_id.krate);
+        let within = |anchor: Option<DefId>| {
+            anchor.is_some_and(|anchor| tcx.is_descendant_of(def_id, tcx.parent(anchor)))
+        };
+        if ![sym::core, sym::std, sym::alloc].contains(&krate) {
+            None
+        } else if within(tcx.lang_items().get(LangItem::FormatArguments)) {
+            Some(HostOnly::Formatting)
+        } else if krate == sym::alloc {
+            Some(HostOnly::Heap)
+        } else if within(tcx.get_diagnostic_item(Symbol::intern("LocalKey"))) {
+            Some(HostOnly::ThreadLocal)
+        } else if krate == sym::std && !tcx.is_mir_available(def_id) {
+            // `std`'s own float methods (`f32::sqrt`...) are inline wrappers of core intrinsics
+            // and have MIR; what has none is the OS interface.
+            Some(HostOnly::Std)
+        } else {
+            None
+        }
+    }
+}
+
+/// The one string argument of `#[oxide::<what>("...")]`.
+fn single_string(attr: &rustc_hir::Attribute, what: &str) -> Result<String, BadAttribute> {
+    let bad = || BadAttribute(format!("`#[{TOOL}::{what}]` takes one string literal"));
+    let items = attr.meta_item_list().ok_or_else(bad)?;
+    match items.as_slice() {
+        [MetaItemInner::Lit(lit)] => match lit.kind {
+            LitKind::Str(s, _) => Ok(s.to_string()),
+            _ => Err(bad()),
+        },
+        _ => Err(bad()),
+    }
+}
+
+/// `#[oxide::ptx(template = "...", constraints = "...", volatile)]`.
+fn parse_ptx(attr: &rustc_hir::Attribute) -> Result<DeviceFn, BadAttribute> {
+    let bad = |why: &str| BadAttribute(format!("`#[{TOOL}::ptx(..)]`: {why}"));
+    let items = attr
+        .meta_item_list()
+        .ok_or_else(|| bad("expected `template = \"...\", constraints = \"...\"`"))?;
+    let (mut template, mut constraints, mut side_effects) = (None, None, false);
+    for item in items.iter() {
+        let name = item.name().map(|n| n.to_string()).unwrap_or_default();
+        match name.as_str() {
+            "template" => template = item.value_str().map(|s| s.to_string()),
+            "constraints" => constraints = item.value_str().map(|s| s.to_string()),
+            "volatile" if item.is_word() => side_effects = true,
+            _ => return Err(bad(&format!("unknown argument `{name}`"))),
+        }
+    }
+    Ok(DeviceFn::Ptx {
+        template: template.ok_or_else(|| bad("missing `template = \"...\"`"))?,
+        constraints: constraints.unwrap_or_default(),
+        side_effects,
+    })
+}
