@@ -14,7 +14,8 @@ mkdir -p "$suite/bin" "$suite/ptx" "$suite/twins"
 
 for dir in kernels/*/; do
     dir=${dir%/}
-    [[ -f "$dir/Cargo.toml" ]] || continue
+    # Kernel crates are programs; kernels/bench is their shared library.
+    [[ -f "$dir/Cargo.toml" && -f "$dir/src/main.rs" ]] || continue
     out=$(cargo oxide build "$dir") || die "cargo oxide build $dir failed (errors above)"
     ptx=$(sed -n 's/^ptx: //p' <<<"$out")
     bin=$(sed -n 's/^binary: //p' <<<"$out")

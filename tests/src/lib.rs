@@ -14,14 +14,15 @@ pub fn repo_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every kernel crate: the folders of `<root>/kernels/` that hold a Cargo.toml, sorted.
+/// Every kernel crate: the folders of `<root>/kernels/` that hold a program (Cargo.toml and
+/// src/main.rs), sorted; kernels/bench, the programs' shared library, is not one.
 pub fn kernel_crates(root: &Path) -> Vec<PathBuf> {
     let dir = root.join("kernels");
     let mut crates: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("cannot list {}: {e}", dir.display()))
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.join("Cargo.toml").is_file())
+        .filter(|p| p.join("Cargo.toml").is_file() && p.join("src").join("main.rs").is_file())
         .collect();
     crates.sort();
     crates
