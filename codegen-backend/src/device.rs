@@ -211,7 +211,7 @@ fn compile<'tcx>(
     kernels: &[KernelSpec<'tcx>],
     config: &DeviceConfig,
 ) -> Result<(String, Dumps), Vec<DeviceError>> {
-    let mut module = DeviceModule::new(tcx, crate_name);
+    let mut module = DeviceModule::new(tcx, crate_name, config.dump);
     let mut errors = Vec::new();
     for kernel in kernels {
         if let Err(e) = module.import_kernel(kernel.instance, &kernel.entry, kernel.mode) {
@@ -231,7 +231,7 @@ fn compile<'tcx>(
             },
         )]
     };
-    let rustc_mir = std::mem::take(&mut module.mir_text);
+    let rustc_mir = module.mir_text.take().unwrap_or_default();
     let kernel_names = module.kernels.clone();
     let DeviceModule {
         mut ctx,

@@ -10,7 +10,9 @@
 //! | `#[oxide::barrier]` | `gpu.barrier` |
 //! | `#[oxide::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
 //! | `#[oxide::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
+//! | `#[oxide::shared_address]` | on the GPU, the call returns its one (pointer) argument |
 //! | `#[oxide::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
+//! | `#[oxide::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
 //!
 //! The function's body is its host implementation (the CPU emulator's), so a new instruction is
 //! a function of device-std with an attribute: no backend change. Functions the backend itself
@@ -40,6 +42,9 @@ pub(crate) enum DeviceFn {
     Nvvm {
         intrinsic: String,
     },
+    /// The call returns its one argument: on the GPU the address of a shared-memory static is
+    /// already the block's own, which the host implementation has to look up per block.
+    SharedAddress,
     /// Inline PTX with LLVM constraints (`=r,r`), given the function's arguments.
     Ptx {
         template: String,
@@ -181,12 +186,13 @@ impl<'tcx> Registry<'tcx> {
                         })?
                 }
                 "barrier" => DeviceFn::Barrier,
+                "shared_address" => DeviceFn::SharedAddress,
                 "nvvm" => DeviceFn::Nvvm {
                     intrinsic: single_string(attr, "nvvm")?,
                 },
                 "ptx" => parse_ptx(attr)?,
                 // Marks of types, read elsewhere.
-                "disjoint_slice" => continue,
+                "disjoint_slice" | "shared_memory" => continue,
                 other => {
                     return Err(BadAttribute(format!(
                         "`#[{TOOL}::{other}]` is not an attribute this backend knows"
@@ -206,6 +212,12 @@ impl<'tcx> Registry<'tcx> {
     pub(crate) fn is_disjoint_slice(&self, adt: DefId) -> bool {
         self.marks(adt)
             .any(|(name, _)| name.as_str() == "disjoint_slice")
+    }
+
+    /// Whether a `static` of the type `adt` is block-shared memory.
+    pub(crate) fn is_shared_memory(&self, adt: DefId) -> bool {
+        self.marks(adt)
+            .any(|(name, _)| name.as_str() == "shared_memory")
     }
 
     /// The device-std function implementing `soft`, if device-std is linked.

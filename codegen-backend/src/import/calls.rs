@@ -193,6 +193,15 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.emit(BarrierOp::new);
                 None
             }
+            DeviceFn::SharedAddress => match self.scalar_arguments(path, args)?.as_slice() {
+                &[address] => Some(address),
+                _ => {
+                    return unsupported(
+                        self.span,
+                        format!("`{path}` (a shared address takes one pointer argument)"),
+                    );
+                }
+            },
             DeviceFn::Nvvm { intrinsic } => {
                 let values = self.scalar_arguments(path, args)?;
                 let result = self.result_type(path, dest.layout)?;

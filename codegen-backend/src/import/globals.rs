@@ -35,6 +35,8 @@ use crate::error::{DeviceResult, not_on_gpu, unsupported};
 
 /// The GPU's global memory: read by every thread, `ld.global.nc` when constant.
 const GLOBAL_ADDRESS_SPACE: u32 = 1;
+/// Memory each block has its own copy of (`__shared__`).
+const SHARED_ADDRESS_SPACE: u32 = 3;
 
 impl<'tcx> DeviceModule<'tcx> {
     /// The global holding `alloc_id`'s bytes, created on first use.
@@ -60,6 +62,9 @@ impl<'tcx> DeviceModule<'tcx> {
                 let Ok(alloc) = tcx.eval_static_initializer(def_id) else {
                     return unsupported(span, "a static whose initializer does not evaluate");
                 };
+                if self.is_shared_static(def_id) {
+                    return Ok(self.shared_global(alloc_id, def_id, alloc));
+                }
                 (alloc, tcx.item_name(def_id).to_string())
             }
             GlobalAlloc::Function { .. } => {
@@ -119,6 +124,33 @@ impl<'tcx> DeviceModule<'tcx> {
         self.module
             .append_operation(&mut self.ctx, global.get_operation(), 0);
         Ok(name)
+    }
+
+    /// Whether the static `def_id` is block-shared memory (its type is marked so).
+    fn is_shared_static(&self, def_id: rustc_hir::def_id::DefId) -> bool {
+        // Only the type constructor matters, which normalisation does not change.
+        let ty = self.tcx.type_of(def_id).instantiate_identity().skip_normalization();
+        matches!(ty.kind(), rustc_middle::ty::Adt(adt, _) if self.registry.is_shared_memory(adt.did()))
+    }
+
+    /// A shared-memory static: uninitialised bytes in the shared address space (the GPU cannot
+    /// initialise memory that each block gets anew; its initializer is the host's).
+    fn shared_global(
+        &mut self,
+        alloc_id: AllocId,
+        def_id: rustc_hir::def_id::DefId,
+        alloc: ConstAllocation<'tcx>,
+    ) -> Identifier {
+        let name = self.unique_name(&format!("__oxide_shared_{}", self.tcx.item_name(def_id)));
+        self.globals.insert(alloc_id, name.clone());
+        let alloc = alloc.inner();
+        let ty = self.byte_type(alloc.len());
+        let global = GlobalOp::new(&mut self.ctx, name.clone(), ty);
+        global.set_address_space(&mut self.ctx, SHARED_ADDRESS_SPACE);
+        global.set_alignment(&self.ctx, alloc.align.bytes() as u32);
+        self.module
+            .append_operation(&mut self.ctx, global.get_operation(), 0);
+        name
     }
 
     /// A global whose bytes are `fields`, laid out back to back (a packed struct when there is more

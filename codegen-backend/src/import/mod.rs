@@ -82,13 +82,14 @@ pub(crate) struct DeviceModule<'tcx> {
     globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
     /// PTX entry names of the kernels, in source order.
     pub(crate) kernels: Vec<String>,
-    /// Every imported MIR body, printed, for `cargo oxide pipeline`.
-    pub(crate) mir_text: String,
+    /// Every imported MIR body, printed, for `cargo oxide pipeline`: `Some` only when a dump
+    /// was asked for, since printing every body costs time on every build.
+    pub(crate) mir_text: Option<String>,
     pub(crate) registry: crate::registry::Registry<'tcx>,
 }
 
 impl<'tcx> DeviceModule<'tcx> {
-    pub(crate) fn new(tcx: TyCtxt<'tcx>, name: &str) -> Self {
+    pub(crate) fn new(tcx: TyCtxt<'tcx>, name: &str, dump: bool) -> Self {
         let mut ctx = Context::new();
         let module = ModuleOp::new(&mut ctx, sanitize(name).try_into().expect("sanitized name"));
         DeviceModule {
@@ -100,7 +101,7 @@ impl<'tcx> DeviceModule<'tcx> {
             used_names: FxHashSet::default(),
             globals: FxHashMap::default(),
             kernels: Vec::new(),
-            mir_text: String::new(),
+            mir_text: dump.then(String::new),
             registry: crate::registry::Registry::new(tcx),
         }
     }
@@ -240,13 +241,13 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let _compiling =
             crate::ice::Compiling::function(&call_path, tcx.def_span(instance.def_id()));
         let mir = tcx.instance_mir(instance.def);
-        {
+        if let Some(mir_text) = &mut m.mir_text {
             let mut text = Vec::new();
             let _ = rustc_middle::ty::print::with_no_trimmed_paths!(
                 rustc_middle::mir::pretty::MirWriter::new(tcx).write_mir_fn(mir, &mut text)
             );
-            m.mir_text.push_str(&String::from_utf8_lossy(&text));
-            m.mir_text.push('\n');
+            mir_text.push_str(&String::from_utf8_lossy(&text));
+            mir_text.push('\n');
         }
         let span = mir.span;
         let (name, ty, abi, param_attrs) = match kind {
