@@ -37,7 +37,8 @@ pub fn lane_id() -> u32 {
 /// Every lane that calls it must be in `mask`, and every lane in `mask` that has not exited
 /// must make the same call; reading a lane that takes no part (not in `mask`, exited, or past
 /// the end of a partial warp) gives an undefined value on the GPU. The emulator checks all
-/// three: the first two fail the launch instead of hanging, the last panics.
+/// three: a lane outside its mask and a read of a lane that takes no part panic, and a lane of
+/// the mask that waits elsewhere fails the launch (`WarpDivergence`) instead of hanging.
 #[oxide::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
 #[inline(never)]
 pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
