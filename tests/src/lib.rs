@@ -1,7 +1,11 @@
 //! Helpers shared by the end-to-end tests in tests/tests/: where the repository and its kernel
-//! crates are, which kernels a source declares, and ptxas.
+//! crates are, which kernels a source declares, ptxas, the bless switch (`bless`) and the
+//! directives of tests/ui cases (`ui`).
 
 use std::path::{Path, PathBuf};
+
+pub mod bless;
+pub mod ui;
 
 pub use cargo_oxide;
 use cargo_oxide::ptxas::{self, Ptxas};

@@ -1,40 +1,75 @@
 //! The conformance corpus (tests/conformance) through the backend: every case compiles to PTX
-//! that ptxas accepts, and every case's kernel on the CPU emulator matches its body run as plain
-//! Rust. (The GPU run, GPU against emulator, is in the GPU suite.)
+//! that ptxas accepts, the corpus holds exactly the cases of tests/conformance/cases.txt, and
+//! every one of them ran on the CPU emulator and matched its body run as plain Rust. (The GPU run,
+//! GPU against emulator, is in the GPU suite.) `OXIDE_BLESS=1` rewrites cases.txt from the
+//! corpus's `--list`; review the diff: a case that disappears from it is a lost test.
+
+use std::collections::BTreeSet;
+use std::process::Command;
 
 use cargo_oxide::build::{self, BuildOptions};
-use oxide_tests::{ptxas_or_fail, repo_root};
+use oxide_contract::DEFAULT_ARCH;
+use oxide_tests::{bless, ptxas_or_fail, repo_root};
 
 #[test]
 fn corpus_compiles_assembles_and_emulates() {
     let ptxas = ptxas_or_fail();
-    let out = build::build(&BuildOptions::new(repo_root().join("tests/conformance")))
-        .expect("cargo oxide build tests/conformance");
+    let corpus = repo_root().join("tests/conformance");
+    let out =
+        build::build(&BuildOptions::new(&corpus)).expect("cargo oxide build tests/conformance");
     ptxas
-        .check(&out.ptx, "sm_90")
+        .check(&out.ptx, DEFAULT_ARCH.name())
         .expect("ptxas accepts the corpus");
-
     let binary = out.binary.expect("the corpus is a binary");
-    let run = std::process::Command::new(&binary)
-        .arg("--cpu")
-        .output()
-        .expect("run the corpus");
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    let summary = stdout.lines().last().unwrap_or_default().to_string();
+    let run = |arg: &str| {
+        let out = Command::new(&binary)
+            .arg(arg)
+            .output()
+            .unwrap_or_else(|e| panic!("running {} {arg}: {e}", binary.display()));
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+
+    let (listed_ok, listed) = run("--list");
+    assert!(listed_ok, "conformance --list failed:\n{listed}");
+    if let Err(e) = bless::check_file(&corpus.join("cases.txt"), &listed) {
+        panic!("the corpus's cases are not the committed list: {e}");
+    }
+    let cases: Vec<&str> = listed.lines().collect();
+    let unique: BTreeSet<&str> = cases.iter().copied().collect();
+    assert_eq!(
+        unique.len(),
+        cases.len(),
+        "two cases share a name:\n{listed}"
+    );
+
+    let (success, stdout) = run("--cpu");
+    let summary = stdout.lines().last().unwrap_or_default();
     let failures: Vec<&str> = stdout.lines().filter(|l| l.starts_with("FAIL")).collect();
     assert!(
-        run.status.success() && failures.is_empty(),
+        success && failures.is_empty(),
         "{summary}\n{}",
         failures.join("\n")
     );
-    let passed: usize = summary
-        .split(' ')
-        .next()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(0);
+    // Every listed case, and nothing else, reported `ok`: a case that silently did not run
+    // fails here.
+    let passed: BTreeSet<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("ok "))
+        .map(str::trim)
+        .collect();
+    let not_run: Vec<&&str> = unique.difference(&passed).collect();
+    let unlisted: Vec<&&str> = passed.difference(&unique).collect();
     assert!(
-        passed >= 80,
-        "the corpus has {passed} cases; the issue asks for at least 80"
+        not_run.is_empty() && unlisted.is_empty(),
+        "listed but not passed: {not_run:?}; passed but not listed: {unlisted:?}\n{summary}"
+    );
+    assert_eq!(
+        summary,
+        format!("{} passed, 0 failed", cases.len()),
+        "the summary disagrees with the list"
     );
     eprintln!("conformance --cpu: {summary}");
 }

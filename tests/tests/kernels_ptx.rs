@@ -1,14 +1,14 @@
 //! Every kernel crate in kernels/ builds with the backend (`cargo oxide build`), its PTX
-//! assembles with `ptxas -arch=sm_90`, and it has an `.entry` for each `#[kernel]` fn.
+//! assembles with ptxas for the default architecture (sm_90), and it has an `.entry` for each
+//! `#[kernel]` fn.
 
 use std::path::Path;
 
 use cargo_oxide::build::{self, BuildOptions};
 use cargo_oxide::inspect;
 use cargo_oxide::ptxas::Ptxas;
+use oxide_contract::DEFAULT_ARCH;
 use oxide_tests::{kernel_crates, kernel_names, ptxas_or_fail, repo_root, rust_files};
-
-const ARCH: &str = "sm_90";
 
 #[test]
 fn every_kernel_crate_builds_to_ptx_that_ptxas_accepts() {
@@ -32,13 +32,10 @@ fn every_kernel_crate_builds_to_ptx_that_ptxas_accepts() {
 
 fn check_crate(dir: &Path, ptxas: &Ptxas) -> Result<(), String> {
     let name = dir.display();
-    let opts = BuildOptions {
-        arch: ARCH.into(),
-        ..BuildOptions::new(dir)
-    };
-    let out = build::build(&opts).map_err(|e| format!("{name}: cargo oxide build: {e}"))?;
+    let out = build::build(&BuildOptions::new(dir))
+        .map_err(|e| format!("{name}: cargo oxide build: {e}"))?;
     ptxas
-        .check(&out.ptx, ARCH)
+        .check(&out.ptx, DEFAULT_ARCH.name())
         .map_err(|e| format!("{name}: {e}"))?;
 
     let ptx = std::fs::read_to_string(&out.ptx).map_err(|e| format!("{name}: {e}"))?;

@@ -1,10 +1,9 @@
 //! Snapshots of every pipeline stage for kernels/vecadd, as `cargo oxide pipeline` prints them.
-//! `UPDATE_EXPECT=1 cargo test -p oxide-tests --test pipeline_snapshots` rewrites them; review
+//! `OXIDE_BLESS=1 cargo test -p oxide-tests --test pipeline_snapshots` rewrites them; review
 //! the diff like code.
 
 use cargo_oxide::build::{self, BuildOptions};
-use expect_test::{ExpectFile, expect_file};
-use oxide_tests::repo_root;
+use oxide_tests::{bless, repo_root};
 
 /// Removes what changes between machines and checkouts but not between compilers: the repo's
 /// path and rustc's per-crate symbol hashes.
@@ -39,36 +38,24 @@ fn vecadd_every_stage() {
     };
     let out = build::build(&opts).expect("cargo oxide build --dump of kernels/vecadd");
     let dir = out.pipeline_dir();
-    let stages: [(&str, ExpectFile); 7] = [
-        (
-            "1-rustc-mir.txt",
-            expect_file!["../snapshots/vecadd/1-rustc-mir.txt"],
-        ),
-        (
-            "2-mir-dialect.txt",
-            expect_file!["../snapshots/vecadd/2-mir-dialect.txt"],
-        ),
-        (
-            "3-mir-dialect-opt.txt",
-            expect_file!["../snapshots/vecadd/3-mir-dialect-opt.txt"],
-        ),
-        (
-            "4-llvm-dialect.txt",
-            expect_file!["../snapshots/vecadd/4-llvm-dialect.txt"],
-        ),
-        (
-            "5-llvm-ir.ll",
-            expect_file!["../snapshots/vecadd/5-llvm-ir.ll"],
-        ),
-        (
-            "6-llvm-ir-opt.ll",
-            expect_file!["../snapshots/vecadd/6-llvm-ir-opt.ll"],
-        ),
-        ("7-ptx.ptx", expect_file!["../snapshots/vecadd/7-ptx.ptx"]),
+    let snapshots = repo_root().join("tests/snapshots/vecadd");
+    let stages = [
+        "1-rustc-mir.txt",
+        "2-mir-dialect.txt",
+        "3-mir-dialect-opt.txt",
+        "4-llvm-dialect.txt",
+        "5-llvm-ir.ll",
+        "6-llvm-ir-opt.ll",
+        "7-ptx.ptx",
     ];
-    for (file, expected) in stages {
-        let text =
-            std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        expected.assert_eq(&normalize(&text));
-    }
+    // Every stage is compared before failing, so that one run shows (or blesses) them all.
+    let failures: Vec<String> = stages
+        .iter()
+        .filter_map(|file| {
+            let text =
+                std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+            bless::check_file(&snapshots.join(file), &normalize(&text)).err()
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
