@@ -20,7 +20,7 @@ entry:
   br label %bb0
 
 bb0:                                              ; preds = %entry
-  %12 = call i64 @_RNvMs0_NtCs9vPOGG3QLYC_5oxide6threadNtB5_11ThreadIndex6linear()
+  %12 = call i64 @_RNvMs0_NtCs3jjj5wPyFwT_12oxide_device6threadNtB5_11ThreadIndex6linear()
   br label %bb1
 
 bb1:                                              ; preds = %bb0
@@ -104,7 +104,7 @@ bb6:                                              ; preds = %bb5, %bb4
   ret void
 }
 
-define internal i64 @_RNvMs0_NtCs9vPOGG3QLYC_5oxide6threadNtB5_11ThreadIndex6linear() {
+define internal i64 @_RNvMs0_NtCs3jjj5wPyFwT_12oxide_device6threadNtB5_11ThreadIndex6linear() {
 entry:
   br label %bb0
 
