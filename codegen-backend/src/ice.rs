@@ -79,7 +79,8 @@ fn payload_message(payload: &(dyn Any + Send)) -> String {
 }
 
 impl Panic {
-    /// The error to report: at the innermost function being compiled, else at `whole_crate`.
+    /// The error to report: at the innermost function being compiled, else (a panic in the
+    /// passes or the emitter) at `whole_crate`, named after the crate.
     pub(crate) fn into_error(self, crate_name: &str, whole_crate: Span) -> DeviceError {
         let Panic { message, frames } = self;
         let (call_path, span) = frames
@@ -89,7 +90,7 @@ impl Panic {
         let function = call_path
             .last()
             .cloned()
-            .unwrap_or_else(|| format!("crate `{crate_name}`"));
+            .unwrap_or_else(|| crate_name.to_string());
         DeviceError {
             kind: DeviceErrorKind::Internal { function, message },
             span,
@@ -141,6 +142,6 @@ mod tests {
         assert_eq!(panic.message, "outside");
         assert!(panic.frames.is_empty());
         let error = panic.into_error("krate", DUMMY_SP);
-        assert!(error.kind.to_string().contains("crate `krate`"));
+        assert!(error.kind.to_string().contains("compiling `krate`"));
     }
 }

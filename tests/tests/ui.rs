@@ -99,6 +99,10 @@ impl Cx<'_> {
             Expect::Pass if !compiled.success || !stderr.is_empty() => Err(format!(
                 "a `//@ build-pass` case must compile without diagnostics; rustc said:\n{stderr}"
             )),
+            Expect::Pass if case.with_extension("stderr").exists() => Err(format!(
+                "a `//@ build-pass` case has no expected stderr; remove {}",
+                case.with_extension("stderr").display()
+            )),
             Expect::Pass => {
                 let ptx = std::fs::read_to_string(&compiled.ptx)
                     .map_err(|e| format!("reading {}: {e}", compiled.ptx.display()))?;
