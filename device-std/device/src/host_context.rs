@@ -13,9 +13,16 @@
 //! change that thread's indices afterwards, and [`with_thread_context`] refuses to run there, so
 //! kernel code cannot change which GPU thread it is (which would let two threads hold the same
 //! [`crate::ThreadIndex`]).
+//!
+//! Block-shared memory ([`crate::shared::SharedArray`]) is the runner's too: each block gets its
+//! own copy from [`ThreadHost::block_shared`] (the emulator keeps a [`BlockShared`] per block);
+//! without a runner, each OS thread has its own.
 
+use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::ptr::NonNull;
 use std::rc::Rc;
 
 use crate::warp::WARP_SIZE;
@@ -109,11 +116,89 @@ pub trait ThreadHost {
     /// has checked that its own lane is in `mask`. May unwind like
     /// [`sync_threads`](Self::sync_threads).
     fn warp_exchange(&self, mask: u32, value: u64) -> WarpValues;
+
+    /// The calling thread's block's copy of the block-shared static at address `key`, `size`
+    /// bytes aligned to `align` (the host body of
+    /// [`SharedArray::as_mut_ptr`](crate::shared::SharedArray::as_mut_ptr)): the same pointer
+    /// for every thread of the block, a fresh copy for each block, valid until the block ends.
+    /// A fresh copy holds [`SHARED_GARBAGE`] in every byte ([`BlockShared`] does all that).
+    fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8;
 }
+
+/// The byte a fresh host copy of block-shared memory is filled with. On the GPU the memory is
+/// uninitialised; here it is not zero, so that a kernel that reads what its block did not write
+/// computes garbage: `0xFF` makes every `f32`/`f64` a NaN and every integer all ones.
+pub const SHARED_GARBAGE: u8 = 0xFF;
+
+/// The copies of the block-shared statics of one block (or of one OS thread without a runner),
+/// made on first use and freed with the value (or by [`clear`](Self::clear)).
+#[derive(Default)]
+pub struct BlockShared {
+    copies: HashMap<usize, (NonNull<u8>, Layout)>,
+}
+
+impl BlockShared {
+    /// No copies yet.
+    pub fn new() -> BlockShared {
+        BlockShared::default()
+    }
+
+    /// The copy of the static at address `key` (`size` bytes, aligned to `align`), made and
+    /// filled with [`SHARED_GARBAGE`] on first use. Valid until [`clear`](Self::clear) or drop.
+    ///
+    /// # Panics
+    /// When `align` is not a power of two, when the size overflows, or when `key` was asked for
+    /// before with another size or alignment (two statics never share an address unless they
+    /// are zero-sized, which have no copy).
+    pub fn get(&mut self, key: usize, size: usize, align: usize) -> *mut u8 {
+        let layout = Layout::from_size_align(size, align).unwrap_or_else(|e| {
+            panic!("block-shared memory of {size} bytes aligned to {align}: {e}")
+        });
+        if size == 0 {
+            // Nothing to read or write: any aligned, non-null address will do.
+            return std::ptr::without_provenance_mut(align);
+        }
+        let (copy, known) = *self.copies.entry(key).or_insert_with(|| {
+            // SAFETY: `layout` has a non-zero size.
+            let raw = unsafe { alloc::alloc(layout) };
+            let Some(copy) = NonNull::new(raw) else {
+                alloc::handle_alloc_error(layout)
+            };
+            // SAFETY: `copy` is valid for `size` bytes, just allocated.
+            unsafe { copy.write_bytes(SHARED_GARBAGE, size) };
+            (copy, layout)
+        });
+        assert_eq!(
+            known, layout,
+            "block-shared memory at {key:#x} asked for with two layouts"
+        );
+        copy.as_ptr()
+    }
+
+    /// Frees every copy (the block ended): the next [`get`](Self::get) makes a fresh one.
+    pub fn clear(&mut self) {
+        for (_, (copy, layout)) in self.copies.drain() {
+            // SAFETY: allocated by `get` with this layout, and freed once (drained).
+            unsafe { alloc::dealloc(copy.as_ptr(), layout) };
+        }
+    }
+}
+
+impl Drop for BlockShared {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+// SAFETY: a `BlockShared` owns its allocations (as a `Vec<Box<[u8]>>` would); the pointers it
+// hands out are used under the contract of `SharedArray::as_mut_ptr`.
+unsafe impl Send for BlockShared {}
 
 thread_local! {
     static CONTEXT: Cell<ThreadContext> = const { Cell::new(ThreadContext::SINGLE) };
     static HOST: RefCell<Option<Rc<dyn ThreadHost>>> = const { RefCell::new(None) };
+    /// Block-shared memory of a thread without a runner (a block of one thread).
+    static OWN_SHARED: RefCell<BlockShared> = RefCell::default();
 }
 
 /// The calling OS thread's simulated GPU thread.
@@ -214,6 +299,15 @@ pub(crate) fn warp_exchange(mask: u32, value: u64) -> Option<WarpValues> {
     host().map(|host| host.warp_exchange(mask, value))
 }
 
+/// The host body of [`crate::shared::SharedArray::as_mut_ptr`]: the runner's copy for the
+/// block, or without a runner the OS thread's own.
+pub(crate) fn block_shared(key: usize, size: usize, align: usize) -> *mut u8 {
+    match host() {
+        Some(host) => host.block_shared(key, size, align),
+        None => OWN_SHARED.with(|own| own.borrow_mut().get(key, size, align)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -223,6 +317,7 @@ mod tests {
     struct Counting {
         syncs: Cell<u32>,
         exchanges: Cell<u32>,
+        shared: RefCell<BlockShared>,
     }
 
     impl ThreadHost for Counting {
@@ -235,6 +330,10 @@ mod tests {
             let mut values = WarpValues::EMPTY;
             values.publish(current().lane(), value);
             values
+        }
+
+        fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8 {
+            self.shared.borrow_mut().get(key, size, align)
         }
     }
 
@@ -304,5 +403,40 @@ mod tests {
         assert_eq!(current(), ThreadContext::SINGLE);
         crate::thread::sync_threads();
         assert_eq!(runner.syncs.get(), 1);
+    }
+
+    #[test]
+    fn block_shared_copies_are_fresh_garbage_until_cleared() {
+        let mut block = BlockShared::new();
+        let a = block.get(0x1000, 24, 8);
+        assert!(a.cast::<u64>().is_aligned());
+        assert_eq!(block.get(0x1000, 24, 8), a, "one copy per key");
+        let b = block.get(0x2000, 1, 1);
+        assert_ne!(a, b);
+        // SAFETY: `a` is 24 bytes, valid until `clear`.
+        unsafe {
+            assert!((0..24).all(|i| a.add(i).read() == SHARED_GARBAGE));
+            a.write_bytes(0, 24);
+        }
+        block.clear();
+        let again = block.get(0x1000, 24, 8);
+        // SAFETY: as above, a fresh copy.
+        assert!((0..24).all(|i| unsafe { again.add(i).read() } == SHARED_GARBAGE));
+        assert!(block.get(0x3000, 0, 16).cast::<u128>().is_aligned());
+        let two_layouts =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| block.get(0x1000, 16, 8)));
+        assert!(two_layouts.is_err());
+    }
+
+    #[test]
+    fn an_installed_runner_owns_block_shared_memory() {
+        let own = block_shared(0x40, 4, 4);
+        let runner = Rc::new(Counting::default());
+        let installed = install(runner.clone(), ThreadContext::SINGLE);
+        let theirs = block_shared(0x40, 4, 4);
+        assert_ne!(own, theirs);
+        assert_eq!(runner.shared.borrow_mut().get(0x40, 4, 4), theirs);
+        drop(installed);
+        assert_eq!(block_shared(0x40, 4, 4), own);
     }
 }

@@ -4,6 +4,7 @@
 //!   and [`ThreadIndex`], a thread's own linear index;
 //! - [`DisjointSlice`]: the only safe way to write memory shared by the grid;
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
+//! - [`shared`]: block-shared memory ([`shared::SharedArray`], CUDA's `__shared__`), unsafe;
 //! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
 //! - [`host_context`]: what the intrinsics do on the host, where they read the simulated thread
 //!   that a host runner (the CPU emulator, `oxide-emulator`) installs on each OS thread.
@@ -25,6 +26,7 @@
 use core::marker::PhantomData;
 
 pub mod host_context;
+pub mod shared;
 pub mod soft;
 pub mod thread;
 pub mod warp;

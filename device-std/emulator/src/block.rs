@@ -4,7 +4,7 @@
 use std::panic;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-use oxide_device::host_context::{self, WarpValues};
+use oxide_device::host_context::{self, BlockShared, WarpValues};
 use oxide_device::warp::WARP_SIZE;
 
 use crate::{FailureKind, unlinear};
@@ -135,6 +135,8 @@ pub(crate) struct State {
     /// Set with the last block's end when it failed: the threads stop.
     stopped: bool,
     pub(crate) failure: Option<Failure>,
+    /// This block's copies of block-shared statics, freed when it ends.
+    shared: BlockShared,
 }
 
 #[derive(Default)]
@@ -205,6 +207,7 @@ impl Block {
                 failed: false,
                 stopped: false,
                 failure: None,
+                shared: BlockShared::new(),
             }),
             changed: Condvar::new(),
             warp_changed: (0..warps).map(|_| Condvar::new()).collect(),
@@ -388,6 +391,12 @@ impl Block {
         }
     }
 
+    /// The block's copy of the block-shared static at `key`, made on first use in the block
+    /// ([`BlockShared::get`]).
+    pub(crate) fn shared(&self, key: usize, size: usize, align: usize) -> *mut u8 {
+        self.lock().shared.get(key, size, align)
+    }
+
     /// Thread `thread` has finished block `block` with `outcome`. Waits until every thread of
     /// the block has finished; returns whether to stop (the block failed).
     pub(crate) fn finish(&self, thread: u32, block: [u32; 3], outcome: Outcome) -> bool {
@@ -420,6 +429,8 @@ impl Block {
                 warp.exited = 0;
                 warp.exchanges.clear();
             }
+            // Every thread has left the block: nothing uses its shared memory any more.
+            st.shared.clear();
             st.blocks_done += 1;
             st.stopped = st.failed;
             self.changed.notify_all();

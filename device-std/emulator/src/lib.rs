@@ -44,6 +44,12 @@
 //!   returned from the kernel has published (as on sm_70 and later, returned lanes are not
 //!   waited for), and reads the lane it asked for. Reading a lane that takes no part panics (an
 //!   undefined value on the GPU).
+//! - Block-shared memory (`oxide_device::shared::SharedArray` statics): each block gets its own
+//!   copy, made when a thread of the block first asks for it, filled with
+//!   `oxide_device::host_context::SHARED_GARBAGE` (the GPU leaves it uninitialised; garbage
+//!   makes a kernel that reads what its block did not write fail), and freed when the block
+//!   ends. The copies belong to the launch, so two emulations running at once (tests on
+//!   parallel threads) never share one.
 //! - A kernel panic (an index out of bounds, an `unwrap` of `None`, ...) fails the launch with
 //!   [`FailureKind::Panicked`], naming the block and the thread: the block's threads that wait at
 //!   `sync_threads()` or in a shuffle, or reach one later, unwind instead of waiting forever, the other threads
@@ -128,6 +134,10 @@ impl ThreadHost for Worker {
 
     fn warp_exchange(&self, mask: u32, value: u64) -> WarpValues {
         self.block.warp_exchange(self.thread, mask, value)
+    }
+
+    fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8 {
+        self.block.shared(key, size, align)
     }
 }
 
@@ -236,7 +246,8 @@ impl KernelFailure {
 /// the first failure. `name` names the kernel in the failure.
 ///
 /// `kernel` is one GPU thread's work: it reads its indices through `oxide_device::thread` and
-/// may call `sync_threads()` and the shuffles of `oxide_device::warp`. The `emulate` function that `#[kernel]` generates
+/// may call `sync_threads()`, the shuffles of `oxide_device::warp` and block-shared memory
+/// (`oxide_device::shared`). The `emulate` function that `#[kernel]` generates
 /// calls this with a closure that builds the thread's arguments and calls the kernel.
 pub fn run(
     name: &'static str,

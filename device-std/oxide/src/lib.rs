@@ -30,8 +30,9 @@
 //! This crate is a facade over the crates that hold the code, under stable paths:
 //!
 //! - device side, crate `oxide-device`: [`thread`] (indices and the intrinsics the backend
-//!   replaces), [`warp`] (lanes and shuffles), [`soft`], and [`DisjointSlice`] (the only safe
-//!   way to write memory shared by the grid);
+//!   replaces), [`warp`] (lanes and shuffles), [`shared`] (block-shared memory, an unsafe
+//!   primitive: [`shared::SharedArray`]), [`soft`], and [`DisjointSlice`] (the only safe way to
+//!   write memory shared by the grid);
 //! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
 //! - crate `oxide-emulator`: [`emulate`], the CPU emulator: a whole grid on host threads
 //!   (`vecadd::emulate(&cfg, &a, &b, &mut c)`);
@@ -40,7 +41,7 @@
 //! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
 //! `#[inline]` so its MIR crosses crates to the backend.
 
-pub use oxide_device::{DisjointSlice, ThreadIndex, soft, thread, warp};
+pub use oxide_device::{DisjointSlice, ThreadIndex, shared, soft, thread, warp};
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
 pub use oxide_macros::kernel;
@@ -52,6 +53,7 @@ pub mod __private;
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig};
+    pub use crate::shared::SharedArray;
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{DisjointSlice, kernel};
 }

@@ -385,3 +385,79 @@ fn warp_sums_through_the_generated_emulator() {
         assert_eq!(sums, expected, "blocks of {block}");
     }
 }
+
+/// Block-shared memory: each block of up to 256 threads reverses its values, threads past the
+/// end contributing zeros.
+static TILE: SharedArray<f32, 256> = SharedArray::new();
+
+#[kernel]
+pub fn reverse_blocks(values: &[f32], mut out: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    let (t, n) = (
+        thread::thread_idx_x() as usize,
+        thread::block_dim_x() as usize,
+    );
+    let tile = TILE.as_mut_ptr();
+    // SAFETY: thread `t` writes element `t` (< n <= 256) of its block's copy; after the barrier
+    // it reads element `n - 1 - t`, which its block wrote before the barrier.
+    unsafe { tile.add(t).write(values.get(i).copied().unwrap_or(0.0)) };
+    thread::sync_threads();
+    let reversed = unsafe { tile.add(n - 1 - t).read() };
+    if let Some(o) = out.get_mut(idx) {
+        *o = reversed;
+    }
+}
+
+/// The same, but threads past the end write nothing: the last block reads shared memory that
+/// no thread wrote, which the emulator fills with garbage (NaN for floats).
+#[kernel]
+pub fn reverse_blocks_reading_unwritten(values: &[f32], mut out: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    let (t, n) = (
+        thread::thread_idx_x() as usize,
+        thread::block_dim_x() as usize,
+    );
+    let tile = TILE.as_mut_ptr();
+    if let Some(&v) = values.get(i) {
+        // SAFETY: as in `reverse_blocks`, but see the kernel's doc: the read below breaks the
+        // contract in the last block, on purpose.
+        unsafe { tile.add(t).write(v) };
+    }
+    thread::sync_threads();
+    let reversed = unsafe { tile.add(n - 1 - t).read() };
+    if let Some(o) = out.get_mut(idx) {
+        *o = reversed;
+    }
+}
+
+#[test]
+fn blocks_reverse_through_shared_memory() {
+    let (n, block) = (1000, 128);
+    let values: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let cfg = LaunchConfig::for_num_elems(n, block).unwrap();
+    let expected: Vec<f32> = (0..n)
+        .map(|i| {
+            let b = block as usize;
+            let j = i / b * b + (b - 1 - i % b);
+            values.get(j).copied().unwrap_or(0.0)
+        })
+        .collect();
+    let mut out = vec![f32::NAN; n];
+    reverse_blocks::emulate(&cfg, &values, &mut out).unwrap();
+    assert_eq!(out, expected);
+
+    // Reading what the block did not write gives garbage, not zeros or an earlier block's
+    // values: the last block (threads 896..1024, of which 104 exist) reads 24 unwritten
+    // elements into its first 24 outputs.
+    let mut out = vec![0.0f32; n];
+    reverse_blocks_reading_unwritten::emulate(&cfg, &values, &mut out).unwrap();
+    assert!(
+        out[896..920].iter().all(|v| v.is_nan()),
+        "{:?}",
+        &out[896..920]
+    );
+    assert_eq!(out[..896], expected[..896]);
+    assert_eq!(out[920..], expected[920..]);
+}
