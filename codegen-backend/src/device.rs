@@ -273,7 +273,9 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
         diag.note(format!("in kernel `{kernel}`"));
     }
     if let DeviceErrorKind::Internal { .. } = e.kind {
-        diag.note("this is a bug in oxide, not in your code; please report it with this kernel");
+        diag.note(
+            "this is a bug in oxide, not in your code: please report it to oxide with this kernel",
+        );
     }
     if let DeviceErrorKind::NoMir { .. } = e.kind {
         diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");
