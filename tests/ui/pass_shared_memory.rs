@@ -15,10 +15,10 @@ static TILE: SharedArray<f32, 256> = SharedArray::new();
 pub fn reverse_blocks(values: &[f32], mut out: DisjointSlice<f32>) {
     let idx = ThreadIndex::linear();
     let (t, n) = (thread_idx_x() as usize, block_dim_x() as usize);
-    let tile = TILE.as_mut_ptr();
+    let (tile, value) = (TILE.as_mut_ptr(), values.get(idx.get()).copied());
     // SAFETY: thread `t` writes element `t` of its block's copy, and after the barrier reads
     // one its block wrote (blocks of at most 256 threads).
-    unsafe { tile.add(t).write(values.get(idx.get()).copied().unwrap_or(0.0)) };
+    unsafe { tile.add(t).write(value.unwrap_or(0.0)) };
     sync_threads();
     let reversed = unsafe { tile.add(n - 1 - t).read() };
     if let Some(o) = out.get_mut(idx) {

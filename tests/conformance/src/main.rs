@@ -1,5 +1,8 @@
 //! The conformance runner: `conformance --cpu | --gpu [--case NAME] [--list]`.
 
+// `Atomic*::from_mut` on a thread's output element (cases/atomics.rs).
+#![feature(atomic_from_mut)]
+
 mod cases;
 mod harness;
 

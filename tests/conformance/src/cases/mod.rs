@@ -41,6 +41,7 @@ macro_rules! map_cases {
 }
 
 pub mod abstraction;
+pub mod atomics;
 pub mod casts;
 pub mod control;
 pub mod data;
@@ -50,6 +51,7 @@ pub mod memory;
 pub mod panics;
 pub mod scalars;
 pub mod statics;
+pub mod warp_shared;
 
 /// Every case, in a stable order.
 pub fn all() -> Vec<Box<dyn Case>> {
@@ -64,5 +66,7 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(library::cases());
     all.extend(statics::cases());
     all.extend(kernels::cases());
+    all.extend(warp_shared::cases());
+    all.extend(atomics::cases());
     all
 }
