@@ -1,18 +1,18 @@
 //! The registry: what the backend knows about definitions, keyed by `DefId`, never by printed
 //! paths.
 //!
-//! device-std (`oxide-device`) registers the tool `oxide` and marks what the GPU does
+//! device-std (`oxide-device`) registers the tool `oxide_gpu` and marks what the GPU does
 //! differently from the host with attributes (docs/contracts.md, "Device intrinsics"):
 //!
 //! | attribute on a device-std item | a call becomes |
 //! |---|---|
-//! | `#[oxide::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
-//! | `#[oxide::barrier]` | `gpu.barrier` |
-//! | `#[oxide::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
-//! | `#[oxide::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
-//! | `#[oxide::shared_address]` | on the GPU, the call returns its one (pointer) argument |
-//! | `#[oxide::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
-//! | `#[oxide::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
+//! | `#[oxide_gpu::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
+//! | `#[oxide_gpu::barrier]` | `gpu.barrier` |
+//! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
+//! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
+//! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its one (pointer) argument |
+//! | `#[oxide_gpu::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
+//! | `#[oxide_gpu::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
 //!
 //! The function's body is its host implementation (the CPU emulator's), so a new instruction is
 //! a function of device-std with an attribute: no backend change. Functions the backend itself
@@ -29,8 +29,8 @@ use rustc_hir::{LangItem, def::DefKind, def_id::DefId};
 use rustc_middle::ty::TyCtxt;
 use rustc_span::{Symbol, sym};
 
-/// The tool name device-std registers (`#![register_tool(oxide)]`).
-const TOOL: &str = "oxide";
+/// The tool name device-std registers (`#![register_tool(oxide_gpu)]`).
+const TOOL: &str = "oxide_gpu";
 
 /// What a call of a marked device-std function becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -131,7 +131,7 @@ impl HostOnly {
     }
 }
 
-/// A malformed `#[oxide::…]` attribute (device-std and the backend disagree).
+/// A malformed `#[oxide_gpu::…]` attribute (device-std and the backend disagree).
 #[derive(Clone, Debug)]
 pub(crate) struct BadAttribute(pub(crate) String);
 
@@ -283,7 +283,7 @@ fn single_string(attr: &rustc_hir::Attribute, what: &str) -> Result<String, BadA
     }
 }
 
-/// `#[oxide::ptx(template = "...", constraints = "...", volatile)]`.
+/// `#[oxide_gpu::ptx(template = "...", constraints = "...", volatile)]`.
 fn parse_ptx(attr: &rustc_hir::Attribute) -> Result<DeviceFn, BadAttribute> {
     let bad = |why: &str| BadAttribute(format!("`#[{TOOL}::ptx(..)]`: {why}"));
     let items = attr

@@ -129,7 +129,11 @@ impl<'tcx> DeviceModule<'tcx> {
     /// Whether the static `def_id` is block-shared memory (its type is marked so).
     fn is_shared_static(&self, def_id: rustc_hir::def_id::DefId) -> bool {
         // Only the type constructor matters, which normalisation does not change.
-        let ty = self.tcx.type_of(def_id).instantiate_identity().skip_normalization();
+        let ty = self
+            .tcx
+            .type_of(def_id)
+            .instantiate_identity()
+            .skip_normalization();
         matches!(ty.kind(), rustc_middle::ty::Adt(adt, _) if self.registry.is_shared_memory(adt.did()))
     }
 

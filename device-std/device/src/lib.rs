@@ -17,10 +17,10 @@
 
 // `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR.
 #![feature(negative_impls)]
-// The registry of docs/contracts.md: `#[oxide::…]` marks what the backend replaces, and
+// The registry of docs/contracts.md: `#[oxide_gpu::…]` marks what the backend replaces, and
 // diagnostic items name the functions it calls (as rustc names `core`'s).
 #![feature(register_tool, rustc_attrs)]
-#![register_tool(oxide)]
+#![register_tool(oxide_gpu)]
 #![allow(internal_features)]
 
 use core::marker::PhantomData;
@@ -44,7 +44,7 @@ pub use thread::ThreadIndex;
 /// Layout (the backend and the launcher rely on it, see docs/contracts.md): `#[repr(C)]`, a data
 /// pointer then an element count, both pointer-sized; the marker is zero-sized.
 #[repr(C)]
-#[oxide::disjoint_slice]
+#[oxide_gpu::disjoint_slice]
 pub struct DisjointSlice<T> {
     ptr: *mut T,
     len: usize,

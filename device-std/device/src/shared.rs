@@ -34,7 +34,7 @@ use crate::host_context;
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.
 ///
 /// On the GPU, a `static` of this type is `.shared` memory (the backend reads the
-/// `#[oxide::shared_memory]` mark): each block of a launch has its own copy, uninitialised when
+/// `#[oxide_gpu::shared_memory]` mark): each block of a launch has its own copy, uninitialised when
 /// the block starts, as CUDA's `__shared__` (the static's initializer, [`new`](Self::new), is
 /// never run there). Under the CPU emulator, each emulated block gets a fresh copy too, filled
 /// with a garbage pattern ([`host_context::SHARED_GARBAGE`]), so that a kernel that reads memory
@@ -44,7 +44,7 @@ use crate::host_context;
 ///
 /// The only access is the raw pointer of [`as_mut_ptr`](Self::as_mut_ptr); what its reads and
 /// writes must promise is written there.
-#[oxide::shared_memory]
+#[oxide_gpu::shared_memory]
 #[repr(transparent)]
 pub struct SharedArray<T, const N: usize> {
     // Sized and aligned as the GPU's copy: the backend makes the `.shared` global from the
@@ -97,9 +97,9 @@ impl<T, const N: usize> SharedArray<T, N> {
     ///   block ends (the GPU reuses the memory for the next block).
     ///
     /// On the GPU the call is the address of the block's copy (the backend reads the
-    /// `#[oxide::shared_address]` mark); this body is the host's, which asks the runner of the
+    /// `#[oxide_gpu::shared_address]` mark); this body is the host's, which asks the runner of the
     /// simulated thread for the block's copy.
-    #[oxide::shared_address]
+    #[oxide_gpu::shared_address]
     #[inline(never)]
     pub fn as_mut_ptr(&'static self) -> *mut T {
         let key = core::ptr::from_ref(self).addr();

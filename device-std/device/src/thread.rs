@@ -1,7 +1,7 @@
 //! Where a thread is in the grid.
 //!
 //! The twelve index/dimension functions and [`sync_threads`] are the device intrinsics of
-//! docs/contracts.md: their `#[oxide::…]` attribute tells the backend to replace each call with PTX special
+//! docs/contracts.md: their `#[oxide_gpu::…]` attribute tells the backend to replace each call with PTX special
 //! registers / `bar.sync`. Their bodies here are the host implementation (see
 //! [`crate::host_context`]). They are `#[inline(never)]` so that no MIR inlining hides the call
 //! from the backend, and not generic so that each has exactly one definition.
@@ -11,7 +11,7 @@ use crate::host_context;
 macro_rules! intrinsics {
     ($($(#[$doc:meta])* $name:ident => $field:ident[$axis:literal] => $register:literal;)*) => {$(
         $(#[$doc])*
-        #[oxide::special_register($register)]
+        #[oxide_gpu::special_register($register)]
         #[inline(never)]
         pub fn $name() -> u32 {
             host_context::current().$field[$axis]
@@ -54,7 +54,7 @@ intrinsics! {
 /// (`oxide::emulate::run`), this is a real barrier over the block's OS threads, which reports
 /// such a divergence instead of hanging; in a plain host call (one simulated thread) it does
 /// nothing.
-#[oxide::barrier]
+#[oxide_gpu::barrier]
 #[inline(never)]
 pub fn sync_threads() {
     host_context::sync_threads();

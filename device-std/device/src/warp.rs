@@ -18,7 +18,7 @@ pub const WARP_SIZE: u32 = 32;
 
 /// This thread's lane in its warp (`%laneid`): its linear number in the block modulo
 /// [`WARP_SIZE`].
-#[oxide::nvvm("llvm.nvvm.read.ptx.sreg.laneid")]
+#[oxide_gpu::nvvm("llvm.nvvm.read.ptx.sreg.laneid")]
 #[inline(never)]
 pub fn lane_id() -> u32 {
     host_context::current().lane()
@@ -39,7 +39,7 @@ pub fn lane_id() -> u32 {
 /// the end of a partial warp) gives an undefined value on the GPU. The emulator checks all
 /// three: a lane outside its mask and a read of a lane that takes no part panic, and a lane of
 /// the mask that waits elsewhere fails the launch (`WarpDivergence`) instead of hanging.
-#[oxide::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
+#[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
 #[inline(never)]
 pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
     let lane = host_context::current().lane();
