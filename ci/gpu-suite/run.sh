@@ -118,6 +118,41 @@ for t in "$here"/tests/*; do
     summary+=("$name: $t_passed passed, $t_failed failed")
 done
 
+# compute-sanitizer over every kernel: each oxide binary at the small size, and the release
+# corpus without the cases that trap on purpose (a trap is an error to the sanitizer).
+# SANITIZE=0 skips it.
+if [[ ${SANITIZE:-1} != 0 ]] && command -v compute-sanitizer >/dev/null; then
+    echo "== compute-sanitizer"
+    small=${sizes[-1]}
+    targets=()
+    for bin in "$here"/bin/*; do
+        [[ -x "$bin" ]] && targets+=("$(basename "$bin")|$bin $small")
+    done
+    corpus="$here/conformance/release/conformance"
+    [[ -x "$corpus" ]] && targets+=("conformance|$corpus --gpu --no-traps")
+    for tool in memcheck racecheck synccheck initcheck; do
+        for target in "${targets[@]}"; do
+            name=${target%%|*}
+            read -r -a cmd <<<"${target#*|}"
+            out=$(timeout 900 compute-sanitizer --tool "$tool" --error-exitcode 99 "${cmd[@]}" 2>&1)
+            rc=$?
+            errors=$(sed -nE 's/^========= ERROR SUMMARY: ([0-9]+) errors?.*/\1/p' <<<"$out" | tail -n1)
+            if [[ $rc -eq 0 && "${errors:-0}" == 0 ]]; then
+                passed=$((passed + 1))
+                verdict="clean"
+            else
+                failed=$((failed + 1))
+                verdict="FAIL (exit $rc, ${errors:-?} errors)"
+                grep -E '^=========' <<<"$out" | head -n 40 | sed "s/^/  [$tool $name] /"
+            fi
+            echo "  $tool $name: $verdict"
+            summary+=("compute-sanitizer $tool $name: $verdict")
+        done
+    done
+elif [[ ${SANITIZE:-1} != 0 ]]; then
+    echo "== compute-sanitizer not found: skipped"
+fi
+
 echo "== summary (copy roof: ${copy_gbs:-n/a} GB/s)"
 printf '%s\n' "${summary[@]}"
 if ((passed + failed == 0)); then

@@ -1,4 +1,6 @@
-//! The conformance runner: `conformance --cpu | --gpu [--case NAME] [--list]`.
+//! The conformance runner: `conformance --cpu | --gpu [--case NAME] [--no-traps] [--list]`.
+//! `--no-traps` leaves out the cases that trap on purpose (what compute-sanitizer runs: a trap
+//! is an error to it).
 
 // `Atomic*::from_mut` on a thread's output element (cases/atomics.rs).
 #![feature(atomic_from_mut)]
@@ -35,9 +37,11 @@ fn main() -> ExitCode {
         }
         return ExitCode::SUCCESS;
     }
+    let no_traps = args.iter().any(|a| a == "--no-traps");
     let selected: Vec<&Box<dyn Case>> = all
         .iter()
         .filter(|c| only.as_deref().is_none_or(|n| n == c.name()))
+        .filter(|c| !(no_traps && matches!(c.check(), Check::Traps)))
         .collect();
     if selected.is_empty() {
         eprintln!("conformance: no case named {only:?}");
