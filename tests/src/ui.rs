@@ -6,6 +6,8 @@
 //! - `//@ ptx: <text>` / `//@ ptx-not: <text>`: `<text>` must (not) appear in the PTX.
 //!   `//@ ptx(<entry>): ...` looks only in the body of the kernel entry `<entry>`. Runs of spaces
 //!   and tabs count as one space (LLVM separates an instruction from its operands by a tab).
+//! - `//@ compile-flags: <flags>`: more rustc flags, split at blanks (e.g. `-Coverflow-checks=off`
+//!   for what a release build does; a case is compiled without `-O`, so with overflow checks).
 
 use std::fmt;
 
@@ -33,6 +35,8 @@ pub struct PtxCheck {
 pub struct Directives {
     pub expect: Expect,
     pub checks: Vec<PtxCheck>,
+    /// Extra rustc flags (`//@ compile-flags:`).
+    pub flags: Vec<String>,
 }
 
 /// A directive that cannot be read, with its 1-based line.
@@ -52,6 +56,7 @@ impl fmt::Display for DirectiveError {
 pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
     let mut expect = None;
     let mut checks = Vec::new();
+    let mut flags = Vec::new();
     for (i, line) in source.lines().enumerate() {
         let line_no = i + 1;
         let Some(directive) = line.trim_start().strip_prefix("//@") else {
@@ -76,7 +81,7 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         let (head, text) = directive.split_once(':').ok_or_else(|| {
             err(format!(
                 "unknown directive `{directive}`; the directives are build-pass, build-fail, \
-                 ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>"
+                 ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>"
             ))
         })?;
         let (kind, entry) = match head.trim().split_once('(') {
@@ -89,6 +94,10 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
             }
             None => (head.trim(), None),
         };
+        if kind == "compile-flags" && entry.is_none() {
+            flags.extend(text.split_whitespace().map(str::to_owned));
+            continue;
+        }
         let present = match kind {
             "ptx" => true,
             "ptx-not" => false,
@@ -114,7 +123,11 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
             message: "PTX checks need `//@ build-pass`: a failing case has no PTX".into(),
         });
     }
-    Ok(Directives { expect, checks })
+    Ok(Directives {
+        expect,
+        checks,
+        flags,
+    })
 }
 
 /// The text of kernel entry `name` in `ptx`: from its `.entry name(` line to the `}` that closes
@@ -212,6 +225,8 @@ mod tests {
             ]
         );
         assert_eq!(directives("fn main() {}").unwrap().expect, Expect::Fail);
+        let flags = directives("//@ build-pass\n//@ compile-flags: -Coverflow-checks=off  -O\n");
+        assert_eq!(flags.unwrap().flags, ["-Coverflow-checks=off", "-O"]);
         assert_eq!(directives("//@ build-fail\n").unwrap().expect, Expect::Fail);
     }
 

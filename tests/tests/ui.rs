@@ -87,8 +87,12 @@ impl Cx<'_> {
     /// Compiles `case` and checks what its directives ask for.
     fn run(&self, case: &Path) -> Result<(), String> {
         let source = std::fs::read_to_string(case).map_err(|e| e.to_string())?;
-        let Directives { expect, checks } = ui::directives(&source).map_err(|e| e.to_string())?;
-        let compiled = self.compile(case);
+        let Directives {
+            expect,
+            checks,
+            flags,
+        } = ui::directives(&source).map_err(|e| e.to_string())?;
+        let compiled = self.compile(case, &flags);
         let stderr = normalize(&compiled.stderr, self.root, self.sysroot);
         match expect {
             Expect::Fail if compiled.success => Err(format!(
@@ -125,7 +129,7 @@ impl Cx<'_> {
 
     /// Compiles one case with the backend as cargo would compile a kernel crate's main.rs, up to
     /// the object file: linking adds nothing the backend does.
-    fn compile(&self, case: &Path) -> Compiled {
+    fn compile(&self, case: &Path, flags: &[String]) -> Compiled {
         let device = self.device;
         let name = case.file_stem().unwrap().to_string_lossy().into_owned();
         let oxide = device
@@ -147,7 +151,8 @@ impl Cx<'_> {
             .args(["--edition", "2024", "--crate-type", "bin"])
             .args(["--emit", "obj", "--color", "never"])
             .args(["--crate-name", &name])
-            .args(build::rustflags(&device.backend, DEFAULT_ARCH, false));
+            .args(build::rustflags(&device.backend, DEFAULT_ARCH, false))
+            .args(flags);
         // The device crates' dependencies, and the proc macro's (built for the host, without
         // --target, so in the other deps folder).
         let host_deps = macros.parent().unwrap_or(&device.deps_dir);

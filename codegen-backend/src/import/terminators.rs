@@ -54,6 +54,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                 target,
                 ..
             } => {
+                // An overflow check inherited from std (`#[rustc_inherit_overflow_checks]`, e.g.
+                // `i32::abs`, `Sum for i32`) follows the kernel crate's setting, as on the host:
+                // without overflow checks the operation wraps.
+                if msg.is_optional_overflow_check() && !self.m.tcx.sess.overflow_checks() {
+                    return self.goto(*target);
+                }
                 let cond = self.operand(cond)?.immediate(self.span)?;
                 let ok = self.block(*target);
                 let fail = self.new_block("panic");

@@ -51,6 +51,7 @@ pub mod memory;
 pub mod panics;
 pub mod scalars;
 pub mod statics;
+pub mod std_overflow;
 pub mod warp_shared;
 
 /// Every case, in a stable order.
@@ -68,5 +69,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(kernels::cases());
     all.extend(warp_shared::cases());
     all.extend(atomics::cases());
+    all.extend(std_overflow::cases());
     all
 }
