@@ -208,11 +208,13 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
             elem_align,
         };
     }
+    // The element is the slice's one type argument, whatever lifetimes come before it.
     if is_disjoint_slice(m, ty)
         && let ty::Adt(_, args) = ty.kind()
+        && let Some(elem) = args.types().next()
     {
         let elem_align = m
-            .layout_of(args.type_at(0), rustc_span::DUMMY_SP)
+            .layout_of(elem, rustc_span::DUMMY_SP)
             .map_or(1, |l| l.align.abi.bytes());
         return KernelParam::PointerAndLength {
             read_only: false,
