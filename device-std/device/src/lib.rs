@@ -3,6 +3,8 @@
 //! - [`thread`]: where a thread is in the grid (the index intrinsics, [`thread::sync_threads`])
 //!   and [`ThreadIndex`], a thread's own linear index;
 //! - [`DisjointSlice`]: the only safe way to write memory shared by the grid;
+//! - [`DeviceData`]: what a kernel may take by value (no host references, pointers or
+//!   interior mutability);
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
 //! - [`shared`]: block-shared memory ([`shared::SharedArray`], CUDA's `__shared__`), unsafe;
 //! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
@@ -15,8 +17,9 @@
 //! backend, except the intrinsics, which are `#[inline(never)]` so that the backend sees the
 //! call and replaces it (their host bodies are never compiled for the GPU).
 
-// `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR.
-#![feature(negative_impls)]
+// `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR;
+// `DeviceData` is an auto trait that references, pointers and `UnsafeCell` do not implement.
+#![feature(negative_impls, auto_traits)]
 // The registry of docs/contracts.md: `#[oxide_gpu::…]` marks what the backend replaces, and
 // diagnostic items name the functions it calls (as rustc names `core`'s).
 #![feature(register_tool, rustc_attrs)]
@@ -25,12 +28,14 @@
 
 use core::marker::PhantomData;
 
+mod data;
 pub mod host_context;
 pub mod shared;
 pub mod soft;
 pub mod thread;
 pub mod warp;
 
+pub use data::DeviceData;
 pub use thread::ThreadIndex;
 
 /// An output slice shared by every thread of a launch, in which each thread may write only the
@@ -41,27 +46,31 @@ pub use thread::ThreadIndex;
 /// change, and which is unique to the calling thread over the whole grid. The value is not
 /// `Clone`/`Copy` either, so a kernel has exactly one handle per output argument.
 ///
+/// `'a` is the launch: the slice borrows the launch's buffer for the call of the kernel only,
+/// so a kernel cannot keep it anywhere that outlives its call (a `thread_local!`, a `static`).
+/// Kernels write `DisjointSlice<f32>` (or `DisjointSlice<'_, f32>`): the elided lifetime of a
+/// parameter is the call's.
+///
 /// Layout (the backend and the launcher rely on it, see docs/contracts.md): `#[repr(C)]`, a data
 /// pointer then an element count, both pointer-sized; the marker is zero-sized.
 #[repr(C)]
 #[oxide_gpu::disjoint_slice]
-pub struct DisjointSlice<T> {
+pub struct DisjointSlice<'a, T> {
     ptr: *mut T,
     len: usize,
-    // Behaves as a unique borrow of `[T]` (invariant in `T`, neither `Send` nor `Sync`), without
-    // a lifetime parameter so that kernels can write `DisjointSlice<f32>`.
-    _marker: PhantomData<*mut [T]>,
+    // Behaves as a unique borrow of `[T]` for `'a` (invariant in `T`); the raw pointer makes it
+    // neither `Send` nor `Sync`.
+    _marker: PhantomData<&'a mut [T]>,
 }
 
-impl<T> DisjointSlice<T> {
-    /// Wraps `len` elements at `ptr`. Kernels never call this: their arguments are built by the
-    /// launch. It exists for the host emulator and for tests.
+impl<'a, T> DisjointSlice<'a, T> {
+    /// Wraps `len` elements at `ptr` for `'a`. Kernels never call this: their arguments are
+    /// built by the launch. It exists for the host emulator and for tests.
     ///
     /// # Safety
-    /// `ptr` must be valid for reads and writes of `len` elements of `T` for as long as the value
-    /// (and every reference it hands out) lives, and every thread that holds a `DisjointSlice`
-    /// over the same memory must see the same `ptr` and `len` and a distinct
-    /// [`ThreadIndex`]; nothing else may access the memory meanwhile.
+    /// `ptr` must be valid for reads and writes of `len` elements of `T` for `'a`, and every
+    /// thread that holds a `DisjointSlice` over the same memory must see the same `ptr` and
+    /// `len` and a distinct [`ThreadIndex`]; nothing else may access the memory meanwhile.
     #[inline]
     pub unsafe fn from_raw_parts(ptr: *mut T, len: usize) -> Self {
         DisjointSlice {

@@ -1,17 +1,29 @@
 //! Which launch parameters a kernel argument type becomes (docs/contracts.md).
 
 use syn::spanned::Spanned;
-use syn::{GenericArgument, PathArguments, Type};
+use syn::{GenericArgument, Lifetime, PathArguments, PathSegment, Type};
 
 /// A kernel argument, by how the host passes it.
 pub enum ArgKind {
     /// `&[T]` (the element type): a device pointer and a length.
     Slice(Type),
-    /// `DisjointSlice<T>` (the element type): a device pointer and a length, written by the
-    /// kernel.
+    /// `DisjointSlice<T>` or `DisjointSlice<'_, T>` (the element type): a device pointer and a
+    /// length, written by the kernel.
     Disjoint(Type),
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
+}
+
+impl ArgKind {
+    /// The type that must be plain device data (`oxide::DeviceData`): a by-value argument's.
+    /// Slice elements live in device buffers, whose element types cudarc's unsafe
+    /// `DeviceRepr` already vouches for (and `&[AtomicU32]` is a sound shared scratch buffer).
+    pub fn by_value(&self) -> Option<&Type> {
+        match self {
+            ArgKind::Value(t) => Some(t),
+            ArgKind::Slice(_) | ArgKind::Disjoint(_) => None,
+        }
+    }
 }
 
 pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
@@ -19,7 +31,12 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
         Type::Paren(t) => classify(&t.elem),
         Type::Group(t) => classify(&t.elem),
         Type::Reference(r) => match (&*r.elem, r.mutability) {
-            (Type::Slice(s), None) => Ok(ArgKind::Slice((*s.elem).clone())),
+            (Type::Slice(s), None) => {
+                if let Some(lifetime) = r.lifetime.as_ref().filter(|l| l.ident != "_") {
+                    return Err(launch_lifetime(lifetime));
+                }
+                Ok(ArgKind::Slice((*s.elem).clone()))
+            }
             (Type::Slice(_), Some(_)) => Err(syn::Error::new(
                 ty.span(),
                 "`&mut [T]` would let every thread write every element; take a \
@@ -30,16 +47,7 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last();
             match last.filter(|s| s.ident == "DisjointSlice") {
-                Some(seg) => match &seg.arguments {
-                    PathArguments::AngleBracketed(a) if a.args.len() == 1 => match &a.args[0] {
-                        GenericArgument::Type(elem) => Ok(ArgKind::Disjoint(elem.clone())),
-                        _ => Err(syn::Error::new(a.span(), "expected `DisjointSlice<T>`")),
-                    },
-                    _ => Err(syn::Error::new(
-                        seg.span(),
-                        "expected `DisjointSlice<T>` with its element type",
-                    )),
-                },
+                Some(seg) => disjoint_slice(seg),
                 None => Ok(ArgKind::Value(ty.clone())),
             }
         }
@@ -55,8 +63,43 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
     }
 }
 
+/// `DisjointSlice<T>` or `DisjointSlice<'_, T>`: its element type.
+fn disjoint_slice(seg: &PathSegment) -> syn::Result<ArgKind> {
+    let expected = || {
+        syn::Error::new(
+            seg.span(),
+            "expected `DisjointSlice<T>` (or `DisjointSlice<'_, T>`) with its element type",
+        )
+    };
+    let PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return Err(expected());
+    };
+    let mut elem = None;
+    for arg in &a.args {
+        match arg {
+            GenericArgument::Lifetime(l) if l.ident == "_" => {}
+            GenericArgument::Lifetime(l) => return Err(launch_lifetime(l)),
+            GenericArgument::Type(t) if elem.is_none() => elem = Some(t.clone()),
+            _ => return Err(expected()),
+        }
+    }
+    elem.map(ArgKind::Disjoint).ok_or_else(expected)
+}
+
+/// A named lifetime on a kernel's slice: the launch lends its buffers for the kernel's call
+/// only, so a kernel that asked for `'static` could keep them after the launch.
+fn launch_lifetime(lifetime: &Lifetime) -> syn::Error {
+    syn::Error::new(
+        lifetime.span(),
+        "a kernel's slices borrow the launch's buffers for the kernel's call only: leave the \
+         lifetime out (`&[T]`, `DisjointSlice<T>`) or write `'_`",
+    )
+}
+
 /// Rejects by-value types that would carry host addresses the GPU cannot use, as far as the
-/// syntax shows (named structs are only checked for `Copy`).
+/// syntax shows, with a message that says so; whatever the syntax hides (an alias, a struct's
+/// field, an `Option<&T>`) is rejected by the `oxide::DeviceData` bound the launcher and the
+/// emulator put on every by-value type.
 fn check_value(ty: &Type) -> syn::Result<()> {
     match ty {
         Type::Reference(_) | Type::BareFn(_) => Err(host_pointer(ty)),

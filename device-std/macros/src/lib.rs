@@ -12,8 +12,8 @@
 //! (generic over the kernel's type parameters, if any).
 
 use proc_macro::TokenStream;
-use proc_macro2::{Span, TokenStream as TokenStream2};
-use quote::{format_ident, quote, quote_spanned};
+use proc_macro2::{Span, TokenStream as TokenStream2, TokenTree};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{
     FnArg, GenericParam, Generics, Ident, ItemFn, LitStr, Pat, ReturnType, Type, Visibility,
@@ -204,6 +204,7 @@ impl Kernel {
         let copy = local("kernel_arguments_passed_by_value_must_be_copy");
         let sync = local("emulated_kernel_shared_arguments_must_be_sync");
         let send = local("emulated_kernel_output_elements_must_be_send");
+        let data = local("kernel_arguments_must_be_plain_device_data");
         let mut params = Vec::new();
         let mut pushes = Vec::new();
         // The emulator: its parameters, what it does before `run`, what each emulated thread
@@ -264,6 +265,23 @@ impl Kernel {
                 }
             }
         }
+        // `DeviceData` of every by-value argument, checked here once for the types that name no
+        // type parameter, and for the others by `launch` and `emulate` at each instantiation
+        // (their where clauses, `host_generics`).
+        let data_checks: Vec<TokenStream2> = self
+            .args
+            .iter()
+            .filter_map(|(_, _, kind)| kind.by_value())
+            .filter(|ty| !self.mentions_type_param(ty))
+            .map(|ty| quote_spanned! {ty.span()=> #data::<#ty>();})
+            .collect();
+        let data_check = (!data_checks.is_empty()).then(|| {
+            quote! {
+                #[inline(always)]
+                const fn #data<T: ?::core::marker::Sized + ::oxide::DeviceData>() {}
+                const _: () = { #(#data_checks)* };
+            }
+        });
         let copy_helper = uses_copy.then(|| {
             quote! {
                 #[inline(always)]
@@ -407,6 +425,7 @@ impl Kernel {
                 #[allow(unused_imports)]
                 use super::*;
 
+                #data_check
                 #copy_helper
                 #sync_helper
                 #send_helper
@@ -483,11 +502,27 @@ impl Kernel {
         }
     }
 
+    /// Whether `ty` names one of the kernel's type parameters (then what it must be is checked
+    /// at each instantiation, not once at the definition).
+    fn mentions_type_param(&self, ty: &Type) -> bool {
+        fn mentions(tokens: TokenStream2, params: &[Ident]) -> bool {
+            tokens.into_iter().any(|t| match t {
+                TokenTree::Ident(i) => params.contains(&i),
+                TokenTree::Group(g) => mentions(g.stream(), params),
+                _ => false,
+            })
+        }
+        mentions(ty.to_token_stream(), &self.type_params)
+    }
+
     /// The generics of `launch` (`emulate` when `emulate` is true): the kernel's, each type
     /// parameter `'static` (a by-value argument crosses to the GPU as its bytes: a closure that
     /// borrows host data would carry host addresses), and for a generic kernel the bounds that
-    /// the arguments need, each spanned at its type (a non-generic kernel gets them checked by
-    /// the helpers `emulate` calls).
+    /// the arguments need, each spanned at its type: `DeviceData` of the by-value types that
+    /// name a type parameter (the others are checked once, at the definition), `Copy` of the
+    /// by-value types, and for `emulate` `Sync` of what the threads
+    /// share and `Send` of what they write (a non-generic kernel gets those checked by the
+    /// helpers `emulate` calls).
     fn host_generics(&self, kernel: &Generics, emulate: bool) -> Generics {
         let mut generics = kernel.clone();
         for param in generics.type_params_mut() {
@@ -503,6 +538,9 @@ impl Kernel {
             .map(|t| parse_quote_spanned!(t.span()=> #t: 'static))
             .collect();
         for (_, _, kind) in &self.args {
+            if let Some(ty) = kind.by_value().filter(|ty| self.mentions_type_param(ty)) {
+                bounds.push(parse_quote_spanned!(ty.span()=> #ty: ::oxide::DeviceData));
+            }
             let bound: WherePredicate = match (kind, emulate) {
                 (ArgKind::Value(ty), false) => {
                     parse_quote_spanned!(ty.span()=> #ty: ::core::marker::Copy)
@@ -591,6 +629,55 @@ mod tests {
     }
 
     #[test]
+    fn by_value_arguments_are_checked_for_device_data_at_the_definition() {
+        let item = quote!(
+            pub fn fill(v: (u32, [f32; 2]), mut out: DisjointSlice<'_, u32>, x: &'_ [u8]) {}
+        );
+        let out = expanded(quote!(), item);
+        assert!(
+            out.contains(
+                "const _ : () = { kernel_arguments_must_be_plain_device_data :: < (u32 , [f32 ; 2]) > () ; }"
+            ),
+            "{out}"
+        );
+        // Only by-value arguments: slice elements live in device buffers.
+        assert!(!out.contains("< u8 > ()"), "{out}");
+        assert!(!out.contains("< u32 > ()"), "{out}");
+    }
+
+    #[test]
+    fn slices_take_no_named_lifetime() {
+        for item in [
+            quote!(
+                pub fn k(x: &'static [u32]) {}
+            ),
+            quote!(
+                pub fn k(out: DisjointSlice<'static, u32>) {}
+            ),
+            quote!(
+                pub fn k(out: DisjointSlice<'_, u32, u32>) {}
+            ),
+            quote!(
+                pub fn k(out: DisjointSlice<'_>) {}
+            ),
+        ] {
+            assert!(expand(quote!(), item.clone()).is_err(), "{item}");
+        }
+        let item = quote!(
+            pub fn k(x: &'_ [u32], out: DisjointSlice<'_, u32>) {}
+        );
+        let out = expanded(quote!(), item);
+        assert!(
+            out.contains("x : & :: oxide :: host :: DeviceBuffer < u32 >"),
+            "{out}"
+        );
+        assert!(
+            out.contains("out : & mut :: oxide :: host :: DeviceBuffer < u32 >"),
+            "{out}"
+        );
+    }
+
+    #[test]
     fn generic_kernels_get_a_wrapper_named_by_the_marker() {
         let item = quote!(
             pub fn scale<T: Copy>(k: T, x: &[T], mut y: DisjointSlice<T>) {}
@@ -610,6 +697,9 @@ mod tests {
             out.contains(":: core :: any :: type_name :: < T > ()"),
             "{out}"
         );
+        // The by-value argument names the type parameter: checked by `launch` and `emulate`.
+        assert!(out.contains("T : :: oxide :: DeviceData"), "{out}");
+        assert!(!out.contains("const _"), "{out}");
         for call in [". unwrap (", ". expect (", "panic !", "unreachable !"] {
             assert!(!out.contains(call), "{call}: {out}");
         }

@@ -31,8 +31,9 @@
 //!
 //! - device side, crate `oxide-device`: [`thread`] (indices and the intrinsics the backend
 //!   replaces), [`warp`] (lanes and shuffles), [`shared`] (block-shared memory, an unsafe
-//!   primitive: [`shared::SharedArray`]), [`soft`], and [`DisjointSlice`] (the only safe way to
-//!   write memory shared by the grid);
+//!   primitive: [`shared::SharedArray`]), [`soft`], [`DisjointSlice`] (the only safe way to
+//!   write memory shared by the grid) and [`DeviceData`] (what a kernel may take by value: no
+//!   host references, pointers or interior mutability; see docs/safety.md);
 //! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
 //! - crate `oxide-emulator`: [`emulate`], the CPU emulator: a whole grid on host threads
 //!   (`vecadd::emulate(&cfg, &a, &b, &mut c)`);
@@ -41,7 +42,7 @@
 //! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
 //! `#[inline]` so its MIR crosses crates to the backend.
 
-pub use oxide_device::{DisjointSlice, ThreadIndex, shared, soft, thread, warp};
+pub use oxide_device::{DeviceData, DisjointSlice, ThreadIndex, shared, soft, thread, warp};
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
 pub use oxide_macros::kernel;

@@ -55,6 +55,34 @@ pub fn strict(mut out: DisjointSlice<f32>) {
     }
 }
 
+/// Plain device data of every shape crosses by value: a struct with an array, an enum and a
+/// zero-sized marker; the output is written `DisjointSlice<'_, T>`, the launch's lifetime named.
+#[derive(Clone, Copy)]
+pub struct Affine<T> {
+    pub coefficients: [T; 2],
+    pub mode: Mode,
+    pub unit: core::marker::PhantomData<fn() -> T>,
+}
+
+#[derive(Clone, Copy)]
+pub enum Mode {
+    Plain,
+    Offset(u32),
+}
+
+#[kernel]
+pub fn affine<T: Copy + Into<u64>>(a: Affine<T>, input: &[u32], mut out: DisjointSlice<'_, u64>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    let offset = match a.mode {
+        Mode::Plain => 0,
+        Mode::Offset(o) => u64::from(o),
+    };
+    if let Some(o) = out.get_mut(idx) {
+        *o = a.coefficients[0].into() * u64::from(input[i]) + a.coefficients[1].into() + offset;
+    }
+}
+
 fn shape(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
     LaunchConfig {
         grid,
@@ -94,6 +122,26 @@ fn emulates_a_kernel_taking_a_closure() {
     }
     map::emulate(&cfg, double, &input, &mut out).unwrap();
     assert_eq!(out, (0..50).map(double).collect::<Vec<u32>>());
+}
+
+#[test]
+fn plain_device_data_crosses_by_value() {
+    let input: Vec<u32> = (0..40).collect();
+    let mut out = vec![0u64; 40];
+    let cfg = LaunchConfig::for_num_elems(40, 16).unwrap();
+    let a = Affine {
+        coefficients: [3u16, 5],
+        mode: Mode::Offset(100),
+        unit: core::marker::PhantomData,
+    };
+    affine::emulate(&cfg, a, &input, &mut out).unwrap();
+    assert_eq!(out, (0..40).map(|x| 3 * x + 105).collect::<Vec<u64>>());
+    let a = Affine {
+        mode: Mode::Plain,
+        ..a
+    };
+    affine::emulate(&cfg, a, &input, &mut out).unwrap();
+    assert_eq!(out, (0..40).map(|x| 3 * x + 5).collect::<Vec<u64>>());
 }
 
 #[test]

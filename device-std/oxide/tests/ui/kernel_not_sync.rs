@@ -1,25 +1,28 @@
 // The CPU emulator (`<kernel>::emulate`) runs the threads on OS threads: what they share must be
-// `Sync` (`&[T]` and by-value arguments), and what they write must be `Send`.
-use std::cell::Cell;
-use std::rc::Rc;
+// `Sync` (`&[T]` and by-value arguments), and what they write must be `Send`. `Local` is plain
+// device data that its author declared neither `Send` nor `Sync` (through its marker).
+use std::marker::PhantomData;
 
 use oxide::prelude::*;
 
+#[derive(Clone, Copy)]
+pub struct Local(pub u32, PhantomData<*mut u32>);
+
 #[kernel]
-pub fn by_value(p: *mut f32, mut c: DisjointSlice<f32>) {
-    let _ = p;
+pub fn by_value(p: Local, mut c: DisjointSlice<f32>) {
+    let _ = p.0;
     if let Some(o) = c.get_mut(ThreadIndex::linear()) {
         *o = 1.0;
     }
 }
 
 #[kernel]
-pub fn shared(cells: &[Cell<u32>], c: DisjointSlice<f32>) {
-    let _ = (cells, c);
+pub fn shared(locals: &[Local], c: DisjointSlice<f32>) {
+    let _ = (locals, c);
 }
 
 #[kernel]
-pub fn written(c: DisjointSlice<Rc<u32>>) {
+pub fn written(c: DisjointSlice<Local>) {
     let _ = c;
 }
 
