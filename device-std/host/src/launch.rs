@@ -25,7 +25,12 @@ pub(crate) struct LoadedModule {
 }
 
 /// Loads `ptx` (the crate's embedded PTX, `None` when it was built without the backend) on
-/// `gpu`, or returns the module loaded for `crate_name` before.
+/// `gpu`, or returns the module loaded from that same `ptx` before. `crate_name` only names the
+/// crate in errors.
+///
+/// The cache is keyed by the PTX image itself (the address of the `'static` text), never by a
+/// name: a module loaded from other PTX under another crate's name cannot stand in for that
+/// crate's own PTX, which its launchers pass (docs/safety.md, "Modules cannot be spoofed").
 pub fn load_module(
     gpu: &Gpu,
     ptx: Option<&'static CStr>,
@@ -34,7 +39,7 @@ pub fn load_module(
     let ptx = ptx.ok_or(Error::NoPtx { crate_name })?;
     // A poisoned lock only means another thread panicked while holding it; the list is intact.
     let mut modules = gpu.modules.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, loaded)) = modules.iter().find(|(name, _)| *name == crate_name) {
+    if let Some(loaded) = modules.get(ptx) {
         return Ok(KernelModule {
             loaded: loaded.clone(),
             crate_name,
@@ -50,8 +55,36 @@ pub fn load_module(
         module,
         functions: Arc::new(Mutex::new(Vec::new())),
     };
-    modules.push((crate_name, loaded.clone()));
+    modules.insert(ptx, loaded.clone());
     Ok(KernelModule { loaded, crate_name })
+}
+
+/// The modules loaded on one [`Gpu`], by the PTX image they were loaded from: the address of
+/// its `'static` text. A `'static` text is never freed, so its address is never another text's,
+/// and the text at an address never changes: an entry is found only with the very PTX it was
+/// made from.
+pub(crate) struct ModuleCache<M> {
+    entries: Vec<(&'static CStr, M)>,
+}
+
+impl<M> ModuleCache<M> {
+    pub(crate) const fn new() -> Self {
+        ModuleCache {
+            entries: Vec::new(),
+        }
+    }
+
+    /// The entry made from this PTX image.
+    pub(crate) fn get(&self, ptx: &'static CStr) -> Option<&M> {
+        self.entries
+            .iter()
+            .find(|(image, _)| std::ptr::eq(image.as_ptr(), ptx.as_ptr()))
+            .map(|(_, m)| m)
+    }
+
+    pub(crate) fn insert(&mut self, ptx: &'static CStr, module: M) {
+        self.entries.push((ptx, module));
+    }
 }
 
 impl KernelModule {
@@ -258,5 +291,38 @@ impl<'a, T> KernelArg<'a> for ByValue<'a, T> {
         // SAFETY: `RawBytes<T>` is `repr(transparent)` over `T`.
         let bytes: &'a RawBytes<T> = unsafe { &*(self.0 as *const T).cast::<RawBytes<T>>() };
         launch.args.arg(bytes);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Statics, not consts: each has one address.
+    static VICTIM: &CStr = c".entry victim_kernel";
+    static SPOOF: &CStr = c".entry spoof_kernel";
+
+    /// Issue 7, hole 5: PTX registered under a crate's name (all safe code can give) is not
+    /// what that crate's launcher, which passes its own PTX image, gets.
+    #[test]
+    fn modules_are_found_by_their_ptx_image_not_by_a_name() {
+        let mut cache = ModuleCache::new();
+        cache.insert(SPOOF, "spoof");
+        assert_eq!(cache.get(VICTIM), None);
+        cache.insert(VICTIM, "victim");
+        assert_eq!(cache.get(VICTIM), Some(&"victim"));
+        assert_eq!(cache.get(SPOOF), Some(&"spoof"));
+    }
+
+    /// Equal texts at two addresses are two images (each loads its own module): the key is the
+    /// image, not its content.
+    #[test]
+    fn equal_texts_at_two_addresses_are_two_images() {
+        let copy: &'static CStr = Box::leak(VICTIM.to_owned().into_boxed_c_str());
+        let mut cache = ModuleCache::new();
+        cache.insert(VICTIM, 1);
+        assert_eq!(cache.get(copy), None);
+        cache.insert(copy, 2);
+        assert_eq!((cache.get(VICTIM), cache.get(copy)), (Some(&1), Some(&2)));
     }
 }

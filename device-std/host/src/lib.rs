@@ -32,10 +32,9 @@ pub use oxide_emulator::launch::{LaunchConfig, LaunchShapeError};
 pub struct Gpu {
     ctx: Arc<CudaContext>,
     stream: Arc<CudaStream>,
-    /// Modules loaded so far, by crate name, so a kernel's PTX is JIT-compiled once per Gpu.
-    /// Each crate's loaded module, with the kernels looked up in it so far (a launch then
-    /// costs no driver lookup).
-    modules: Mutex<Vec<(&'static str, launch::LoadedModule)>>,
+    /// Modules loaded so far, by PTX image, so a kernel's PTX is JIT-compiled once per Gpu,
+    /// each with the kernels looked up in it so far (a launch then costs no driver lookup).
+    modules: Mutex<launch::ModuleCache<launch::LoadedModule>>,
     /// Launches, and waits that succeeded: which kernel an asynchronous failure belongs to.
     launches: Mutex<LaunchLog>,
 }
@@ -70,7 +69,7 @@ impl Gpu {
         Ok(Gpu {
             ctx,
             stream,
-            modules: Mutex::new(Vec::new()),
+            modules: Mutex::new(launch::ModuleCache::new()),
             launches: Mutex::new(LaunchLog::default()),
         })
     }

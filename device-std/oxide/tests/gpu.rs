@@ -6,7 +6,8 @@ use std::ffi::CStr;
 
 use oxide::host::{ByValue, Error, Gpu, Launch, LaunchConfig, load_module};
 
-const PTX: &CStr = c"
+// A static, so that every use is the same PTX image (modules are cached by image).
+static PTX: &CStr = c"
 .version 7.0
 .target sm_50
 .address_size 64
@@ -92,6 +93,18 @@ DONE:
     ld.param.u64 %rd3, [out_ptr];
     st.global.u64 [%rd3], %rd1;
     st.global.u64 [%rd3+8], %rd2;
+    ret;
+}
+";
+
+/// Other PTX, defining an entry the real one lacks.
+static SPOOF: &CStr = c"
+.version 7.0
+.target sm_50
+.address_size 64
+
+.visible .entry spoofed()
+{
     ret;
 }
 ";
@@ -182,6 +195,20 @@ fn empty_buffers_pass_a_non_null_pointer() -> Result<(), Error> {
     let got = gpu.dtoh(&out)?;
     println!("pointers of empty buffers: {got:?}");
     assert_eq!(got, [8, 2]);
+    Ok(())
+}
+
+/// Issue 7, hole 5: safe code that loads other PTX under a crate's name first does not change
+/// what that crate's launcher (which passes its own PTX image) gets.
+#[test]
+fn a_module_loaded_under_another_crates_name_is_not_that_crates() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let spoof = load_module(&gpu, Some(SPOOF), "handwritten")?;
+    assert!(spoof.function("spoofed").is_ok());
+    let real = load_module(&gpu, Some(PTX), "handwritten")?;
+    assert!(real.function("vecadd").is_ok());
+    let e = real.function("spoofed").err().unwrap();
+    assert!(matches!(e, Error::KernelNotFound { .. }), "{e}");
     Ok(())
 }
 
