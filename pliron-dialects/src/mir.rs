@@ -372,18 +372,19 @@ impl Verify for IndexPtrOp {
 }
 
 /// Copies `mir_size` bytes between two places that do not overlap (MIR assignment of an
-/// aggregate).
+/// aggregate). `llvm_alignment` is an alignment both addresses have (the lesser of the two
+/// places'), which decides how wide the copy's accesses may be.
 #[pliron_op(
     name = "mir.copy",
-    format = "`*` $0 ` <- *` $1 `, ` attr($mir_size, $BytesAttr)",
-    interfaces = [NResultsInterface<0>, NOpdsInterface<2>],
+    format = "`*` $0 ` <- *` $1 `, ` attr($mir_size, $BytesAttr) ` align ` attr($llvm_alignment, $AlignmentAttr)",
+    interfaces = [NResultsInterface<0>, NOpdsInterface<2>, AlignableOpInterface],
     attributes = (mir_size: BytesAttr),
     operands = (dst: PointerType, src: PointerType)
 )]
 pub struct CopyOp;
 
 impl CopyOp {
-    pub fn new(ctx: &mut Context, dst: Value, src: Value, size: u64) -> Self {
+    pub fn new(ctx: &mut Context, dst: Value, src: Value, size: u64, align: u32) -> Self {
         let op = Operation::new(
             ctx,
             Self::get_concrete_op_info(),
@@ -394,6 +395,7 @@ impl CopyOp {
         );
         let op = CopyOp { op };
         op.set_attr_mir_size(ctx, BytesAttr(size));
+        op.set_alignment(ctx, align);
         op
     }
 
@@ -409,7 +411,7 @@ impl Verify for CopyOp {
         if self.get_attr_mir_size(ctx).is_none() {
             return verify_err!(self.loc(ctx), missing("mir.copy", "mir_size"));
         }
-        Ok(())
+        verify_alignment(self, ctx, "mir.copy", self.alignment(ctx))
     }
 }
 

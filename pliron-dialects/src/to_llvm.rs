@@ -195,6 +195,15 @@ impl ToLLVMDialect for IndexPtrOp {
     }
 }
 
+/// Copies up to this size become loads and stores as wide as the alignment allows; larger ones
+/// stay an `llvm.memcpy`, which states no alignment (pliron-llvm's calls carry no parameter
+/// attributes), so NVPTX expands it into a loop of byte copies.
+const INLINE_COPY_BYTES: u64 = 1024;
+
+/// Accesses wider than 8 bytes are left to LLVM's load/store vectoriser, which pairs
+/// neighbouring 8-byte accesses into `ld.v2.b64` where the alignment allows.
+const WIDEST_ACCESS_BYTES: u64 = 8;
+
 #[op_interface_impl]
 impl ToLLVMDialect for CopyOp {
     fn rewrite(
@@ -205,19 +214,68 @@ impl ToLLVMDialect for CopyOp {
     ) -> Result<()> {
         let dst = self.get_operand_dst(ctx);
         let src = self.get_operand_src(ctx);
+        let size = self.size(ctx);
+        let align = u64::from(self.alignment(ctx).unwrap_or(1));
+        if size <= INLINE_COPY_BYTES {
+            // Chunks in decreasing powers of two: each starts at a multiple of its own size and
+            // of no more than `align`, so each access is aligned to its width.
+            let mut offset = 0;
+            while offset < size {
+                let mut width = align.clamp(1, WIDEST_ACCESS_BYTES);
+                while width > size - offset {
+                    width /= 2;
+                }
+                let ty = int_type(ctx, (width * 8) as u32).into();
+                let from = byte_offset(ctx, rw, src, offset);
+                let value = LlvmLoadOp::new(ctx, from, ty);
+                value.set_alignment(ctx, width as u32);
+                rw.insert_op(ctx, &value);
+                let value = value.get_result(ctx);
+                let to = byte_offset(ctx, rw, dst, offset);
+                let store = LlvmStoreOp::new(ctx, value, to);
+                store.set_alignment(ctx, width as u32);
+                rw.insert_op(ctx, &store);
+                offset += width;
+            }
+            rw.erase_operation(ctx, self.get_operation());
+            return Ok(());
+        }
         // The intrinsic is overloaded on both pointers' address spaces.
         let memcpy = format!(
             "llvm.memcpy.p{}.p{}.i64",
             address_space(ctx, dst)?,
             address_space(ctx, src)?
         );
-        let size = int_const(ctx, rw, 64, self.size(ctx));
+        let size = int_const(ctx, rw, 64, size);
         let volatile = int_const(ctx, rw, 1, 0);
         let void = VoidType::get(ctx).into();
         intrinsic_call(ctx, rw, &memcpy, void, vec![dst, src, size, volatile]);
         rw.erase_operation(ctx, self.get_operation());
         Ok(())
     }
+}
+
+/// `base + offset` bytes, in bounds (the copy stays inside both places).
+fn byte_offset(
+    ctx: &mut Context,
+    rw: &mut DialectConversionRewriter,
+    base: Value,
+    offset: u64,
+) -> Value {
+    if offset == 0 {
+        return base;
+    }
+    let index = u32::try_from(offset).expect("an inline copy is smaller than 4 GiB");
+    let i8_ty = int_type(ctx, 8).into();
+    let gep = GetElementPtrOp::new_with_no_wrap_flags(
+        ctx,
+        base,
+        vec![GepIndex::Constant(index)],
+        i8_ty,
+        GepNoWrapFlags::INBOUNDS,
+    );
+    rw.insert_op(ctx, &gep);
+    gep.get_result(ctx)
 }
 
 #[op_interface_impl]

@@ -137,7 +137,7 @@ fn every_op(ctx: &mut Context) -> Function {
     })
     .get_result(ctx);
     let element = push(ctx, block, |ctx| IndexPtrOp::new(ctx, slot, tid, 4)).get_result(ctx);
-    push(ctx, block, |ctx| CopyOp::new(ctx, element, f.args[0], 4));
+    push(ctx, block, |ctx| CopyOp::new(ctx, element, f.args[0], 4, 4));
     let x = push(ctx, block, |ctx| LoadOp::new(ctx, element, i32_ty, 4)).get_result(ctx);
     push(ctx, block, BarrierOp::new);
     push(ctx, block, |ctx| {

@@ -144,7 +144,7 @@ fn copy_moves_between_pointers() {
     let ptr = ptr_type(ctx, 0);
     let f = function(ctx, "f", vec![ptr]);
     let size = int_const(ctx, f.entry, 64, 16);
-    push(ctx, f.entry, |ctx| CopyOp::new(ctx, size, f.args[0], 16));
+    push(ctx, f.entry, |ctx| CopyOp::new(ctx, size, f.args[0], 16, 8));
     finish(ctx, &f);
     assert_rejected(ctx, f.module, "Expected operand type llvm.ptr");
 }

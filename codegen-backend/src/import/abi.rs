@@ -227,7 +227,21 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
     {
         return KernelParam::Primitive(t);
     }
-    KernelParam::Bytes(types::bytes(&mut m.ctx, layout.size.bytes()))
+    KernelParam::Bytes(param_words(&mut m.ctx, layout))
+}
+
+/// The LLVM type a by-value aggregate parameter is passed as: an array of integers as wide as
+/// its alignment allows (up to 8 bytes), so that NVPTX declares the parameter with that
+/// alignment (`.param .align 8 .b8 p[24]`) and reads it in words, not bytes.
+fn param_words(ctx: &mut pliron::context::Context, layout: TyAndLayout<'_>) -> TypeHandle {
+    let size = layout.size.bytes();
+    let width = layout.align.abi.bytes().min(8);
+    // Rust sizes are multiples of the alignment; anything else goes byte by byte.
+    if width <= 1 || size % width != 0 {
+        return types::bytes(ctx, size);
+    }
+    let word = types::int(ctx, width * 8);
+    pliron_llvm::types::ArrayType::get(ctx, word, size / width).into()
 }
 
 /// The kernel's LLVM type and, per parameter, the LLVM attributes that tell the optimiser what
@@ -351,7 +365,7 @@ pub(crate) fn store_device_params(
             ArgPass::Pair => {
                 OperandVal::Pair(next.next().expect("param"), next.next().expect("param"))
             }
-            ArgPass::ByRef => OperandVal::Mem(next.next().expect("param")),
+            ArgPass::ByRef => OperandVal::Mem(next.next().expect("param"), layout.align.abi),
         };
         cx.store_operand(Operand { val, layout }, dest)?;
     }

@@ -247,7 +247,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 OperandVal::Imm(v) => values.push(v),
                 OperandVal::Pair(a, b) => values.extend([a, b]),
                 OperandVal::ZeroSized => {}
-                OperandVal::Mem(_) => {
+                OperandVal::Mem(..) => {
                     return unsupported(
                         arg.span,
                         format!(
@@ -391,7 +391,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let slot = out.expect("out slot");
                 self.store_operand(
                     Operand {
-                        val: OperandVal::Mem(slot.ptr),
+                        val: OperandVal::Mem(slot.ptr, slot.align),
                         layout: dest.layout,
                     },
                     dest,

@@ -13,7 +13,7 @@ use pliron::{
     value::Value,
 };
 use pliron_llvm::ops::{ConstantOp, IntToPtrOp, SExtOp, TruncOp, ZExtOp};
-use rustc_abi::{BackendRepr, Primitive, Scalar, Size};
+use rustc_abi::{Align, BackendRepr, Primitive, Scalar, Size};
 use rustc_middle::{
     mir::{self, ConstValue, interpret::Scalar as ConstScalar},
     ty::layout::TyAndLayout,
@@ -29,8 +29,9 @@ pub(crate) enum OperandVal {
     Imm(Value),
     /// Two scalars (`&[T]`, `(u32, bool)`...), as rustc's `ScalarPair`.
     Pair(Value, Value),
-    /// The address of memory holding the value; read-only for the consumer.
-    Mem(Value),
+    /// The address of memory holding the value, and the alignment it is known to have (less
+    /// than the type's in a packed struct); read-only for the consumer.
+    Mem(Value, Align),
     ZeroSized,
 }
 
@@ -91,7 +92,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                     self.load_scalar(b_ptr, b, place.align.restrict_for_offset(b_offset))?;
                 OperandVal::Pair(first, second)
             }
-            _ => OperandVal::Mem(place.ptr),
+            _ => OperandVal::Mem(place.ptr, place.align),
         };
         Ok(Operand { val, layout })
     }
@@ -118,10 +119,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let b_ptr = self.offset_place(dest, b_offset, dest.layout).ptr;
                 self.store_scalar(y, b_ptr, b, dest.align.restrict_for_offset(b_offset));
             }
-            (OperandVal::Mem(src), _) => {
+            (OperandVal::Mem(src, src_align), _) => {
                 let size = dest.layout.size.bytes();
                 if size > 0 {
-                    self.emit(|ctx| CopyOp::new(ctx, dest.ptr, src, size));
+                    let align = src_align.min(dest.align).bytes() as u32;
+                    self.emit(|ctx| CopyOp::new(ctx, dest.ptr, src, size, align));
                 }
             }
             _ => {

@@ -180,7 +180,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                     let dest = super::places::PlaceRef::new_sized(out, slot.layout);
                     self.store_operand(
                         super::operands::Operand {
-                            val: OperandVal::Mem(slot.ptr),
+                            val: OperandVal::Mem(slot.ptr, slot.align),
                             layout: slot.layout,
                         },
                         dest,
