@@ -1,15 +1,45 @@
 //! Launch shapes, validated alike by the CPU emulator and the GPU launcher (`oxide-host`
 //! re-exports them).
 
-/// Hardware limits of every GPU the backend targets (sm_50 and later).
+/// Hardware limits of every GPU the backend targets (sm_75 and later).
 const MAX_BLOCK_THREADS: u64 = 1024;
 const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+
+/// The most shared memory a block of a launch may have without opting in, in bytes: 48 KiB on
+/// every architecture. More (up to 227 KiB on sm_90, 99 KiB on sm_86) needs the kernel's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` raised first, which the launcher does not
+/// do, so the driver would refuse any launch above this. Checking it here, where no device is
+/// needed, makes the emulator refuse exactly what the GPU launch would. The block's static
+/// shared memory (`SharedArray` statics) counts against the same 48 KiB; only the driver knows
+/// its size, and it refuses a launch whose sum is too large.
+pub const MAX_DYNAMIC_SHARED_MEM_BYTES: u32 = 48 * 1024;
 
 /// A grid or block shape the GPU cannot run, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct LaunchShapeError(pub String);
+
+/// A launch configuration the GPU cannot run: a bad shape, or more dynamic shared memory per
+/// block than a launch may have.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LaunchConfigError {
+    /// The grid or the block is out of the hardware's range.
+    #[error(transparent)]
+    Shape(#[from] LaunchShapeError),
+    /// `shared_mem_bytes` is above [`MAX_DYNAMIC_SHARED_MEM_BYTES`].
+    #[error(
+        "{requested} bytes of dynamic shared memory per block; a launch has at most {limit} \
+         (48 KiB, the most a kernel has without opting in to more, which oxide does not do)"
+    )]
+    SharedMemory {
+        /// `shared_mem_bytes` of the launch.
+        requested: u32,
+        /// The most a launch may ask for.
+        limit: u32,
+    },
+}
 
 /// The shape of a launch: blocks per grid, threads per block, dynamic shared memory per block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +77,7 @@ impl LaunchConfig {
             block: (block, 1, 1),
             shared_mem_bytes: 0,
         };
-        cfg.validate()?;
+        cfg.validate_shape()?;
         Ok(cfg)
     }
 
@@ -57,9 +87,22 @@ impl LaunchConfig {
         (self.grid.1, self.grid.2, self.block.1, self.block.2) == (1, 1, 1, 1)
     }
 
+    /// Checks the launch against the hardware limits: its shape ([`Self::validate_shape`]) and
+    /// its dynamic shared memory ([`MAX_DYNAMIC_SHARED_MEM_BYTES`]).
+    pub fn validate(&self) -> Result<(), LaunchConfigError> {
+        self.validate_shape()?;
+        if self.shared_mem_bytes > MAX_DYNAMIC_SHARED_MEM_BYTES {
+            return Err(LaunchConfigError::SharedMemory {
+                requested: self.shared_mem_bytes,
+                limit: MAX_DYNAMIC_SHARED_MEM_BYTES,
+            });
+        }
+        Ok(())
+    }
+
     /// Checks the shape against the hardware limits, and that the grid's thread count fits in
     /// `usize` (so `ThreadIndex::linear` cannot overflow and stays unique).
-    pub fn validate(&self) -> Result<(), LaunchShapeError> {
+    pub fn validate_shape(&self) -> Result<(), LaunchShapeError> {
         let grid = [self.grid.0, self.grid.1, self.grid.2];
         let block = [self.block.0, self.block.1, self.block.2];
         let bad = |what: String| Err(LaunchShapeError(what));
@@ -172,8 +215,44 @@ mod tests {
                 "the grid has more threads than fit in usize",
             ),
         ] {
-            let e = bad.validate().unwrap_err();
+            let e = bad.validate_shape().unwrap_err();
             assert!(e.0.starts_with(reason), "{bad:?}: {e}");
+            assert_eq!(bad.validate(), Err(LaunchConfigError::Shape(e)));
         }
+    }
+
+    #[test]
+    fn dynamic_shared_memory_is_at_most_48_kib() {
+        let with = |bytes| LaunchConfig {
+            shared_mem_bytes: bytes,
+            ..shape((4, 1, 1), (128, 1, 1))
+        };
+        for ok in [0, 1, 4096, 48 * 1024] {
+            assert_eq!(with(ok).validate(), Ok(()), "{ok}");
+        }
+        for bad in [48 * 1024 + 1, 227 * 1024, u32::MAX] {
+            let e = with(bad).validate().unwrap_err();
+            assert_eq!(
+                e,
+                LaunchConfigError::SharedMemory {
+                    requested: bad,
+                    limit: 49152
+                }
+            );
+            assert!(
+                e.to_string()
+                    .starts_with(&format!("{bad} bytes of dynamic shared memory per block")),
+                "{e}"
+            );
+        }
+        // The shape is checked first.
+        let bad_both = LaunchConfig {
+            shared_mem_bytes: u32::MAX,
+            ..shape((0, 1, 1), (32, 1, 1))
+        };
+        assert!(matches!(
+            bad_both.validate(),
+            Err(LaunchConfigError::Shape(_))
+        ));
     }
 }

@@ -28,8 +28,8 @@
 //! `DisjointSlice<T>` becomes `&mut [T]`, other arguments are passed by value), which calls
 //! [`run`]. What `run` does:
 //!
-//! - It validates the launch shape as the GPU launch does ([`LaunchConfig::validate`]) and
-//!   returns [`FailureKind::LaunchShape`] instead of panicking.
+//! - It validates the launch as the GPU launch does ([`LaunchConfig::validate`]) and returns
+//!   [`FailureKind::LaunchShape`] or [`FailureKind::SharedMemory`] instead of panicking.
 //! - It spawns one OS thread per thread of a block (`std::thread::scope`); OS thread `t` plays
 //!   thread `t` of every block. Blocks run one after another, in launch order (x fastest, then y,
 //!   then z): a block starts when every thread of the previous one has finished. So the results
@@ -113,7 +113,7 @@ mod block;
 pub mod launch;
 
 use block::{Block, Failure, Outcome, Unwound};
-pub use launch::{LaunchConfig, LaunchShapeError};
+pub use launch::{LaunchConfig, LaunchConfigError, LaunchShapeError};
 
 thread_local! {
     /// Where the last kernel panic on this (emulated) thread happened; set by the panic hook.
@@ -158,6 +158,15 @@ pub enum FailureKind {
     /// A grid or block shape the GPU cannot run; nothing ran.
     #[error("invalid launch shape: {0}")]
     LaunchShape(String),
+    /// More dynamic shared memory per block than a launch may have
+    /// ([`launch::MAX_DYNAMIC_SHARED_MEM_BYTES`]); nothing ran.
+    #[error("{requested} bytes of dynamic shared memory per block; a launch has at most {limit}")]
+    SharedMemory {
+        /// `shared_mem_bytes` of the launch.
+        requested: u32,
+        /// The most a launch may ask for.
+        limit: u32,
+    },
     /// A thread of the kernel panicked. When several threads of the block panic, this is the
     /// lowest-numbered of those that panicked before the block was stopped.
     #[error("thread {thread:?} of block {block:?} panicked{}: {message}", at(.location))]
@@ -255,8 +264,14 @@ pub fn run(
     kernel: impl Fn() + Sync,
 ) -> Result<(), KernelFailure> {
     let fail = |kind| KernelFailure { kernel: name, kind };
-    cfg.validate()
-        .map_err(|LaunchShapeError(reason)| fail(FailureKind::LaunchShape(reason)))?;
+    cfg.validate().map_err(|e| {
+        fail(match e {
+            LaunchConfigError::Shape(LaunchShapeError(reason)) => FailureKind::LaunchShape(reason),
+            LaunchConfigError::SharedMemory { requested, limit } => {
+                FailureKind::SharedMemory { requested, limit }
+            }
+        })
+    })?;
     install_panic_hook();
     let shape = Shape {
         block_dim: [cfg.block.0, cfg.block.1, cfg.block.2],

@@ -2,7 +2,7 @@
 
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
-use oxide_emulator::{FailureKind, KernelFailure, LaunchShapeError};
+use oxide_emulator::{FailureKind, KernelFailure, LaunchConfigError, LaunchShapeError};
 
 /// An error of the host runtime. Nothing in [`crate`] panics; it returns one of these.
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +47,18 @@ pub enum Error {
     /// A grid or block shape the GPU cannot run.
     #[error("invalid launch shape: {0}")]
     LaunchShape(String),
+    /// More dynamic shared memory per block than a launch may have
+    /// (`oxide_emulator::launch::MAX_DYNAMIC_SHARED_MEM_BYTES`, 48 KiB); nothing was launched.
+    #[error(
+        "{requested} bytes of dynamic shared memory per block; a launch has at most {limit} \
+         (48 KiB, the most a kernel has without opting in to more, which oxide does not do)"
+    )]
+    SharedMemory {
+        /// `shared_mem_bytes` of the launch.
+        requested: u32,
+        /// The most a launch may ask for.
+        limit: u32,
+    },
     /// A buffer of one [`super::Gpu`] was passed to a launch on another.
     #[error("a DeviceBuffer of GPU {buffer} was passed to a kernel launched on GPU {launch}")]
     WrongDevice {
@@ -88,10 +100,25 @@ impl From<LaunchShapeError> for Error {
     }
 }
 
+impl From<LaunchConfigError> for Error {
+    fn from(e: LaunchConfigError) -> Error {
+        match e {
+            LaunchConfigError::Shape(shape) => shape.into(),
+            LaunchConfigError::SharedMemory { requested, limit } => {
+                Error::SharedMemory { requested, limit }
+            }
+            other => Error::LaunchShape(other.to_string()),
+        }
+    }
+}
+
 impl From<KernelFailure> for Error {
     fn from(f: KernelFailure) -> Error {
         match f.kind {
             FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
+            FailureKind::SharedMemory { requested, limit } => {
+                Error::SharedMemory { requested, limit }
+            }
             kind => Error::KernelFailed {
                 kernel: f.kernel.to_owned(),
                 message: format!("in the emulator: {kind}"),
@@ -210,6 +237,36 @@ mod tests {
             kind: FailureKind::LaunchShape("grid x = 0".into()),
         };
         assert!(matches!(Error::from(failure), Error::LaunchShape(r) if r == "grid x = 0"));
+        let too_much = crate::LaunchConfig {
+            shared_mem_bytes: u32::MAX,
+            ..crate::LaunchConfig::for_num_elems(10, 32).unwrap()
+        };
+        let e = Error::from(too_much.validate().unwrap_err());
+        assert!(
+            matches!(
+                e,
+                Error::SharedMemory {
+                    requested: u32::MAX,
+                    limit: 49152
+                }
+            ),
+            "{e}"
+        );
+        assert!(!e.is_unavailable());
+        let failure = KernelFailure {
+            kernel: "k",
+            kind: FailureKind::SharedMemory {
+                requested: 65536,
+                limit: 49152,
+            },
+        };
+        assert!(matches!(
+            Error::from(failure),
+            Error::SharedMemory {
+                requested: 65536,
+                limit: 49152
+            }
+        ));
         let failure = KernelFailure {
             kernel: "k",
             kind: FailureKind::WarpDivergence {

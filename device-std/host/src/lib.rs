@@ -26,7 +26,9 @@ pub use error::Error;
 #[doc(hidden)]
 pub use launch::{ByValue, KernelArg, Launch, generic_function};
 pub use launch::{KernelFunction, KernelModule, load_module};
-pub use oxide_emulator::launch::{LaunchConfig, LaunchShapeError};
+pub use oxide_emulator::launch::{
+    LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
+};
 
 /// One CUDA device, with its primary context and the stream all work goes to.
 pub struct Gpu {

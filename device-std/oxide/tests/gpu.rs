@@ -247,6 +247,16 @@ fn errors_are_results() -> Result<(), Error> {
     // SAFETY: the parameters match the PTX entry.
     let e = unsafe { launch.launch(bad) }.unwrap_err();
     assert!(matches!(e, Error::LaunchShape(_)), "{e}");
+    // So is more dynamic shared memory than a launch may have.
+    let too_much = LaunchConfig {
+        shared_mem_bytes: u32::MAX,
+        ..LaunchConfig::for_num_elems(1, 32)?
+    };
+    let mut launch = Launch::new(&gpu, &function);
+    launch.push(&x).push(&x).push(&mut y);
+    // SAFETY: the parameters match the PTX entry.
+    let e = unsafe { launch.launch(too_much) }.unwrap_err();
+    assert!(matches!(e, Error::SharedMemory { .. }), "{e}");
 
     // Empty buffers round-trip.
     let empty = gpu.htod::<f32>(&[])?;
