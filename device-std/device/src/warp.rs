@@ -63,6 +63,63 @@ pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i3
     }
 }
 
+/// `__shfl_xor_sync(mask, value, lane_mask, width)` (PTX `shfl.sync.bfly.b32`): every lane named
+/// in `mask` passes a value and gets the value of lane `lane ^ lane_mask` (a butterfly), or its
+/// own when that lane lies past its segment (`clamp` as in [`shfl_sync_idx_i32`]).
+///
+/// The same rules as [`shfl_sync_idx_i32`] hold: every calling lane is in `mask`, every lane
+/// of `mask` makes the call, and the lane read takes part.
+#[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.bfly.i32")]
+#[inline(never)]
+pub fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> i32 {
+    let lane = host_context::current().lane();
+    assert!(
+        mask & (1 << lane) != 0,
+        "lane {lane} calls shfl_sync_bfly_i32 with mask {mask:#010x}, which does not name it \
+         (undefined behaviour on the GPU)"
+    );
+    let source = shfl_bfly_source(lane, lane_mask, clamp);
+    let Some(values) = host_context::warp_exchange(mask, u64::from(value as u32)) else {
+        return value;
+    };
+    match values.get(source) {
+        Some(bits) => bits as u32 as i32,
+        None => panic!(
+            "lane {lane} reads lane {source} in shfl_sync_bfly_i32 (mask {mask:#010x}), which \
+             takes no part in the shuffle: undefined value on the GPU"
+        ),
+    }
+}
+
+/// `__ballot_sync(mask, predicate)` (PTX `vote.sync.ballot.b32`): the lanes of `mask` whose
+/// `predicate` is true, as a bit mask. Every calling lane is in `mask`, and every lane of
+/// `mask` makes the call.
+#[oxide_gpu::nvvm("llvm.nvvm.vote.ballot.sync")]
+#[inline(never)]
+pub fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
+    let lane = host_context::current().lane();
+    assert!(
+        mask & (1 << lane) != 0,
+        "lane {lane} calls vote_ballot_sync with mask {mask:#010x}, which does not name it \
+         (undefined behaviour on the GPU)"
+    );
+    let Some(values) = host_context::warp_exchange(mask, u64::from(predicate)) else {
+        return u32::from(predicate) << lane;
+    };
+    (0..WARP_SIZE)
+        .filter(|&l| values.get(l) == Some(1))
+        .fold(0, |ballot, l| ballot | 1 << l)
+}
+
+/// The lane `shfl.sync.bfly` reads for lane `lane` with source operand `b` and clamp operand
+/// `c` (the PTX ISA's definition).
+fn shfl_bfly_source(lane: u32, b: u32, c: u32) -> u32 {
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
+    let source = lane ^ (b & 0x1f);
+    if source <= max_lane { source } else { lane }
+}
+
 /// The lane `shfl.sync.idx` reads for lane `lane` with source operand `b` and clamp operand `c`
 /// (the PTX ISA's definition).
 fn shfl_idx_source(lane: u32, b: u32, c: u32) -> u32 {
@@ -104,6 +161,30 @@ mod tests {
             })
         });
         assert!(caught.is_err());
+    }
+
+    #[test]
+    fn one_host_thread_ballots_and_butterflies_alone() {
+        assert_eq!(vote_ballot_sync(!0, true), 1);
+        assert_eq!(vote_ballot_sync(!0, false), 0);
+        assert_eq!(shfl_sync_bfly_i32(!0, 9, 1, 0x1f), 9);
+        with_thread_context(lane_of(37, 64), || {
+            assert_eq!(vote_ballot_sync(1 << 5, true), 1 << 5);
+        });
+    }
+
+    #[test]
+    fn butterfly_lanes_as_cuda_computes_them() {
+        for lane in 0..32 {
+            assert_eq!(shfl_bfly_source(lane, 1, 0x1f), lane ^ 1);
+            assert_eq!(shfl_bfly_source(lane, 16, 0x1f), lane ^ 16);
+        }
+        // width 8 (c = (24 << 8) | 0x1f): as CUDA documents for `__shfl_xor_sync`, a lane may
+        // read an earlier segment (13 ^ 8 = 5) but not a later one (5 ^ 8 = 13 reads itself).
+        let c8 = (24 << 8) | 0x1f;
+        assert_eq!(shfl_bfly_source(13, 8, c8), 5);
+        assert_eq!(shfl_bfly_source(5, 8, c8), 5);
+        assert_eq!(shfl_bfly_source(13, 4, c8), 9);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use oxide_device::ThreadIndex;
 use oxide_device::thread::{self, sync_threads};
-use oxide_device::warp::{lane_id, shfl_sync_idx_i32};
+use oxide_device::warp::{lane_id, shfl_sync_bfly_i32, shfl_sync_idx_i32, vote_ballot_sync};
 use oxide_emulator::{FailureKind, KernelFailure, LaunchConfig, run};
 
 const FULL: u32 = u32::MAX;
@@ -96,6 +96,38 @@ fn warp_sums_by_shuffles_over_two_blocks_of_64() {
             lanes.iter().all(|&s| s == expected),
             "warp {warp}: {lanes:?}"
         );
+    }
+}
+
+#[test]
+fn xor_shuffles_and_ballots_over_a_block_of_40() {
+    // The second warp has 8 lanes: its mask names just those.
+    let cfg = shape((1, 1, 1), (40, 1, 1));
+    let got = each_thread(&cfg, || {
+        let i = ThreadIndex::linear().get() as i32;
+        let mask = if i < 32 { FULL } else { 0xff };
+        let mut sum = i;
+        for offset in [16, 8, 4, 2, 1] {
+            if i < 32 || offset < 8 {
+                sum += shfl_sync_bfly_i32(mask, sum, offset, WHOLE_WARP);
+            }
+        }
+        (sum, vote_ballot_sync(mask, i % 3 == 0))
+    })
+    .unwrap();
+    let first: i32 = (0..32).sum();
+    let second: i32 = (32..40).sum();
+    let thirds = |range: std::ops::Range<u32>| {
+        range
+            .filter(|i| i % 3 == 0)
+            .fold(0u32, |m, i| m | 1 << (i % 32))
+    };
+    for (i, &(sum, ballot)) in got.iter().enumerate() {
+        if i < 32 {
+            assert_eq!((sum, ballot), (first, thirds(0..32)), "thread {i}");
+        } else {
+            assert_eq!((sum, ballot), (second, thirds(32..40)), "thread {i}");
+        }
     }
 }
 
