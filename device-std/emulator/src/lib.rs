@@ -75,8 +75,10 @@
 //! 1. *Valid memory, no other access.* `ptr` and `len` come from a `&'a mut [T]` that `emulate`
 //!    holds for the whole call of [`run`], and `run` returns only after `std::thread::scope` has
 //!    joined every thread; each per-thread `DisjointSlice` lives inside one call of the kernel
-//!    on one of those threads. So the memory is valid and nothing outside the kernel touches it
-//!    while any of them lives.
+//!    on one of those threads: the kernel takes it as `DisjointSlice<'_, T>`, a borrow for its
+//!    call, so it cannot keep it anywhere that outlives the call (a `thread_local!`, whose
+//!    destructor would run after `std::thread::scope` returned). So the memory is valid and
+//!    nothing outside the kernel touches it while any of them lives.
 //! 2. *Same `ptr` and `len` everywhere*: all are built from the same `RawSlice`.
 //! 3. *No element reachable from two OS threads through safe code.* Safe code writes an
 //!    element only through `get_mut(idx)`, element `idx.get()`, and a `ThreadIndex` comes only
