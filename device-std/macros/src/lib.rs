@@ -31,10 +31,11 @@ use oxide_contract::KernelOptions;
 ///
 /// Argument types and what the launcher takes for them:
 /// `&[T]` → `&oxide::host::DeviceBuffer<T>`; `DisjointSlice<T>` →
-/// `&mut oxide::host::DeviceBuffer<T>`; any other `T: Copy` → `T`.
+/// `&mut oxide::host::DeviceBuffer<T>`; any other `T: Copy + oxide::DeviceData` → `T` (plain
+/// device data: no references, raw pointers or interior mutability; docs/safety.md).
 ///
 /// What the emulator takes for them: `&[T]` → `&[T]` (`T: Sync`); `DisjointSlice<T>` →
-/// `&mut [T]` (`T: Send`); any other `T: Copy` → `T` (`T: Sync`).
+/// `&mut [T]` (`T: Send`); any other `T: Copy + oxide::DeviceData` → `T` (`T: Sync`).
 ///
 /// A kernel may have type parameters (closures passed from the host are type parameters too):
 /// `launch` and `emulate` are then generic over them, with `'static` bounds, and the backend
