@@ -73,9 +73,7 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     let (ptx, dumps) = match result {
         Ok(Ok(ok)) => ok,
         Ok(Err(errors)) => {
-            for e in errors {
-                report(tcx, e);
-            }
+            report_all(tcx, errors);
             return None;
         }
         Err(panic) => {
@@ -215,7 +213,7 @@ fn compile<'tcx>(
     let mut errors = Vec::new();
     for kernel in kernels {
         if let Err(e) = module.import_kernel(kernel.instance, &kernel.entry, kernel.mode) {
-            errors.push(e);
+            errors.extend(e);
         }
     }
     if !errors.is_empty() {
@@ -259,18 +257,91 @@ fn compile<'tcx>(
     Ok((output.ptx, dumps))
 }
 
+/// Reports every error once, in source order. Once means: a construct reached from several
+/// kernels (or from one kernel in two modes) is one mistake, and so are the pieces of one macro
+/// call that fail for one reason (`write!` makes several calls into the formatting machinery).
+fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
+    let mut errors: Vec<(rustc_span::Span, DeviceError)> = errors
+        .into_iter()
+        .map(|e| (user_span(tcx, &e).0, e))
+        .collect();
+    errors.sort_by_key(|(span, _)| *span);
+    let mut seen = rustc_data_structures::fx::FxHashSet::default();
+    for (span, e) in errors {
+        let reason = match &e.kind {
+            DeviceErrorKind::NotOnGpu { why, .. } => why.clone(),
+            other => other.to_string(),
+        };
+        if seen.insert((span.source_callsite(), reason)) {
+            report(tcx, e);
+        }
+    }
+}
+
+/// Where the user should look for `e`: the innermost of its call sites and its own span that is
+/// in the crate being compiled (so an unsupported construct inside `f32::sin` is reported at the
+/// user's `x.sin()`), with the index of that call site (`None`: the error's own span).
+fn user_span(tcx: TyCtxt<'_>, e: &DeviceError) -> (rustc_span::Span, Option<usize>) {
+    let source_map = tcx.sess.source_map();
+    // A span inside a macro's expansion counts where the macro is called (`println!`).
+    let in_user_crate = |span: rustc_span::Span| {
+        let span = span.source_callsite();
+        !span.is_dummy()
+            && source_map.lookup_source_file(span.lo()).cnum == rustc_span::def_id::LOCAL_CRATE
+    };
+    if in_user_crate(e.span) {
+        return (e.span, None);
+    }
+    match e
+        .call_sites
+        .iter()
+        .rposition(|site| in_user_crate(site.span))
+    {
+        Some(i) => (e.call_sites[i].span, Some(i)),
+        None => (e.span, None),
+    }
+}
+
 fn report(tcx: TyCtxt<'_>, e: DeviceError) {
+    let (primary, site) = user_span(tcx, &e);
     let mut diag = tcx
         .dcx()
-        .struct_span_err(e.span, format!("oxide: {}", e.kind));
-    if e.call_path.len() > 1 {
-        diag.note(format!(
-            "reached from kernel `{}` through {}",
-            e.call_path[0],
-            e.call_path[1..].join(" -> ")
-        ));
-    } else if let Some(kernel) = e.call_path.first() {
-        diag.note(format!("in kernel `{kernel}`"));
+        .struct_span_err(primary, format!("oxide: {}", e.kind));
+    // The way from the user's line to the construct, when it goes into other crates.
+    if let Some(i) = site {
+        let sites = &e.call_sites;
+        diag.span_label(
+            primary,
+            format!("this call of `{}` reaches it", sites[i].callee),
+        );
+        for pair in sites[i..].windows(2) {
+            diag.span_note(
+                pair[1].span,
+                format!("`{}` calls `{}` here", pair[0].callee, pair[1].callee),
+            );
+        }
+        let holder = &sites.last().expect("a call site").callee;
+        diag.span_note(e.span, format!("the construct, in `{holder}`"));
+    }
+    // Every function on the way, inlined ones included.
+    let through: Vec<&str> = e.call_sites.iter().map(|s| s.callee.as_str()).collect();
+    match (e.call_path.first(), through.is_empty()) {
+        (Some(kernel), false) => {
+            diag.note(format!(
+                "reached from kernel `{kernel}` through {}",
+                through.join(" -> ")
+            ));
+        }
+        (Some(kernel), true) if e.call_path.len() > 1 => {
+            diag.note(format!(
+                "reached from kernel `{kernel}` through {}",
+                e.call_path[1..].join(" -> ")
+            ));
+        }
+        (Some(kernel), true) => {
+            diag.note(format!("in kernel `{kernel}`"));
+        }
+        (None, _) => {}
     }
     if let DeviceErrorKind::Internal { .. } = e.kind {
         diag.note(

@@ -18,12 +18,26 @@ pub(crate) enum DeviceErrorKind {
     Internal { function: String, message: String },
 }
 
+/// A call on the way from a kernel to an error: `callee` is called at `span`, either for real
+/// or in a body that MIR inlining copied into its caller.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct CallSite {
+    pub(crate) span: Span,
+    pub(crate) callee: String,
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct DeviceError {
     pub(crate) kind: DeviceErrorKind,
+    /// Where the construct is, which may be deep inside the standard library.
     pub(crate) span: Span,
-    /// Functions from the kernel down to the one that failed, outermost first.
+    /// Functions from the kernel down to the one that failed, outermost first (the kernel's
+    /// entry name first; inlined calls are not in it).
     pub(crate) call_path: Vec<String>,
+    /// The calls from the kernel's body down to the one whose callee holds `span`, inlined
+    /// ones included, outermost first. The report points at the innermost of these spans (or
+    /// `span`) that lies in the crate being compiled: the user's own line.
+    pub(crate) call_sites: Vec<CallSite>,
 }
 
 impl DeviceError {
@@ -32,6 +46,7 @@ impl DeviceError {
             kind,
             span,
             call_path: Vec::new(),
+            call_sites: Vec::new(),
         }
     }
 }

@@ -95,6 +95,7 @@ impl Panic {
             kind: DeviceErrorKind::Internal { function, message },
             span,
             call_path,
+            call_sites: Vec::new(),
         }
     }
 }

@@ -237,7 +237,7 @@ fn param_words(ctx: &mut pliron::context::Context, layout: TyAndLayout<'_>) -> T
     let size = layout.size.bytes();
     let width = layout.align.abi.bytes().min(8);
     // Rust sizes are multiples of the alignment; anything else goes byte by byte.
-    if width <= 1 || size % width != 0 {
+    if width <= 1 || !size.is_multiple_of(width) {
         return types::bytes(ctx, size);
     }
     let word = types::int(ctx, width * 8);

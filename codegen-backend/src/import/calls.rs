@@ -27,12 +27,13 @@ use crate::{
 };
 
 impl<'tcx> FnCx<'tcx, '_> {
-    /// Reports the first call of a host-only standard-library function in this body.
+    /// Every call of a host-only standard-library function in this body, with its block.
     pub(crate) fn check_host_only_calls(
         &mut self,
         panic_only: &rustc_index::IndexSlice<mir::BasicBlock, Option<String>>,
-    ) -> DeviceResult<()> {
+    ) -> Vec<(mir::BasicBlock, DeviceError)> {
         let tcx = self.m.tcx;
+        let mut found = Vec::new();
         for (bb, data) in self.mir.basic_blocks.iter_enumerated() {
             if data.is_cleanup || panic_only[bb].is_some() {
                 continue;
@@ -50,10 +51,11 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             if let Some(why) = self.m.registry.host_only(def_id) {
                 let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
-                return not_on_gpu(*fn_span, format!("`{path}`"), why.why());
+                let e = not_on_gpu::<()>(*fn_span, format!("`{path}`"), why.why());
+                found.extend(e.err().map(|e| (bb, e)));
             }
         }
-        Ok(())
+        found
     }
 
     pub(crate) fn call(
@@ -298,8 +300,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         destination: mir::Place<'tcx>,
         target: Option<mir::BasicBlock>,
     ) -> DeviceResult<()> {
-        let call_path = self.call_path.clone();
-        let decl = self.m.declare(instance, self.mode, self.span, &call_path)?;
+        let decl = self.declare_callee(instance)?;
         let spread = callee_ty.fn_sig(self.m.tcx).abi() == ExternAbi::RustCall;
 
         let mut values: Vec<Operand<'tcx>> = Vec::new();
@@ -420,8 +421,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             );
         };
         let instance = Instance::mono(self.m.tcx, def_id);
-        let call_path = self.call_path.clone();
-        let decl = self.m.declare(instance, self.mode, self.span, &call_path)?;
+        let decl = self.declare_callee(instance)?;
         let dest = self.new_slot(result);
         self.emit_device_call(&decl, values, dest)?;
         self.load_operand(dest)

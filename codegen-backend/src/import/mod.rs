@@ -10,6 +10,7 @@ mod atomics;
 mod calls;
 mod casts;
 mod core_intrinsics;
+mod diagnostics;
 mod globals;
 mod operands;
 mod panic_paths;
@@ -41,7 +42,7 @@ use rustc_span::Span;
 pub(crate) use abi::DeviceAbi;
 use places::PlaceRef;
 
-use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
+use crate::error::{CallSite, DeviceError, DeviceErrorKind, DeviceResult};
 
 /// How floating-point arithmetic may be compiled, chosen per kernel and applied to every
 /// function it calls (a function reached from kernels of both modes is compiled twice).
@@ -76,7 +77,7 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) ctx: Context,
     pub(crate) module: ModuleOp,
     functions: FxHashMap<(Instance<'tcx>, KernelMode), FnDecl>,
-    queue: VecDeque<(Instance<'tcx>, KernelMode, Vec<String>)>,
+    queue: VecDeque<(Instance<'tcx>, KernelMode, Vec<String>, Vec<CallSite>)>,
     used_names: FxHashSet<String>,
     /// The global of each rustc allocation used as data.
     globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
@@ -134,22 +135,32 @@ impl<'tcx> DeviceModule<'tcx> {
         name.try_into().expect("sanitized name")
     }
 
-    /// Imports a kernel and, transitively, every function it calls.
+    /// Imports a kernel and, transitively, every function it calls. Every unsupported construct
+    /// is reported, not only the first: a function goes on importing after a statement it
+    /// cannot, and its callees are imported all the same.
     pub(crate) fn import_kernel(
         &mut self,
         instance: Instance<'tcx>,
         entry_name: &str,
         mode: KernelMode,
-    ) -> DeviceResult<()> {
+    ) -> Result<(), Vec<DeviceError>> {
         let name = self.unique_name(entry_name);
         let path = vec![entry_name.to_string()];
-        FnCx::import(self, instance, mode, FnKind::Kernel(name), path.clone())?;
+        let mut errors = Vec::new();
+        let kernel = FnCx::import(self, instance, mode, FnKind::Kernel(name), path, Vec::new());
+        errors.extend(kernel.err().into_iter().flatten());
         self.kernels.push(entry_name.to_string());
-        while let Some((callee, callee_mode, call_path)) = self.queue.pop_front() {
+        while let Some((callee, callee_mode, call_path, sites)) = self.queue.pop_front() {
             let decl = self.functions[&(callee, callee_mode)].clone();
-            FnCx::import(self, callee, callee_mode, FnKind::Device(decl), call_path)?;
+            let kind = FnKind::Device(decl);
+            let imported = FnCx::import(self, callee, callee_mode, kind, call_path, sites);
+            errors.extend(imported.err().into_iter().flatten());
         }
-        Ok(())
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
     /// The declaration of a device function, queuing its body for import on first use.
@@ -159,6 +170,7 @@ impl<'tcx> DeviceModule<'tcx> {
         mode: KernelMode,
         span: Span,
         call_path: &[String],
+        call_sites: Vec<CallSite>,
     ) -> DeviceResult<FnDecl> {
         if let Some(decl) = self.functions.get(&(instance, mode)) {
             return Ok(decl.clone());
@@ -170,7 +182,7 @@ impl<'tcx> DeviceModule<'tcx> {
         self.functions.insert((instance, mode), decl.clone());
         let mut path = call_path.to_vec();
         path.push(display_instance(self.tcx, instance));
-        self.queue.push_back((instance, mode, path));
+        self.queue.push_back((instance, mode, path, call_sites));
         Ok(decl)
     }
 }
@@ -222,7 +234,13 @@ pub(crate) struct FnCx<'tcx, 'm> {
     pub(crate) cur: Ptr<BasicBlock>,
     pub(crate) region: Ptr<pliron::region::Region>,
     pub(crate) span: Span,
+    /// The source scope of the statement being imported: which inlined calls it is inside.
+    pub(crate) scope: mir::SourceScope,
     pub(crate) call_path: Vec<String>,
+    /// The calls that reach this function from the kernel's body (empty for the kernel).
+    pub(crate) call_sites: Vec<CallSite>,
+    /// What could not be imported so far; importing goes on to find the rest.
+    errors: Vec<DeviceError>,
     /// Where a function returning through memory writes its result.
     pub(crate) ret_out: Option<Value>,
 }
@@ -234,7 +252,8 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         mode: KernelMode,
         kind: FnKind,
         call_path: Vec<String>,
-    ) -> DeviceResult<()> {
+        call_sites: Vec<CallSite>,
+    ) -> Result<(), Vec<DeviceError>> {
         let tcx = m.tcx;
         let _span = tracing::debug_span!("import_fn", function = %display_instance(tcx, instance))
             .entered();
@@ -252,7 +271,11 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let span = mir.span;
         let (name, ty, abi, param_attrs) = match kind {
             FnKind::Kernel(name) => {
-                let (ty, attrs) = abi::kernel_signature(m, instance, mir, span)?;
+                let (ty, attrs) =
+                    abi::kernel_signature(m, instance, mir, span).map_err(|mut e| {
+                        e.call_path.clone_from(&call_path);
+                        vec![e]
+                    })?;
                 (name, ty, None, Some(attrs))
             }
             FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi), None),
@@ -280,28 +303,32 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             cur: entry,
             region,
             span,
+            scope: mir::OUTERMOST_SOURCE_SCOPE,
             call_path,
+            call_sites,
+            errors: Vec::new(),
             ret_out: None,
         };
-        cx.import_body(entry).map_err(|mut e| {
-            if e.call_path.is_empty() {
-                e.call_path = cx.call_path.clone();
-            }
-            // Some MIR (promoted constants, shims) has no span of its own: point at the function.
-            if e.span.is_dummy() {
-                e.span = if cx.span.is_dummy() {
-                    cx.mir.span
-                } else {
-                    cx.span
-                };
-            }
-            e
-        })
+        let result = cx.import_body(entry);
+        let mut errors = std::mem::take(&mut cx.errors);
+        if let Err(e) = result {
+            errors.push(cx.locate(e));
+        }
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(errors)
+        }
     }
 
     fn import_body(&mut self, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
         let panic_only = self.panic_only_blocks();
-        self.check_host_only_calls(&panic_only)?;
+        let host_only = self.check_host_only_calls(&panic_only);
+        for (bb, e) in &host_only {
+            self.scope = self.mir.basic_blocks[*bb].terminator().source_info.scope;
+            let e = self.locate(e.clone());
+            self.errors.push(e);
+        }
         for (local, decl) in self.mir.local_decls.iter_enumerated() {
             let ty = self.monomorphize(decl.ty);
             let layout = self.m.layout_of(ty, decl.source_info.span)?;
@@ -341,11 +368,22 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             }
             for stmt in &data.statements {
                 self.span = stmt.source_info.span;
-                self.statement(stmt)?;
+                self.scope = stmt.source_info.scope;
+                if let Err(e) = self.statement(stmt) {
+                    self.record(e, bb, &host_only);
+                }
             }
             let term = data.terminator();
             self.span = term.source_info.span;
-            self.terminator(term)?;
+            self.scope = term.source_info.scope;
+            // A call already reported as host-only is not imported (its callee would only
+            // repeat the error from inside the standard library).
+            let reported = host_only.iter().any(|(b, _)| *b == bb);
+            if reported {
+                self.trap("a call that cannot run on the GPU")?;
+            } else if let Err(e) = self.terminator(term) {
+                self.record(e, bb, &host_only);
+            }
         }
         Ok(())
     }

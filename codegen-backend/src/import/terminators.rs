@@ -105,8 +105,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         let place = self.place(place)?;
         let ptr_ty = rustc_middle::ty::Ty::new_mut_ptr(tcx, ty);
         let ptr_layout = self.layout_of(ptr_ty)?;
-        let call_path = self.call_path.clone();
-        let decl = self.m.declare(glue, self.mode, self.span, &call_path)?;
+        let decl = self.declare_callee(glue)?;
         let unit = self.layout_of(tcx.types.unit)?;
         let dest = super::places::PlaceRef::new_sized(place.ptr, unit);
         let arg = super::operands::Operand {

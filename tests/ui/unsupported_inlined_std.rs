@@ -1,0 +1,23 @@
+//@ compile-flags: -O
+//! With MIR inlining (a release build), `f32::sin` and the helper are inlined into the kernel,
+//! so the unsupported intrinsic sits in the kernel's own MIR with a span in the standard
+//! library: the error still points at the user's `x.sin()`, and the note names every inlined
+//! call on the way.
+
+use oxide::prelude::*;
+
+#[inline]
+fn wave(x: f32) -> f32 {
+    x.sin() * 2.0
+}
+
+#[kernel]
+pub fn f_sin(input: &[f32], mut out: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(o) = out.get_mut(idx) {
+        *o = wave(input[i]);
+    }
+}
+
+fn main() {}
