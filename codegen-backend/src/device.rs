@@ -268,11 +268,13 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
     errors.sort_by_key(|(span, _)| *span);
     let mut seen = rustc_data_structures::fx::FxHashSet::default();
     for (span, e) in errors {
-        let reason = match &e.kind {
-            DeviceErrorKind::NotOnGpu { why, .. } => why.clone(),
-            other => other.to_string(),
+        let (span, reason) = match &e.kind {
+            DeviceErrorKind::NotOnGpu { why, .. } => (span.source_callsite(), why.clone()),
+            // One report per static: the fix is at its declaration.
+            DeviceErrorKind::StaticMut { declared, .. } => (*declared, e.kind.to_string()),
+            other => (span.source_callsite(), other.to_string()),
         };
-        if seen.insert((span.source_callsite(), reason)) {
+        if seen.insert((span, reason)) {
             report(tcx, e);
         }
     }
@@ -347,6 +349,10 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
         diag.note(
             "this is a bug in oxide, not in your code: please report it to oxide with this kernel",
         );
+    }
+    if let DeviceErrorKind::StaticMut { declared, .. } = e.kind {
+        diag.span_note(declared, "declared here");
+        diag.help("for memory each block has its own copy of (CUDA's `__shared__`), use a `static` `oxide::shared::SharedArray`; for a grid-wide counter, a `static` atomic; for results, a `DisjointSlice`");
     }
     if let DeviceErrorKind::NoMir { .. } = e.kind {
         diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");

@@ -12,6 +12,10 @@ pub(crate) enum DeviceErrorKind {
     NotOnGpu { construct: String, why: String },
     #[error("calls `{callee}`, whose MIR is not available, so it cannot be compiled for the GPU")]
     NoMir { callee: String },
+    #[error(
+        "the `static mut` `{name}` is one copy in global memory for the whole grid, which every thread of every block would race on"
+    )]
+    StaticMut { name: String, declared: Span },
     #[error("kernel `{kernel}`: {why}")]
     BadKernel { kernel: String, why: String },
     #[error("internal error while compiling `{function}` for the GPU: {message}")]

@@ -31,7 +31,7 @@ use rustc_span::Span;
 use crate::import::prelude::*;
 
 use super::{DeviceModule, FnCx, types};
-use crate::error::{DeviceResult, not_on_gpu, unsupported};
+use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
 
 /// The GPU's global memory: read by every thread, `ld.global.nc` when constant.
 const GLOBAL_ADDRESS_SPACE: u32 = 1;
@@ -64,6 +64,18 @@ impl<'tcx> DeviceModule<'tcx> {
                 };
                 if self.is_shared_static(def_id) {
                     return Ok(self.shared_global(alloc_id, def_id, alloc));
+                }
+                // A CUDA port's `__shared__` tile written as a `static mut` would be one global
+                // array that every block of the grid races on. Statics of other crates (std's)
+                // are their authors' business.
+                if def_id.is_local()
+                    && tcx.static_mutability(def_id) == Some(rustc_hir::Mutability::Mut)
+                {
+                    let kind = DeviceErrorKind::StaticMut {
+                        name: tcx.item_name(def_id).to_string(),
+                        declared: tcx.def_span(def_id),
+                    };
+                    return Err(DeviceError::new(span, kind));
                 }
                 (alloc, tcx.item_name(def_id).to_string())
             }
