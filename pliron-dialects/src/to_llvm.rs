@@ -218,7 +218,9 @@ impl ToLLVMDialect for CopyOp {
         let align = u64::from(self.alignment(ctx).unwrap_or(1));
         if size <= INLINE_COPY_BYTES {
             // Chunks in decreasing powers of two: each starts at a multiple of its own size and
-            // of no more than `align`, so each access is aligned to its width.
+            // of no more than `align`, so each access is aligned to its width. A chunk is what
+            // LLVM's InstCombine itself makes of a memcpy of 1, 2, 4 or 8 bytes, so the copy
+            // means what the memcpy did, uninitialised (padding) bytes included.
             let mut offset = 0;
             while offset < size {
                 let mut width = align.clamp(1, WIDEST_ACCESS_BYTES);
