@@ -278,6 +278,19 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
             report(tcx, e);
         }
     }
+    // A heap value's drop follows from the reported call that made it.
+    let made_on_heap: Vec<Option<String>> = errors
+        .iter()
+        .filter(|(_, e)| match &e.kind {
+            DeviceErrorKind::NotOnGpu { why, .. } => why == crate::error::NO_HEAP,
+            _ => false,
+        })
+        .map(|(_, e)| e.call_path.first().cloned())
+        .collect();
+    errors.retain(|(_, e)| {
+        !matches!(e.kind, DeviceErrorKind::HeapDrop { .. })
+            || !made_on_heap.contains(&e.call_path.first().cloned())
+    });
 }
 
 /// Where the user should look for `e`: the innermost of its call sites and its own span that is

@@ -3,6 +3,9 @@
 
 use rustc_span::Span;
 
+/// Why heap allocations cannot run on the GPU (the registry says the same of `Box::new`...).
+pub(crate) const NO_HEAP: &str = "device code has no heap; use values, arrays and slices";
+
 /// Why a kernel (or a function it calls) could not be compiled for the GPU.
 #[derive(thiserror::Error, Debug, Clone)]
 pub(crate) enum DeviceErrorKind {
@@ -12,6 +15,10 @@ pub(crate) enum DeviceErrorKind {
     NotOnGpu { construct: String, why: String },
     #[error("calls `{callee}`, whose MIR is not available, so it cannot be compiled for the GPU")]
     NoMir { callee: String },
+    /// Dropping a value that owns heap memory; the value was made by a call that cannot run on
+    /// the GPU either, which is reported where it is, so this one only stands alone.
+    #[error("the heap allocation `{ty}` cannot run on the GPU: {NO_HEAP}")]
+    HeapDrop { ty: String },
     #[error(
         "the `static mut` `{name}` is one copy in global memory for the whole grid, which every thread of every block would race on"
     )]

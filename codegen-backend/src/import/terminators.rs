@@ -15,7 +15,7 @@ use pliron_llvm::{
 use rustc_middle::mir::{self, AssertKind, TerminatorKind};
 
 use super::{FnCx, LocalPlace, abi::RetPass, operands::OperandVal};
-use crate::error::{DeviceResult, not_on_gpu, unsupported};
+use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsupported};
 
 impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn terminator(&mut self, term: &mir::Terminator<'tcx>) -> DeviceResult<()> {
@@ -96,11 +96,8 @@ impl<'tcx> FnCx<'tcx, '_> {
                 .ty_adt_def()
                 .is_some_and(|adt| tcx.crate_name(adt.did().krate) == rustc_span::sym::alloc);
         if heap {
-            return not_on_gpu(
-                self.span,
-                format!("the heap allocation `{ty}`"),
-                "device code has no heap; use values, arrays and slices",
-            );
+            let kind = DeviceErrorKind::HeapDrop { ty: ty.to_string() };
+            return Err(DeviceError::new(self.span, kind));
         }
         let place = self.place(place)?;
         let ptr_ty = rustc_middle::ty::Ty::new_mut_ptr(tcx, ty);
