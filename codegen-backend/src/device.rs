@@ -266,18 +266,6 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
         .map(|e| (user_span(tcx, &e).0, e))
         .collect();
     errors.sort_by_key(|(span, _)| *span);
-    let mut seen = rustc_data_structures::fx::FxHashSet::default();
-    for (span, e) in errors {
-        let (span, reason) = match &e.kind {
-            DeviceErrorKind::NotOnGpu { why, .. } => (span.source_callsite(), why.clone()),
-            // One report per static: the fix is at its declaration.
-            DeviceErrorKind::StaticMut { declared, .. } => (*declared, e.kind.to_string()),
-            other => (span.source_callsite(), other.to_string()),
-        };
-        if seen.insert((span, reason)) {
-            report(tcx, e);
-        }
-    }
     // A heap value's drop follows from the reported call that made it.
     let made_on_heap: Vec<Option<String>> = errors
         .iter()
@@ -291,6 +279,18 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
         !matches!(e.kind, DeviceErrorKind::HeapDrop { .. })
             || !made_on_heap.contains(&e.call_path.first().cloned())
     });
+    let mut seen = rustc_data_structures::fx::FxHashSet::default();
+    for (span, e) in errors {
+        let (span, reason) = match &e.kind {
+            DeviceErrorKind::NotOnGpu { why, .. } => (span.source_callsite(), why.clone()),
+            // One report per static: the fix is at its declaration.
+            DeviceErrorKind::StaticMut { declared, .. } => (*declared, e.kind.to_string()),
+            other => (span.source_callsite(), other.to_string()),
+        };
+        if seen.insert((span, reason)) {
+            report(tcx, e);
+        }
+    }
 }
 
 /// Where the user should look for `e`: the innermost of its call sites and its own span that is
