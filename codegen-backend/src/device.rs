@@ -216,6 +216,18 @@ fn compile<'tcx>(
             errors.extend(e);
         }
     }
+    if errors.is_empty() {
+        // Every barrier must be reached by all the threads of a block or by none.
+        for kernel in kernels {
+            let divergent = crate::uniformity::check_kernel(
+                &mut module,
+                kernel.instance,
+                kernel.mode,
+                &kernel.entry,
+            );
+            errors.extend(divergent);
+        }
+    }
     if !errors.is_empty() {
         return Err(errors);
     }
@@ -366,6 +378,12 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
     if let DeviceErrorKind::StaticMut { declared, .. } = e.kind {
         diag.span_note(declared, "declared here");
         diag.help("for memory each block has its own copy of (CUDA's `__shared__`), use a `static` `oxide::shared::SharedArray`; for a grid-wide counter, a `static` atomic; for results, a `DisjointSlice`");
+    }
+    if let DeviceErrorKind::DivergentBarrier(barrier) = &e.kind {
+        for (span, note) in barrier.notes() {
+            diag.span_note(span, note);
+        }
+        diag.help(barrier.help());
     }
     if let DeviceErrorKind::NoMir { .. } = e.kind {
         diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");

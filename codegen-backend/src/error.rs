@@ -25,6 +25,9 @@ pub(crate) enum DeviceErrorKind {
     StaticMut { name: String, declared: Span },
     #[error("kernel `{kernel}`: {why}")]
     BadKernel { kernel: String, why: String },
+    /// A barrier under a condition that may differ between the threads of a block.
+    #[error("{0}")]
+    DivergentBarrier(Box<crate::uniformity::DivergentBarrier>),
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
 }

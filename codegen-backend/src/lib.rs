@@ -30,6 +30,7 @@ mod error;
 mod ice;
 mod import;
 mod registry;
+mod uniformity;
 
 use std::any::Any;
 

@@ -1,6 +1,7 @@
 //! Parameter attributes (`noalias`, `readonly`, `align`...), which pliron-llvm's `llvm.func` has
 //! no place for: producers put one `llvm.attributes` per parameter in a `VecAttr` under
-//! [`ATTR_KEY_LLVM_PARAM_ATTRS`].
+//! [`ATTR_KEY_LLVM_PARAM_ATTRS`]. Function attributes (`convergent`, `noinline`...) are
+//! pliron-llvm's own `llvm_func_attrs` of the `llvm.func` (`FuncOp::set_attr_llvm_func_attrs`).
 
 use inkwell::{
     attributes::{Attribute, AttributeLoc},
@@ -28,8 +29,8 @@ pub fn set_param_attrs(ctx: &Context, func: FuncOp, attrs: Vec<LlvmAttributesAtt
         .set(ATTR_KEY_LLVM_PARAM_ATTRS.clone(), list);
 }
 
-/// Applies the parameter attributes of `func` to its LLVM function. Unknown attribute names are
-/// reported by name.
+/// Applies the parameter and function attributes of `func` to its LLVM function. Unknown
+/// attribute names are reported by name.
 pub(crate) fn apply(
     ctx: &Context,
     func: FuncOp,
@@ -37,6 +38,11 @@ pub(crate) fn apply(
     fv: FunctionValue<'_>,
 ) -> Result<(), String> {
     let op = func.get_operation().deref(ctx);
+    if let Some(attrs) = func.get_attr_llvm_func_attrs(ctx) {
+        for attribute in llvm_attributes(ll, &attrs).map_err(|e| format!("function: {e}"))? {
+            fv.add_attribute(AttributeLoc::Function, attribute);
+        }
+    }
     let Some(list) = op.attributes.get::<VecAttr>(&ATTR_KEY_LLVM_PARAM_ATTRS) else {
         return Ok(());
     };

@@ -40,6 +40,7 @@ use rustc_middle::{
 use rustc_span::Span;
 
 pub(crate) use abi::DeviceAbi;
+pub(crate) use panic_paths::panic_only_blocks;
 use places::PlaceRef;
 
 use crate::error::{CallSite, DeviceError, DeviceErrorKind, DeviceResult};
@@ -87,6 +88,8 @@ pub(crate) struct DeviceModule<'tcx> {
     /// was asked for, since printing every body costs time on every build.
     pub(crate) mir_text: Option<String>,
     pub(crate) registry: crate::registry::Registry<'tcx>,
+    /// Which functions may reach a barrier (for `convergent` and the uniformity check).
+    pub(crate) barriers: crate::uniformity::BarrierReach<'tcx>,
 }
 
 impl<'tcx> DeviceModule<'tcx> {
@@ -104,6 +107,7 @@ impl<'tcx> DeviceModule<'tcx> {
             kernels: Vec::new(),
             mir_text: dump.then(String::new),
             registry: crate::registry::Registry::new(tcx),
+            barriers: Default::default(),
         }
     }
 
@@ -281,6 +285,10 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi), None),
         };
         let func = FuncOp::new(&mut m.ctx, name, ty);
+        let func_attrs = crate::uniformity::function_attributes(m, instance);
+        if !func_attrs.is_empty() {
+            func.set_attr_llvm_func_attrs(&m.ctx, func_attrs);
+        }
         if let Some(attrs) = param_attrs {
             oxide_llvm_emit::set_param_attrs(&m.ctx, func, attrs);
         }

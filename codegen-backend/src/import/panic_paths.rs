@@ -5,60 +5,81 @@
 use rustc_index::IndexVec;
 use rustc_middle::{
     mir::{self, TerminatorKind},
-    ty,
+    ty::{self, EarlyBinder, Instance, TyCtxt, TypingEnv},
 };
 
 use super::FnCx;
+use crate::registry::Registry;
 
 impl<'tcx> FnCx<'tcx, '_> {
-    /// The path of the standard-library panic function `func` calls, if it is one.
-    pub(crate) fn std_panic_callee(&self, func: &mir::Operand<'tcx>) -> Option<String> {
-        let tcx = self.m.tcx;
-        let callee_ty = self.monomorphize(func.ty(self.mir, tcx));
-        let ty::FnDef(def_id, _) = *callee_ty.kind() else {
-            return None;
-        };
-        self.m
-            .registry
-            .is_std_panic(def_id)
-            .then(|| ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id)))
-    }
-
     /// For each block, the panic it inevitably reaches (`None` where some path does not panic).
     pub(crate) fn panic_only_blocks(&self) -> IndexVec<mir::BasicBlock, Option<String>> {
-        let blocks = &self.mir.basic_blocks;
-        let mut panics: IndexVec<mir::BasicBlock, Option<String>> = blocks
-            .iter()
-            .map(|data| match &data.terminator().kind {
-                TerminatorKind::Call { func, .. } if !data.is_cleanup => {
-                    self.std_panic_callee(func)
-                }
-                _ => None,
-            })
-            .collect();
-        // Backwards to a fixpoint: a block all of whose (non-unwind) successors panic, panics.
-        loop {
-            let mut changed = false;
-            for (bb, data) in blocks.iter_enumerated() {
-                if panics[bb].is_some() || data.is_cleanup {
-                    continue;
-                }
-                let successors: Vec<mir::BasicBlock> = data
-                    .terminator()
-                    .successors()
-                    .filter(|s| !blocks[*s].is_cleanup)
-                    .collect();
-                if successors.is_empty() {
-                    continue;
-                }
-                if successors.iter().all(|s| panics[*s].is_some()) {
-                    panics[bb] = panics[successors[0]].clone();
-                    changed = true;
-                }
+        panic_only_blocks(self.m.tcx, &self.m.registry, self.instance, self.mir)
+    }
+}
+
+/// The path of the standard-library panic function `func` calls, if it is one.
+fn std_panic_callee<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    registry: &Registry<'tcx>,
+    instance: Instance<'tcx>,
+    body: &mir::Body<'tcx>,
+    func: &mir::Operand<'tcx>,
+) -> Option<String> {
+    let callee_ty = instance.instantiate_mir_and_normalize_erasing_regions(
+        tcx,
+        TypingEnv::fully_monomorphized(),
+        EarlyBinder::bind(func.ty(body, tcx)),
+    );
+    let ty::FnDef(def_id, _) = *callee_ty.kind() else {
+        return None;
+    };
+    registry
+        .is_std_panic(def_id)
+        .then(|| ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id)))
+}
+
+/// For each block of `body` (of `instance`), the panic it inevitably reaches (`None` where some
+/// path does not panic). The import compiles these blocks to a trap; the uniformity analysis
+/// leaves them out of the control flow.
+pub(crate) fn panic_only_blocks<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    registry: &Registry<'tcx>,
+    instance: Instance<'tcx>,
+    body: &mir::Body<'tcx>,
+) -> IndexVec<mir::BasicBlock, Option<String>> {
+    let blocks = &body.basic_blocks;
+    let mut panics: IndexVec<mir::BasicBlock, Option<String>> = blocks
+        .iter()
+        .map(|data| match &data.terminator().kind {
+            TerminatorKind::Call { func, .. } if !data.is_cleanup => {
+                std_panic_callee(tcx, registry, instance, body, func)
             }
-            if !changed {
-                return panics;
+            _ => None,
+        })
+        .collect();
+    // Backwards to a fixpoint: a block all of whose (non-unwind) successors panic, panics.
+    loop {
+        let mut changed = false;
+        for (bb, data) in blocks.iter_enumerated() {
+            if panics[bb].is_some() || data.is_cleanup {
+                continue;
             }
+            let successors: Vec<mir::BasicBlock> = data
+                .terminator()
+                .successors()
+                .filter(|s| !blocks[*s].is_cleanup)
+                .collect();
+            if successors.is_empty() {
+                continue;
+            }
+            if successors.iter().all(|s| panics[*s].is_some()) {
+                panics[bb] = panics[successors[0]].clone();
+                changed = true;
+            }
+        }
+        if !changed {
+            return panics;
         }
     }
 }

@@ -1,0 +1,385 @@
+//! Barriers are block-uniform: a uniformity (divergence) analysis of each kernel's call graph
+//! proves that every barrier, and every call of a function that may reach one, is executed by all
+//! the threads of a block or by none, and rejects the others at compile time.
+//!
+//! A `bar.sync` that only some threads of a block reach is undefined behaviour on the GPU (it
+//! hangs, or lets the block's threads run past each other). The design follows LLVM's
+//! UniformityAnalysis:
+//! - *divergent sources* are the thread index (`%tid`, unless `grid = "1d"` folds y/z to 0),
+//!   device intrinsics (NVVM, inline PTX: `%laneid`, shuffles), atomics, and reads of memory
+//!   other threads may write; block and grid indices and sizes, kernel arguments, constants and
+//!   the elements of `&[T]` arguments with `T: Freeze` (no thread writes them while the kernel
+//!   runs) are uniform;
+//! - divergence flows through data (every operation of a divergent operand), through memory
+//!   (thread-private locals are followed through pointers and across calls), and through
+//!   control: a value assigned on one side of a divergent branch is divergent where the sides
+//!   meet again (its immediate post-dominator), and so is a value a loop with a divergent exit
+//!   assigned, after the loop;
+//! - a barrier call is rejected when it lies in the region of a divergent branch: the nodes
+//!   reachable from the branch before its immediate post-dominator (`cfg.rs`). That covers a
+//!   divergent `if`, an early `return` or `break`, and a loop whose trip count is divergent.
+//!
+//! Blocks that can only panic are left out of the control flow: a panic traps, and a trap ends
+//! the whole kernel, so a bounds or overflow check before a barrier does not make it divergent.
+//! Calls are analysed per calling context (which arguments, and which memory they point to, are
+//! divergent), so a helper with a barrier called with uniform arguments passes. docs/safety.md,
+//! "Barriers are block-uniform", has the argument and the tests.
+//!
+//! Every function that may reach a barrier is also marked `convergent` in LLVM IR
+//! ([`function_attributes`]), so that LLVM does not move the barrier's calls into divergent code.
+
+mod body;
+mod callees;
+mod cfg;
+mod state;
+
+use std::fmt;
+
+use pliron_llvm::llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr};
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
+use rustc_hir::attrs::InlineAttr;
+use rustc_middle::ty::{self, Instance, Ty, TyCtxt, TypingEnv};
+use rustc_span::Span;
+
+pub(crate) use callees::BarrierReach;
+use state::{Abs, CauseId, Loc};
+
+use crate::{
+    error::{DeviceError, DeviceErrorKind},
+    import::{DeviceModule, KernelMode},
+    registry::Registry,
+};
+
+/// What a function is entered with: its arguments' values and the contents of the caller's
+/// memory they point to (`Loc::Caller(n)` is `callers[n]`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Context {
+    args: Vec<Abs>,
+    callers: Vec<Abs>,
+}
+
+/// What a call does, seen from the caller.
+#[derive(Clone, Debug)]
+struct Summary {
+    ret: Abs,
+    /// The final contents of each context location, where `written`.
+    callers: Vec<Abs>,
+    written: Vec<bool>,
+}
+
+impl Summary {
+    /// A call that returns nothing the caller sees and writes nothing.
+    fn untouched(ctx: &Context) -> Summary {
+        Summary {
+            ret: Abs::uniform(),
+            callers: ctx.callers.clone(),
+            written: vec![false; ctx.callers.len()],
+        }
+    }
+}
+
+/// Where a divergent value comes from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Cause {
+    what: String,
+    span: Span,
+}
+
+/// A barrier that only some threads of a block may reach.
+#[derive(Clone, Debug)]
+pub(crate) struct DivergentBarrier {
+    /// What the call calls: the barrier (`sync_threads()`) or a function that reaches one.
+    pub(crate) callee: String,
+    /// Where a called function executes the barrier; `None` when the call is the barrier.
+    pub(crate) barrier_in_callee: Option<Span>,
+    /// The branch condition the call depends on.
+    pub(crate) condition: Span,
+    /// Why the condition may differ between threads, and where that comes from.
+    pub(crate) cause: String,
+    pub(crate) cause_span: Span,
+}
+
+impl fmt::Display for DivergentBarrier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.barrier_in_callee {
+            None => write!(
+                f,
+                "`{}` is a barrier, but only some threads of a block may reach this call",
+                self.callee
+            ),
+            Some(_) => write!(
+                f,
+                "`{}` executes a barrier, but only some threads of a block may reach this call",
+                self.callee
+            ),
+        }
+    }
+}
+
+impl DivergentBarrier {
+    /// The notes of the report, each at its span: the condition, what it depends on, and the
+    /// barrier inside the function called.
+    pub(crate) fn notes(&self) -> Vec<(Span, String)> {
+        let mut notes = Vec::new();
+        if self.condition.contains(self.cause_span) || self.cause_span.is_dummy() {
+            notes.push((
+                self.condition,
+                format!(
+                    "whether it runs depends on this condition, which may differ between the threads of a block: it depends on {}",
+                    self.cause
+                ),
+            ));
+        } else {
+            notes.push((
+                self.condition,
+                "whether it runs depends on this condition, which may differ between the threads of a block".into(),
+            ));
+            notes.push((
+                self.cause_span,
+                format!("the condition depends on {}", self.cause),
+            ));
+        }
+        if let Some(barrier) = self.barrier_in_callee {
+            notes.push((barrier, format!("`{}` reaches this barrier", self.callee)));
+        }
+        notes
+    }
+
+    pub(crate) fn help(&self) -> &'static str {
+        "every thread of a block must reach each barrier, or none (a barrier that only some threads reach is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+    }
+}
+
+/// The analysis of one kernel: the causes found, the summaries of the functions analysed so far
+/// (per calling context), and the barriers reported.
+struct Analysis<'r, 'tcx> {
+    tcx: TyCtxt<'tcx>,
+    registry: &'r Registry<'tcx>,
+    reach: &'r mut BarrierReach<'tcx>,
+    grid_1d: bool,
+    causes: Vec<Cause>,
+    cause_ids: FxHashMap<Cause, CauseId>,
+    summaries: FxHashMap<(Instance<'tcx>, Context), Summary>,
+    /// The functions being analysed, from the kernel down, with their names for errors.
+    path: Vec<(Instance<'tcx>, String)>,
+    errors: Vec<DeviceError>,
+    reported: FxHashSet<(Span, Span)>,
+    pointer_types: FxHashMap<Ty<'tcx>, bool>,
+}
+
+impl<'r, 'tcx> Analysis<'r, 'tcx> {
+    /// Whether a value of `ty` may hold a pointer. Values are field-insensitive, so without this
+    /// an integer read from a struct would carry the struct's pointers (and reading through them
+    /// anything they point to).
+    fn holds_pointers(&mut self, ty: Ty<'tcx>) -> bool {
+        if let Some(known) = self.pointer_types.get(&ty) {
+            return *known;
+        }
+        // A recursive type meets itself only through a pointer.
+        self.pointer_types.insert(ty, true);
+        let tcx = self.tcx;
+        let holds = match ty.kind() {
+            ty::Bool
+            | ty::Char
+            | ty::Int(_)
+            | ty::Uint(_)
+            | ty::Float(_)
+            | ty::Never
+            | ty::Str
+            | ty::FnDef(..) => false,
+            ty::Array(element, _) | ty::Slice(element) => self.holds_pointers(*element),
+            ty::Tuple(fields) => fields.iter().any(|field| self.holds_pointers(field)),
+            ty::Adt(adt, args) => {
+                let fields: Vec<Ty<'tcx>> = adt
+                    .all_fields()
+                    .map(|field| {
+                        tcx.normalize_erasing_regions(
+                            TypingEnv::fully_monomorphized(),
+                            field.ty(tcx, args),
+                        )
+                    })
+                    .collect();
+                fields.into_iter().any(|field| self.holds_pointers(field))
+            }
+            _ => true,
+        };
+        self.pointer_types.insert(ty, holds);
+        holds
+    }
+
+    fn cause(&mut self, what: String, span: Span) -> CauseId {
+        let cause = Cause { what, span };
+        if let Some(id) = self.cause_ids.get(&cause) {
+            return *id;
+        }
+        let id = CauseId(self.causes.len() as u32);
+        self.causes.push(cause.clone());
+        self.cause_ids.insert(cause, id);
+        id
+    }
+
+    /// Whether `span` is in the crate being compiled (the user's code).
+    fn is_local(&self, span: Span) -> bool {
+        let span = span.source_callsite();
+        !span.is_dummy()
+            && self
+                .tcx
+                .sess
+                .source_map()
+                .lookup_source_file(span.lo())
+                .cnum
+                == rustc_span::def_id::LOCAL_CRATE
+    }
+
+    /// The cause of a call's divergent result, seen at the call: a cause inside another crate
+    /// (`thread_idx_z()` deep in `ThreadIndex::linear`) is named by the call the user wrote.
+    fn cause_at_call(&mut self, cause: CauseId, callee: Instance<'tcx>, call: Span) -> CauseId {
+        let inner = &self.causes[cause.0 as usize];
+        if self.is_local(inner.span) || !self.is_local(call) {
+            return cause;
+        }
+        let what = format!(
+            "`{}()`, whose result depends on {}",
+            body::callee_name(self.tcx, callee),
+            inner.what
+        );
+        self.cause(what, call)
+    }
+
+    /// What a call of `instance` in `ctx` does; analyses it (once per context).
+    fn summary(&mut self, instance: Instance<'tcx>, ctx: Context, span: Span) -> Summary {
+        let key = (instance, ctx);
+        if let Some(known) = self.summaries.get(&key) {
+            return known.clone();
+        }
+        let (instance, ctx) = key;
+        if self.path.iter().any(|(f, _)| *f == instance) {
+            return self.recursive(&ctx, span);
+        }
+        let name = crate::import::display_instance(self.tcx, instance);
+        self.path.push((instance, name));
+        let summary = body::FnAnalysis::run(self, instance, &ctx);
+        self.path.pop();
+        self.summaries.insert((instance, ctx), summary.clone());
+        summary
+    }
+
+    /// A recursive call: not followed, so everything it can touch is divergent.
+    fn recursive(&mut self, ctx: &Context, span: Span) -> Summary {
+        let what = "the result of a recursive call, which the analysis does not follow".into();
+        let cause = self.cause(what, span);
+        let everything = Abs::pointer(
+            Some(cause),
+            (0..ctx.callers.len() as u32)
+                .map(Loc::Caller)
+                .chain([Loc::Shared]),
+        );
+        Summary {
+            ret: everything.clone(),
+            callers: vec![everything; ctx.callers.len()],
+            written: vec![true; ctx.callers.len()],
+        }
+    }
+
+    fn report(
+        &mut self,
+        call: Span,
+        callee: String,
+        via: Option<Instance<'tcx>>,
+        condition: Span,
+        cause: CauseId,
+    ) {
+        if !self.reported.insert((call, condition)) {
+            return;
+        }
+        let cause = self.causes[cause.0 as usize].clone();
+        let divergent = DivergentBarrier {
+            callee,
+            barrier_in_callee: via.and_then(|f| self.reach.barrier_in(f)),
+            condition,
+            cause: cause.what,
+            cause_span: cause.span,
+        };
+        let mut error =
+            DeviceError::new(call, DeviceErrorKind::DivergentBarrier(Box::new(divergent)));
+        error.call_path = self.path.iter().map(|(_, name)| name.clone()).collect();
+        self.errors.push(error);
+    }
+}
+
+/// Checks that every barrier kernel `instance` (PTX entry `entry`) may execute is reached by all
+/// the threads of a block or by none; one error per barrier call that is not.
+pub(crate) fn check_kernel<'tcx>(
+    m: &mut DeviceModule<'tcx>,
+    instance: Instance<'tcx>,
+    mode: KernelMode,
+    entry: &str,
+) -> Vec<DeviceError> {
+    let tcx = m.tcx;
+    let body = tcx.instance_mir(instance.def);
+    let args = (1..=body.arg_count)
+        .map(|arg| {
+            let ty = callees::monomorphize(
+                tcx,
+                instance,
+                body.local_decls[rustc_middle::mir::Local::from_usize(arg)].ty,
+            );
+            kernel_argument(tcx, ty)
+        })
+        .collect();
+    let mut analysis = Analysis {
+        tcx,
+        registry: &m.registry,
+        reach: &mut m.barriers,
+        grid_1d: mode.grid_1d,
+        causes: Vec::new(),
+        cause_ids: FxHashMap::default(),
+        summaries: FxHashMap::default(),
+        path: Vec::new(),
+        errors: Vec::new(),
+        reported: FxHashSet::default(),
+        pointer_types: FxHashMap::default(),
+    };
+    analysis.path.push((instance, entry.to_string()));
+    // The kernel itself is entered once: analysed directly rather than through `summary`.
+    let ctx = Context {
+        args,
+        callers: Vec::new(),
+    };
+    body::FnAnalysis::run(&mut analysis, instance, &ctx);
+    analysis.errors
+}
+
+/// A kernel argument: the same in every thread. What a `&[T]` argument points to is `Frozen`
+/// when `T` has no interior mutability (the launcher borrows the buffer shared for the whole
+/// launch, so no thread writes it); any other pointer points to memory threads may write.
+fn kernel_argument<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> Abs {
+    let frozen = match ty.kind() {
+        ty::Ref(_, pointee, rustc_hir::Mutability::Not) => {
+            let element = match pointee.kind() {
+                ty::Slice(element) | ty::Array(element, _) => *element,
+                _ => *pointee,
+            };
+            element.is_freeze(tcx, TypingEnv::fully_monomorphized())
+        }
+        _ => false,
+    };
+    Abs::pointer(None, [if frozen { Loc::Frozen } else { Loc::Shared }])
+}
+
+/// The LLVM function attributes of `instance`: `convergent` when it may reach a barrier (LLVM
+/// must not make such a call control-dependent on more values than it is), `noinline` for
+/// `#[inline(never)]`.
+pub(crate) fn function_attributes<'tcx>(
+    m: &mut DeviceModule<'tcx>,
+    instance: Instance<'tcx>,
+) -> LlvmAttributesAttr {
+    let mut attrs = LlvmAttributesAttr::new();
+    if m.barriers.may_reach(m.tcx, &m.registry, instance) {
+        attrs.set("convergent", LlvmAttrValue::Unit);
+    }
+    if let InlineAttr::Never = m.tcx.codegen_instance_attrs(instance.def).inline {
+        attrs.set("noinline", LlvmAttrValue::Unit);
+    }
+    attrs
+}
