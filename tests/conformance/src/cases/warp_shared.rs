@@ -6,7 +6,7 @@
 
 use oxide::prelude::*;
 use oxide::thread::{block_dim_x, sync_threads, thread_idx_x};
-use oxide::warp::{WARP_SIZE, lane_id, shfl_sync_idx_i32};
+use oxide::warp::{WARP_SIZE, lane_id, shfl_sync_bfly_i32, shfl_sync_idx_i32, vote_ballot_sync};
 
 use crate::harness::{BLOCK, Case, Check::Exact, KernelCase};
 
@@ -43,6 +43,39 @@ fn warp_butterfly_reference(input: &[u64]) -> Vec<i32> {
             (first..first + WARP)
                 .map(|j| lane_value(input, j))
                 .fold(0i32, i32::wrapping_add)
+        })
+        .collect()
+}
+
+/// Each lane gets its warp's maximum by xor shuffles (`shfl.sync.bfly`), and the warp's ballot of
+/// which lanes hold an odd value (`vote.sync.ballot`), mixed into one value.
+#[kernel]
+pub fn warp_xor_max_ballot(input: &[u64], mut out: DisjointSlice<i32>) {
+    let idx = ThreadIndex::linear();
+    let value = lane_value(input, idx.get());
+    let mut max = value;
+    let mut offset = WARP_SIZE / 2;
+    while offset > 0 {
+        max = max.max(shfl_sync_bfly_i32(FULL_WARP, max, offset, 0x1f));
+        offset /= 2;
+    }
+    let odd = vote_ballot_sync(FULL_WARP, value & 1 == 1);
+    if let Some(o) = out.get_mut(idx) {
+        *o = max ^ odd as i32;
+    }
+}
+
+fn warp_xor_max_ballot_reference(input: &[u64]) -> Vec<i32> {
+    (0..input.len())
+        .map(|i| {
+            let first = i / WARP * WARP;
+            let lanes = (first..first + WARP).map(|j| lane_value(input, j));
+            let max = lanes.clone().max().unwrap_or(i32::MIN);
+            let odd = lanes
+                .enumerate()
+                .filter(|(_, v)| v & 1 == 1)
+                .fold(0u32, |m, (lane, _)| m | 1 << lane);
+            max ^ odd as i32
         })
         .collect()
 }
@@ -163,6 +196,13 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             reference: warp_segment_reference,
             launch: warp_segment_rotate::launch,
             emulate: warp_segment_rotate::emulate,
+        }),
+        Box::new(KernelCase::<i32> {
+            name: "warp_xor_max_ballot",
+            check: Exact,
+            reference: warp_xor_max_ballot_reference,
+            launch: warp_xor_max_ballot::launch,
+            emulate: warp_xor_max_ballot::emulate,
         }),
         Box::new(KernelCase::<u64> {
             name: "shared_block_reverse",
