@@ -6,9 +6,11 @@
 //@ ptx-not: st.global.u8
 //@ ptx-not: ld.local.b8
 //@ ptx(struct_copy): st.global.v2.b64
+//@ ptx(huge_copy): st.global.b64
 //! Aggregates move as wide as their alignment allows: a by-value kernel parameter is declared
 //! with its type's alignment and read 8 bytes at a time, and a struct assigned into an output
-//! element is copied in 8-byte (or wider, paired) accesses, not byte by byte.
+//! element is copied in 8-byte (or wider, paired) accesses, not byte by byte, in straight-line
+//! code or, past 1 KiB, in a loop.
 
 use oxide::prelude::*;
 
@@ -41,6 +43,22 @@ pub fn struct_copy(src: &[Big], mut out: DisjointSlice<Big>) {
         let mut b = src[i];
         b.words[i % 32] ^= 1;
         *o = b;
+    }
+}
+
+#[derive(Clone, Copy)]
+pub struct Huge {
+    words: [u64; 512],
+}
+
+#[kernel]
+pub fn huge_copy(src: &[Huge], mut out: DisjointSlice<Huge>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(o) = out.get_mut(idx) {
+        let mut h = src[i];
+        h.words[i % 512] = 7;
+        *o = h;
     }
 }
 

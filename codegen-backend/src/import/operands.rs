@@ -3,7 +3,7 @@
 
 #[allow(unused_imports)]
 use crate::import::prelude::*;
-use oxide_dialects::mir::CopyOp;
+use oxide_dialects::mir::{CopyOp, IndexPtrOp, LoadOp, StoreOp};
 use pliron::{
     builtin::{
         attributes::{FPDoubleAttr, FPSingleAttr, IntegerAttr},
@@ -12,7 +12,10 @@ use pliron::{
     utils::apint::APInt,
     value::Value,
 };
-use pliron_llvm::ops::{ConstantOp, IntToPtrOp, SExtOp, TruncOp, ZExtOp};
+use pliron_llvm::{
+    attributes::ICmpPredicateAttr,
+    ops::{AddOp, BrOp, CondBrOp, ConstantOp, IntToPtrOp, SExtOp, TruncOp, ZExtOp},
+};
 use rustc_abi::{Align, BackendRepr, Primitive, Scalar, Size};
 use rustc_middle::{
     mir::{self, ConstValue, interpret::Scalar as ConstScalar},
@@ -22,6 +25,9 @@ use rustc_span::Span;
 
 use super::{FnCx, places::PlaceRef, types};
 use crate::error::{DeviceResult, unsupported};
+
+/// Aggregates larger than this are copied by a loop, not by straight-line code.
+const COPY_LOOP_BYTES: u64 = 1024;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum OperandVal {
@@ -122,8 +128,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             (OperandVal::Mem(src, src_align), _) => {
                 let size = dest.layout.size.bytes();
                 if size > 0 {
-                    let align = src_align.min(dest.align).bytes() as u32;
-                    self.emit(|ctx| CopyOp::new(ctx, dest.ptr, src, size, align));
+                    self.copy_bytes(dest.ptr, src, size, src_align.min(dest.align))?;
                 }
             }
             _ => {
@@ -150,6 +155,50 @@ impl<'tcx> FnCx<'tcx, '_> {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// Copies `size` bytes between places aligned to `align` that do not overlap: a `mir.copy`
+    /// (straight-line loads and stores as wide as the alignment) up to `COPY_LOOP_BYTES`, a loop
+    /// of such accesses beyond (NVPTX would expand an `llvm.memcpy`, which states no alignment
+    /// here, into a loop of byte copies).
+    fn copy_bytes(&mut self, dst: Value, src: Value, size: u64, align: Align) -> DeviceResult<()> {
+        let width = align.bytes().min(8);
+        if size <= COPY_LOOP_BYTES || !size.is_multiple_of(width) {
+            let align = align.bytes() as u32;
+            self.emit(|ctx| CopyOp::new(ctx, dst, src, size, align));
+            return Ok(());
+        }
+        let usize_layout = self.layout_of(self.m.tcx.types.usize)?;
+        let counter = self.new_slot(usize_layout).ptr;
+        let zero = self.const_usize(0);
+        self.emit(|ctx| StoreOp::new(ctx, zero, counter, 8));
+        let header = self.new_block("copy_header");
+        let body = self.new_block("copy_body");
+        let exit = self.new_block("copy_exit");
+        self.emit(|ctx| BrOp::new(ctx, header, vec![]));
+
+        self.cur = header;
+        let index_ty = types::int(self.ctx(), 64);
+        let i = self.emit_value(|ctx| LoadOp::new(ctx, counter, index_ty, 8));
+        let words = self.const_usize(size / width);
+        let more = self.icmp(ICmpPredicateAttr::ULT, i, words);
+        self.emit(|ctx| CondBrOp::new(ctx, more, body, vec![], exit, vec![]));
+
+        self.cur = body;
+        let word_ty = types::int(self.ctx(), width * 8);
+        let from = self.emit_value(|ctx| IndexPtrOp::new(ctx, src, i, width));
+        let to = self.emit_value(|ctx| IndexPtrOp::new(ctx, dst, i, width));
+        let word = self.emit_value(|ctx| LoadOp::new(ctx, from, word_ty, width as u32));
+        self.emit(|ctx| StoreOp::new(ctx, word, to, width as u32));
+        let one = self.const_usize(1);
+        let next =
+            self.emit_value(|ctx| AddOp::new_with_overflow_flag(ctx, i, one, Default::default()));
+        self.emit(|ctx| StoreOp::new(ctx, next, counter, 8));
+        self.emit(|ctx| BrOp::new(ctx, header, vec![]));
+
+        // What the statement does next goes on after the loop.
+        self.cur = exit;
         Ok(())
     }
 
