@@ -197,7 +197,8 @@ impl ToLLVMDialect for IndexPtrOp {
 
 /// Copies up to this size become loads and stores as wide as the alignment allows; larger ones
 /// stay an `llvm.memcpy`, which states no alignment (pliron-llvm's calls carry no parameter
-/// attributes), so NVPTX expands it into a loop of byte copies.
+/// attributes), so NVPTX expands it into a loop of byte copies. oxide-codegen copies larger
+/// aggregates with a loop of its own instead.
 const INLINE_COPY_BYTES: u64 = 1024;
 
 /// Accesses wider than 8 bytes are left to LLVM's load/store vectoriser, which pairs
