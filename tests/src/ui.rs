@@ -8,6 +8,9 @@
 //!   and tabs count as one space (LLVM separates an instruction from its operands by a tab).
 //! - `//@ compile-flags: <flags>`: more rustc flags, split at blanks (e.g. `-Coverflow-checks=off`
 //!   for what a release build does; a case is compiled without `-O`, so with overflow checks).
+//! - `//@ llvm-attrs(<fn>): <attr>...` / `//@ llvm-attrs-not(<fn>): <attr>...`: the function of
+//!   the LLVM IR the backend built (before LLVM's passes) whose name contains `<fn>` has (has not)
+//!   each attribute, e.g. `convergent`, `noinline`.
 
 use std::fmt;
 
@@ -30,11 +33,25 @@ pub struct PtxCheck {
     pub line: usize,
 }
 
+/// One attribute of one `//@ llvm-attrs` or `//@ llvm-attrs-not` line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FnAttrCheck {
+    /// `llvm-attrs` (must have it) or `llvm-attrs-not` (must not).
+    pub present: bool,
+    /// A part of the LLVM function's name (device functions have mangled names).
+    pub function: String,
+    pub attribute: String,
+    /// 1-based line of the directive in the case.
+    pub line: usize,
+}
+
 /// What a case's directives say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Directives {
     pub expect: Expect,
     pub checks: Vec<PtxCheck>,
+    /// `//@ llvm-attrs` checks: they make the case compile with the pipeline dump.
+    pub fn_attrs: Vec<FnAttrCheck>,
     /// Extra rustc flags (`//@ compile-flags:`).
     pub flags: Vec<String>,
 }
@@ -56,6 +73,7 @@ impl fmt::Display for DirectiveError {
 pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
     let mut expect = None;
     let mut checks = Vec::new();
+    let mut fn_attrs = Vec::new();
     let mut flags = Vec::new();
     for (i, line) in source.lines().enumerate() {
         let line_no = i + 1;
@@ -81,7 +99,8 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         let (head, text) = directive.split_once(':').ok_or_else(|| {
             err(format!(
                 "unknown directive `{directive}`; the directives are build-pass, build-fail, \
-                 ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>"
+                 ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>, \
+                 llvm-attrs(<fn>): <attrs>, llvm-attrs-not(<fn>): <attrs>"
             ))
         })?;
         let (kind, entry) = match head.trim().split_once('(') {
@@ -96,6 +115,19 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         };
         if kind == "compile-flags" && entry.is_none() {
             flags.extend(text.split_whitespace().map(str::to_owned));
+            continue;
+        }
+        if let ("llvm-attrs" | "llvm-attrs-not", Some(function)) = (kind, &entry) {
+            let attributes: Vec<&str> = text.split_whitespace().collect();
+            if attributes.is_empty() {
+                return Err(err(format!("`{kind}` names no attribute")));
+            }
+            fn_attrs.extend(attributes.into_iter().map(|attribute| FnAttrCheck {
+                present: kind == "llvm-attrs",
+                function: function.clone(),
+                attribute: attribute.to_owned(),
+                line: line_no,
+            }));
             continue;
         }
         let present = match kind {
@@ -115,17 +147,24 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         });
     }
     let expect = expect.unwrap_or(Expect::Fail);
+    let first_check = checks
+        .iter()
+        .map(|c| c.line)
+        .chain(fn_attrs.iter().map(|c| c.line))
+        .min();
     if expect == Expect::Fail
-        && let Some(check) = checks.first()
+        && let Some(line) = first_check
     {
         return Err(DirectiveError {
-            line: check.line,
-            message: "PTX checks need `//@ build-pass`: a failing case has no PTX".into(),
+            line,
+            message: "PTX and LLVM IR checks need `//@ build-pass`: a failing case has neither"
+                .into(),
         });
     }
     Ok(Directives {
         expect,
         checks,
+        fn_attrs,
         flags,
     })
 }
@@ -163,6 +202,72 @@ pub fn failed_checks(ptx: &str, checks: &[PtxCheck]) -> Vec<String> {
                 "line {}: {scope} {verb} `{}`",
                 check.line, check.text
             ));
+        }
+    }
+    failures
+}
+
+/// The attributes of the one function defined in `ir` whose name contains `function`: those
+/// written on its `define` line and those of its attribute groups (`#0`).
+pub fn function_attributes(ir: &str, function: &str) -> Result<Vec<String>, String> {
+    let defines: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.starts_with("define "))
+        .filter(|l| {
+            l.split_once('@')
+                .and_then(|(_, rest)| rest.split_once('('))
+                .is_some_and(|(name, _)| name.contains(function))
+        })
+        .collect();
+    let define = match defines[..] {
+        [one] => one,
+        [] => return Err(format!("no function whose name contains `{function}`")),
+        _ => {
+            return Err(format!(
+                "{} functions have names containing `{function}`",
+                defines.len()
+            ));
+        }
+    };
+    // What follows the parameter list: `unnamed_addr #0 {`.
+    let after_params = define.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let mut attributes = Vec::new();
+    for word in after_params.split_whitespace() {
+        match word.strip_prefix('#') {
+            Some(_) => {
+                let header = format!("attributes {word} = {{ ");
+                let group = ir
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&header))
+                    .ok_or_else(|| format!("no `attributes {word}` in the IR"))?;
+                let group = group.trim_end().trim_end_matches('}');
+                attributes.extend(group.split_whitespace().map(str::to_owned));
+            }
+            None if word != "{" => attributes.push(word.to_owned()),
+            None => {}
+        }
+    }
+    Ok(attributes)
+}
+
+/// The `//@ llvm-attrs` checks `ir` fails, each described on one line.
+pub fn failed_fn_attrs(ir: &str, checks: &[FnAttrCheck]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for check in checks {
+        match function_attributes(ir, &check.function) {
+            Err(e) => failures.push(format!("line {}: {e}", check.line)),
+            Ok(attributes) => {
+                if attributes.contains(&check.attribute) != check.present {
+                    let verb = if check.present { "lacks" } else { "has" };
+                    failures.push(format!(
+                        "line {}: the function `{}` {verb} `{}` (its attributes: {})",
+                        check.line,
+                        check.function,
+                        check.attribute,
+                        attributes.join(" ")
+                    ));
+                }
+            }
         }
     }
     failures
@@ -240,6 +345,68 @@ mod tests {
         assert_eq!(line_of("//@ build-pass\n//@ build-fail\n"), 2);
         // A failing case has no PTX to check.
         assert_eq!(line_of("//@ ptx: ret;\n"), 1);
+    }
+
+    #[test]
+    fn reads_function_attribute_checks() {
+        let src = "//@ build-pass\n//@ llvm-attrs(step): convergent noinline\n//@ llvm-attrs-not(k): noinline\n";
+        let d = directives(src).unwrap();
+        let check = |present, function: &str, attribute: &str, line| FnAttrCheck {
+            present,
+            function: function.into(),
+            attribute: attribute.into(),
+            line,
+        };
+        assert_eq!(
+            d.fn_attrs,
+            [
+                check(true, "step", "convergent", 2),
+                check(true, "step", "noinline", 2),
+                check(false, "k", "noinline", 3),
+            ]
+        );
+        let line_of = |src: &str| directives(src).unwrap_err().line;
+        assert_eq!(line_of("//@ build-pass\n//@ llvm-attrs(step):\n"), 2);
+        assert_eq!(line_of("//@ llvm-attrs(step): convergent\n"), 1);
+    }
+
+    #[test]
+    fn finds_a_functions_attribute_groups() {
+        let ir = "\
+define internal void @_ZN4case4step17h0123E() unnamed_addr #0 {
+define ptx_kernel void @k(ptr noalias %0) #1 {
+define internal void @_ZN4case9step_twice17hE() #1 {
+attributes #0 = { convergent noinline }
+attributes #1 = { nounwind }
+";
+        assert_eq!(
+            function_attributes(ir, "4step").unwrap(),
+            ["unnamed_addr", "convergent", "noinline"]
+        );
+        assert_eq!(
+            function_attributes(ir, "@k").unwrap_err(),
+            "no function whose name contains `@k`"
+        );
+        assert!(
+            function_attributes(ir, "step")
+                .unwrap_err()
+                .contains("2 functions")
+        );
+        let check = |present, function: &str, attribute: &str| FnAttrCheck {
+            present,
+            function: function.into(),
+            attribute: attribute.into(),
+            line: 9,
+        };
+        let passing = [
+            check(true, "4step", "convergent"),
+            check(false, "k", "noinline"),
+        ];
+        assert!(failed_fn_attrs(ir, &passing).is_empty());
+        assert_eq!(
+            failed_fn_attrs(ir, &[check(true, "k", "convergent")]),
+            ["line 9: the function `k` lacks `convergent` (its attributes: nounwind)"]
+        );
     }
 
     #[test]

@@ -90,9 +90,10 @@ impl Cx<'_> {
         let Directives {
             expect,
             checks,
+            fn_attrs,
             flags,
         } = ui::directives(&source).map_err(|e| e.to_string())?;
-        let compiled = self.compile(case, &flags);
+        let compiled = self.compile(case, &flags, !fn_attrs.is_empty());
         let stderr = normalize(&compiled.stderr, self.root, self.sysroot);
         match expect {
             Expect::Fail if compiled.success => Err(format!(
@@ -113,7 +114,13 @@ impl Cx<'_> {
                 self.ptxas
                     .check(&compiled.ptx, DEFAULT_ARCH.name())
                     .map_err(|e| e.to_string())?;
-                let failed = ui::failed_checks(&ptx, &checks);
+                let mut failed = ui::failed_checks(&ptx, &checks);
+                if !fn_attrs.is_empty() {
+                    let ir = compiled.ptx.with_extension("pipeline").join("5-llvm-ir.ll");
+                    let ir = std::fs::read_to_string(&ir)
+                        .map_err(|e| format!("reading {}: {e}", ir.display()))?;
+                    failed.extend(ui::failed_fn_attrs(&ir, &fn_attrs));
+                }
                 if failed.is_empty() {
                     Ok(())
                 } else {
@@ -129,7 +136,9 @@ impl Cx<'_> {
 
     /// Compiles one case with the backend as cargo would compile a kernel crate's main.rs, up to
     /// the object file: linking adds nothing the backend does.
-    fn compile(&self, case: &Path, flags: &[String]) -> Compiled {
+    /// With `dump`, the backend also writes every pipeline stage beside the PTX
+    /// (`<name>.pipeline/`).
+    fn compile(&self, case: &Path, flags: &[String], dump: bool) -> Compiled {
         let device = self.device;
         let name = case.file_stem().unwrap().to_string_lossy().into_owned();
         let oxide = device
@@ -143,15 +152,16 @@ impl Cx<'_> {
         let out_dir = device.target_dir.join("ui");
         std::fs::create_dir_all(&out_dir).unwrap();
         let ptx = out_dir.join(format!("{name}.ptx"));
-        // A stale PTX of an earlier run must not pass for this one's.
+        // A stale PTX (or dump) of an earlier run must not pass for this one's.
         let _ = std::fs::remove_file(&ptx);
+        let _ = std::fs::remove_dir_all(ptx.with_extension("pipeline"));
 
         let mut cmd = cargo::rustc();
         cmd.current_dir(self.root)
             .args(["--edition", "2024", "--crate-type", "bin"])
             .args(["--emit", "obj", "--color", "never"])
             .args(["--crate-name", &name])
-            .args(build::rustflags(&device.backend, DEFAULT_ARCH, false))
+            .args(build::rustflags(&device.backend, DEFAULT_ARCH, dump))
             .args(flags);
         // The device crates' dependencies, and the proc macro's (built for the host, without
         // --target, so in the other deps folder).
