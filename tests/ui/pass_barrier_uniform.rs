@@ -6,7 +6,8 @@
 //! Barriers every thread of a block reaches, which the uniformity check accepts: tiled loops
 //! over `n / TILE` (`n` a by-value parameter or a slice length), a helper with a barrier called
 //! in uniform control flow, branches on parameters and block indices, bounds checks (a trap ends
-//! the whole kernel) and divergent branches that join again before the barrier.
+//! the whole kernel), divergent branches that join again before the barrier, and a uniform value
+//! destructured from a tuple with a divergent one.
 
 use oxide::prelude::*;
 use oxide::thread::{block_dim_x, block_idx_x, sync_threads, thread_idx_x};
@@ -89,10 +90,12 @@ pub fn after_divergence(input: &[u32], mut out: DisjointSlice<u32>) {
         acc += i;
     }
     sync_threads();
-    let mut stride = block_dim_x() / 2;
+    // A tuple of a divergent and a uniform value: each field keeps its own uniformity.
+    let (t, n) = (thread_idx_x(), block_dim_x());
+    let mut stride = n / 2;
     while stride > 0 {
         sync_threads();
-        if thread_idx_x() < stride {
+        if t < stride {
             acc += input[0];
         }
         stride /= 2;

@@ -17,7 +17,7 @@ use super::{
     Analysis, Context, Summary,
     callees::{self, Callee, monomorphize},
     cfg::Cfg,
-    state::{Abs, CauseId, Loc, State},
+    state::{Abs, CauseId, Loc, State, Tree},
 };
 use crate::registry::DeviceFn;
 
@@ -117,7 +117,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         );
         let mut entry = State::new(body.local_decls.len(), ctx.callers.clone());
         for (i, arg) in ctx.args.iter().enumerate().take(body.arg_count) {
-            entry.locals[i + 1] = arg.clone();
+            entry.locals[i + 1] = Tree::Leaf(arg.clone());
         }
         let mut ins: IndexVec<BasicBlock, Option<State>> =
             IndexVec::from_elem_n(None, blocks.len());
@@ -214,9 +214,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                     continue;
                 }
                 for loc in &self.written[BasicBlock::from_usize(v)] {
-                    if let Some(value) = state.tracked_mut(*loc) {
-                        value.diverge(Some(cause));
-                    }
+                    state.diverge(*loc, Some(cause));
                 }
             }
         }
@@ -283,7 +281,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         };
         let written: BTreeSet<Loc> = self.written.iter().flatten().copied().collect();
         Summary {
-            ret: escape(&exit.locals[mir::RETURN_PLACE.index()]),
+            ret: escape(&exit.locals[mir::RETURN_PLACE.index()].flat()),
             callers: exit.callers.iter().map(escape).collect(),
             written: (0..ctx.callers.len())
                 .map(|j| written.contains(&Loc::Caller(j as u32)))
@@ -326,15 +324,15 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                     func,
                 );
                 let result = self.call(bb, callee, args, state, written);
-                self.write(*destination, result, true, state, written);
+                self.write(*destination, Tree::Leaf(result), true, state, written);
                 false
             }
             TerminatorKind::Drop { place, .. } => {
                 let tcx = self.an.tcx;
                 let ty = monomorphize(tcx, self.instance, place.ty(self.body, tcx).ty);
                 if let Callee::Body { instance, .. } = callees::resolve_drop(tcx, ty) {
-                    let (locs, div) = self.address(*place, state);
-                    let pointer = Abs::pointer(div, locs);
+                    let target = self.target(*place, state);
+                    let pointer = Abs::pointer(target.div, target.locs);
                     self.body_call(bb, instance, vec![pointer], state, written);
                 }
                 false
@@ -472,7 +470,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             args: params.iter().map(to_callee).collect(),
             callers: order
                 .iter()
-                .map(|l| to_callee(state.tracked(*l).expect("tracked")))
+                .map(|l| to_callee(&state.tracked(*l).expect("tracked")))
                 .collect(),
         };
         let summary = self.an.summary(callee, ctx, self.span);
@@ -490,9 +488,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         for (j, loc) in order.iter().enumerate() {
             if summary.written[j] {
                 let value = to_caller(&summary.callers[j]);
-                if let Some(contents) = state.tracked_mut(*loc) {
-                    contents.join(&value);
-                }
+                state.join_into(*loc, &value);
                 written.insert(*loc);
             }
         }

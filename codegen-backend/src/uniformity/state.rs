@@ -5,8 +5,10 @@
 //! has its own copy, and a pointer to one means "this local" in every thread); locations a caller
 //! passed in are named by their position in the call's context; everything else is either memory
 //! no thread writes while the kernel runs (`Frozen`) or memory other threads may write
-//! (`Shared`), which reads as divergent. Values are field-insensitive: a local's state covers all
-//! of its bytes.
+//! (`Shared`), which reads as divergent. A local of a struct or tuple type is followed field by
+//! field while it is accessed by field (`let (t, n) = (thread_idx_x(), block_dim_x())` keeps `n`
+//! uniform); anything else, and all memory reached through pointers, is one value for all its
+//! bytes.
 
 use std::collections::BTreeSet;
 
@@ -92,36 +94,146 @@ impl Abs {
     }
 }
 
+/// The value of a local: one value, or one per field of a struct or tuple.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Tree {
+    Leaf(Abs),
+    Node(Vec<Tree>),
+}
+
+impl Default for Tree {
+    fn default() -> Tree {
+        Tree::Leaf(Abs::uniform())
+    }
+}
+
+impl Tree {
+    /// The value of all the fields together.
+    pub(crate) fn flat(&self) -> Abs {
+        match self {
+            Tree::Leaf(value) => value.clone(),
+            Tree::Node(fields) => fields
+                .iter()
+                .fold(Abs::uniform(), |acc, field| acc.joined(&field.flat())),
+        }
+    }
+
+    /// Joins `other` into `self`; true when `self` grew. Values of different shapes meet as one
+    /// value.
+    pub(crate) fn join(&mut self, other: &Tree) -> bool {
+        match (&mut *self, other) {
+            (Tree::Node(mine), Tree::Node(theirs)) if mine.len() == theirs.len() => mine
+                .iter_mut()
+                .zip(theirs)
+                .fold(false, |changed, (a, b)| a.join(b) | changed),
+            (Tree::Leaf(mine), theirs) => mine.join(&theirs.flat()),
+            (Tree::Node(_), theirs) => {
+                let whole = self.flat().joined(&theirs.flat());
+                *self = Tree::Leaf(whole);
+                true
+            }
+        }
+    }
+
+    /// Joins `value` into every field (a write the analysis cannot place exactly).
+    pub(crate) fn join_everywhere(&mut self, value: &Abs) -> bool {
+        match self {
+            Tree::Leaf(mine) => mine.join(value),
+            Tree::Node(fields) => fields
+                .iter_mut()
+                .fold(false, |changed, f| f.join_everywhere(value) | changed),
+        }
+    }
+
+    pub(crate) fn diverge(&mut self, cause: Option<CauseId>) {
+        match self {
+            Tree::Leaf(value) => value.diverge(cause),
+            Tree::Node(fields) => fields.iter_mut().for_each(|f| f.diverge(cause)),
+        }
+    }
+
+    /// Forgets the pointers of every field.
+    pub(crate) fn clear_pointers(&mut self) {
+        match self {
+            Tree::Leaf(value) => value.pts.clear(),
+            Tree::Node(fields) => fields.iter_mut().for_each(Tree::clear_pointers),
+        }
+    }
+
+    /// The field at `path`, or the deepest value holding it; and whether it is exactly the
+    /// field.
+    pub(crate) fn at(&self, path: &[usize]) -> (&Tree, bool) {
+        match (self, path) {
+            (_, []) => (self, true),
+            (Tree::Node(fields), [first, rest @ ..]) if *first < fields.len() => {
+                fields[*first].at(rest)
+            }
+            _ => (self, false),
+        }
+    }
+}
+
 /// The abstract state at one point of a function: each local's value and each context location's
 /// contents.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct State {
-    pub(crate) locals: Vec<Abs>,
+    pub(crate) locals: Vec<Tree>,
     pub(crate) callers: Vec<Abs>,
 }
 
 impl State {
     pub(crate) fn new(locals: usize, callers: Vec<Abs>) -> State {
         State {
-            locals: vec![Abs::uniform(); locals],
+            locals: vec![Tree::default(); locals],
             callers,
         }
     }
 
-    /// The contents of a tracked location; `None` for the others.
-    pub(crate) fn tracked(&self, loc: Loc) -> Option<&Abs> {
+    /// The contents of a tracked location, all fields together; `None` for the others.
+    pub(crate) fn tracked(&self, loc: Loc) -> Option<Abs> {
         match loc {
-            Loc::Local(l) => self.locals.get(l as usize),
-            Loc::Caller(c) => self.callers.get(c as usize),
+            Loc::Local(l) => self.locals.get(l as usize).map(Tree::flat),
+            Loc::Caller(c) => self.callers.get(c as usize).cloned(),
             Loc::Frozen | Loc::Shared => None,
         }
     }
 
-    pub(crate) fn tracked_mut(&mut self, loc: Loc) -> Option<&mut Abs> {
+    /// Joins `value` into what a tracked location holds (a write through a pointer); false for
+    /// the other locations.
+    pub(crate) fn join_into(&mut self, loc: Loc, value: &Abs) -> bool {
         match loc {
-            Loc::Local(l) => self.locals.get_mut(l as usize),
-            Loc::Caller(c) => self.callers.get_mut(c as usize),
-            Loc::Frozen | Loc::Shared => None,
+            Loc::Local(l) => match self.locals.get_mut(l as usize) {
+                Some(tree) => {
+                    tree.join_everywhere(value);
+                    true
+                }
+                None => false,
+            },
+            Loc::Caller(c) => match self.callers.get_mut(c as usize) {
+                Some(contents) => {
+                    contents.join(value);
+                    true
+                }
+                None => false,
+            },
+            Loc::Frozen | Loc::Shared => false,
+        }
+    }
+
+    /// Marks everything a tracked location holds divergent.
+    pub(crate) fn diverge(&mut self, loc: Loc, cause: Option<CauseId>) {
+        match loc {
+            Loc::Local(l) => {
+                if let Some(tree) = self.locals.get_mut(l as usize) {
+                    tree.diverge(cause);
+                }
+            }
+            Loc::Caller(c) => {
+                if let Some(contents) = self.callers.get_mut(c as usize) {
+                    contents.diverge(cause);
+                }
+            }
+            Loc::Frozen | Loc::Shared => {}
         }
     }
 
@@ -161,7 +273,7 @@ mod tests {
     fn states_join_pointwise() {
         let mut s = State::new(2, vec![Abs::uniform()]);
         let mut t = s.clone();
-        t.locals[1] = Abs::divergent(CauseId(0));
+        t.locals[1] = Tree::Leaf(Abs::divergent(CauseId(0)));
         assert!(s.join(&t));
         assert!(!s.join(&t));
         assert_eq!(
@@ -170,5 +282,29 @@ mod tests {
         );
         assert!(s.tracked(Loc::Shared).is_none());
         assert!(Loc::Caller(0).is_tracked() && !Loc::Frozen.is_tracked());
+        assert!(s.join_into(Loc::Caller(0), &Abs::pointer(None, [Loc::Frozen])));
+        assert!(!s.join_into(Loc::Shared, &Abs::divergent(CauseId(1))));
+    }
+
+    #[test]
+    fn fields_of_a_local_stay_apart_until_shapes_differ() {
+        let (uniform, divergent) = (Abs::uniform(), Abs::divergent(CauseId(0)));
+        // let pair = (thread_idx_x(), block_dim_x()): the second field stays uniform.
+        let mut pair = Tree::Node(vec![
+            Tree::Leaf(divergent.clone()),
+            Tree::Leaf(uniform.clone()),
+        ]);
+        assert_eq!(pair.at(&[1]), (&Tree::Leaf(uniform.clone()), true));
+        assert_eq!(pair.flat().div, Some(CauseId(0)));
+        // Past a leaf, the leaf holds the field.
+        let leaf = Tree::Leaf(uniform.clone());
+        assert_eq!(leaf.at(&[0, 2]), (&leaf, false));
+        // Joining a node and a leaf gives one value for the whole.
+        let mut joined = pair.clone();
+        assert!(joined.join(&Tree::Leaf(uniform.clone())));
+        assert_eq!(joined, Tree::Leaf(divergent.clone()));
+        assert!(!pair.join(&pair.clone()));
+        assert!(pair.join_everywhere(&divergent));
+        assert_eq!(pair.at(&[1]).0.flat().div, Some(CauseId(0)));
     }
 }

@@ -14,8 +14,19 @@ use rustc_middle::{
 use super::FnAnalysis;
 use crate::uniformity::{
     callees::monomorphize,
-    state::{Abs, CauseId, Loc, State},
+    state::{Abs, CauseId, Loc, State, Tree},
 };
+
+/// Where a place is.
+pub(super) struct Target<'tcx> {
+    /// The locations it may be in.
+    pub(super) locs: BTreeSet<Loc>,
+    /// Whether threads may designate different places (a divergent index or pointer).
+    pub(super) div: Option<CauseId>,
+    /// When the place is inside its own local (no dereference): the fields leading to it, with
+    /// their types, and whether it is exactly that field (no index or variant on the way).
+    inside: Option<(Vec<(usize, ty::Ty<'tcx>)>, bool)>,
+}
 
 impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
     pub(super) fn statement(
@@ -31,7 +42,7 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
                 self.write(*place, value, true, state, written);
             }
             StatementKind::SetDiscriminant { place, .. } => {
-                self.write(**place, Abs::uniform(), false, state, written);
+                self.write(**place, Tree::default(), false, state, written);
             }
             StatementKind::Intrinsic(intrinsic) => {
                 if let mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) = &**intrinsic {
@@ -47,14 +58,38 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
         }
     }
 
-    pub(super) fn rvalue(&mut self, rvalue: &Rvalue<'tcx>, state: &State) -> Abs {
+    pub(super) fn rvalue(&mut self, rvalue: &Rvalue<'tcx>, state: &State) -> Tree {
+        match rvalue {
+            Rvalue::Use(op, ..) | Rvalue::WrapUnsafeBinder(op, _) => self.operand_tree(op, state),
+            Rvalue::Aggregate(kind, ops) => {
+                let by_field = match &**kind {
+                    mir::AggregateKind::Tuple => true,
+                    mir::AggregateKind::Adt(def, ..) => self.an.tcx.adt_def(*def).is_struct(),
+                    _ => false,
+                };
+                let fields: Vec<Tree> = ops.iter().map(|op| self.operand_tree(op, state)).collect();
+                if by_field {
+                    Tree::Node(fields)
+                } else {
+                    Tree::Leaf(
+                        fields
+                            .iter()
+                            .fold(Abs::uniform(), |acc, f| acc.joined(&f.flat())),
+                    )
+                }
+            }
+            other => Tree::Leaf(self.scalar_rvalue(other, state)),
+        }
+    }
+
+    fn scalar_rvalue(&mut self, rvalue: &Rvalue<'tcx>, state: &State) -> Abs {
         match rvalue {
             Rvalue::Use(op, ..) | Rvalue::Repeat(op, _) | Rvalue::WrapUnsafeBinder(op, _) => {
                 self.operand(op, state)
             }
             Rvalue::Ref(_, _, place) | Rvalue::RawPtr(_, place) => {
-                let (locs, div) = self.address(*place, state);
-                Abs::pointer(div, locs)
+                let target = self.target(*place, state);
+                Abs::pointer(target.div, target.locs)
             }
             Rvalue::ThreadLocalRef(_) => Abs::pointer(None, [Loc::Shared]),
             Rvalue::Cast(kind, op, to) => {
@@ -93,10 +128,14 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
     }
 
     pub(super) fn operand(&mut self, op: &Operand<'tcx>, state: &State) -> Abs {
+        self.operand_tree(op, state).flat()
+    }
+
+    fn operand_tree(&mut self, op: &Operand<'tcx>, state: &State) -> Tree {
         match op {
-            Operand::Copy(place) | Operand::Move(place) => self.read(*place, state),
-            Operand::Constant(constant) => self.constant(constant),
-            Operand::RuntimeChecks(_) => Abs::uniform(),
+            Operand::Copy(place) | Operand::Move(place) => self.read_tree(*place, state),
+            Operand::Constant(constant) => Tree::Leaf(self.constant(constant)),
+            Operand::RuntimeChecks(_) => Tree::default(),
         }
     }
 
@@ -153,21 +192,27 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
         }
     }
 
-    /// The locations `place` may designate, and whether threads may designate different ones.
-    pub(super) fn address(
-        &mut self,
-        place: Place<'tcx>,
-        state: &State,
-    ) -> (BTreeSet<Loc>, Option<CauseId>) {
-        let mut locs = BTreeSet::from([Loc::Local(place.local.as_u32())]);
+    /// Where `place` is: the locations it may designate, and whether threads may designate
+    /// different ones.
+    pub(super) fn target(&mut self, place: Place<'tcx>, state: &State) -> Target<'tcx> {
+        let tcx = self.an.tcx;
+        let local = place.local;
+        let mut locs = BTreeSet::from([Loc::Local(local.as_u32())]);
         let mut div = None;
+        let mut inside = Some((Vec::new(), true));
         for elem in place.projection {
             match elem {
                 ProjectionElem::Deref => {
-                    let mut pointer = Abs::uniform();
-                    for loc in &locs {
-                        pointer.join(&self.contents(*loc, state));
-                    }
+                    let pointer = match inside.take() {
+                        Some((path, _)) => state.locals[local.index()].at(&indices(&path)).0.flat(),
+                        None => {
+                            let mut pointer = Abs::uniform();
+                            for loc in &locs {
+                                pointer.join(&self.contents(*loc, state));
+                            }
+                            pointer
+                        }
+                    };
                     div = div.or(pointer.div);
                     locs = if pointer.pts.is_empty() {
                         BTreeSet::from([Loc::Shared])
@@ -175,26 +220,56 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
                         pointer.pts
                     };
                 }
-                ProjectionElem::Index(index) => {
-                    div = div.or(state.locals[index.index()].div);
+                ProjectionElem::Field(field, ty) => {
+                    if let Some((path, true)) = &mut inside {
+                        path.push((field.index(), monomorphize(tcx, self.instance, ty)));
+                    }
                 }
-                _ => {}
+                ProjectionElem::Index(index) => {
+                    div = div.or(state.locals[index.index()].flat().div);
+                    if let Some((_, exact)) = &mut inside {
+                        *exact = false;
+                    }
+                }
+                _ => {
+                    if let Some((_, exact)) = &mut inside {
+                        *exact = false;
+                    }
+                }
             }
         }
-        (locs, div)
+        Target { locs, div, inside }
+    }
+
+    /// What reading `place` gives, field by field where its local is followed so.
+    pub(super) fn read_tree(&mut self, place: Place<'tcx>, state: &State) -> Tree {
+        let target = self.target(place, state);
+        let mut value = match &target.inside {
+            Some((path, exact)) => {
+                let (tree, at_field) = state.locals[place.local.index()].at(&indices(path));
+                if *exact && at_field {
+                    tree.clone()
+                } else {
+                    Tree::Leaf(tree.flat())
+                }
+            }
+            None => {
+                let mut value = Abs::uniform();
+                for loc in &target.locs {
+                    value.join(&self.contents(*loc, state));
+                }
+                Tree::Leaf(value)
+            }
+        };
+        value.diverge(target.div);
+        if !self.place_holds_pointers(place) {
+            value.clear_pointers();
+        }
+        value
     }
 
     pub(super) fn read(&mut self, place: Place<'tcx>, state: &State) -> Abs {
-        let (locs, div) = self.address(place, state);
-        let mut value = Abs::uniform();
-        for loc in locs {
-            value.join(&self.contents(loc, state));
-        }
-        value.diverge(div);
-        if !self.place_holds_pointers(place) {
-            value.pts.clear();
-        }
-        value
+        self.read_tree(place, state).flat()
     }
 
     pub(super) fn place_holds_pointers(&mut self, place: Place<'tcx>) -> bool {
@@ -206,7 +281,7 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
     /// What reading `loc` gives.
     pub(super) fn contents(&mut self, loc: Loc, state: &State) -> Abs {
         match loc {
-            Loc::Local(_) | Loc::Caller(_) => state.tracked(loc).cloned().unwrap_or_default(),
+            Loc::Local(_) | Loc::Caller(_) => state.tracked(loc).unwrap_or_default(),
             Loc::Frozen => Abs::pointer(None, [Loc::Shared]),
             Loc::Shared => {
                 let what = "a value read from memory that other threads may write".to_string();
@@ -230,33 +305,63 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
         value
     }
 
-    /// Stores `value` into `place`: a whole local is replaced, anything else joined into what
-    /// it may designate.
+    /// Stores `value` into `place`: a local's field (or the whole local) is replaced when
+    /// `replace`, anything else joined into what the place may designate.
     pub(super) fn write(
         &mut self,
         place: Place<'tcx>,
-        mut value: Abs,
+        mut value: Tree,
         replace: bool,
         state: &mut State,
         written: &mut BTreeSet<Loc>,
     ) {
-        let local = Loc::Local(place.local.as_u32());
         if !self.place_holds_pointers(place) {
-            value.pts.clear();
+            value.clear_pointers();
         }
-        if replace && place.projection.is_empty() {
-            state.locals[place.local.index()] = value;
-            written.insert(local);
-            return;
-        }
-        let (locs, div) = self.address(place, state);
-        value.diverge(div);
-        for loc in locs {
-            if let Some(contents) = state.tracked_mut(loc) {
-                contents.join(&value);
-                written.insert(loc);
+        let target = self.target(place, state);
+        value.diverge(target.div);
+        match target.inside {
+            Some((path, exact)) => {
+                let local = place.local;
+                written.insert(Loc::Local(local.as_u32()));
+                let root =
+                    monomorphize(self.an.tcx, self.instance, self.body.local_decls[local].ty);
+                let fields = self.field_counts(root, &path);
+                let slot = &mut state.locals[local.index()];
+                if replace && exact {
+                    replace_field(slot, &path, &fields, value);
+                } else {
+                    // An element or a variant's field: somewhere in the field at `path`.
+                    let whole = value.flat();
+                    field_mut(slot, &indices(&path)).join_everywhere(&whole);
+                }
+            }
+            None => {
+                let whole = value.flat();
+                for loc in target.locs {
+                    if state.join_into(loc, &whole) {
+                        written.insert(loc);
+                    }
+                }
             }
         }
+    }
+
+    /// How many fields a struct or tuple at each step of `path` has (`None`: not one).
+    fn field_counts(
+        &mut self,
+        root: ty::Ty<'tcx>,
+        path: &[(usize, ty::Ty<'tcx>)],
+    ) -> Vec<Option<usize>> {
+        std::iter::once(root)
+            .chain(path.iter().map(|(_, ty)| *ty))
+            .take(path.len())
+            .map(|ty| match ty.kind() {
+                ty::Tuple(fields) => Some(fields.len()),
+                ty::Adt(adt, _) if adt.is_struct() => Some(adt.non_enum_variant().fields.len()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// A write of `value` through `pointer`, wherever it may point.
@@ -270,10 +375,61 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
         let mut value = value.clone();
         value.diverge(pointer.div);
         for loc in &pointer.pts {
-            if let Some(contents) = state.tracked_mut(*loc) {
-                contents.join(&value);
+            if state.join_into(*loc, &value) {
                 written.insert(*loc);
             }
+        }
+    }
+}
+
+fn indices(path: &[(usize, ty::Ty<'_>)]) -> Vec<usize> {
+    path.iter().map(|(i, _)| *i).collect()
+}
+
+/// The value at `path`, as deep as the value is followed field by field.
+fn field_mut<'t>(tree: &'t mut Tree, path: &[usize]) -> &'t mut Tree {
+    let mut depth = 0;
+    let mut probe = &*tree;
+    while let (Tree::Node(fields), Some(&i)) = (probe, path.get(depth))
+        && i < fields.len()
+    {
+        probe = &fields[i];
+        depth += 1;
+    }
+    let mut node = tree;
+    for &i in &path[..depth] {
+        node = match node {
+            Tree::Node(fields) => &mut fields[i],
+            Tree::Leaf(_) => unreachable!("probed as a node"),
+        };
+    }
+    node
+}
+
+/// Replaces the field at `path` with `value`, splitting a whole value into fields on the way
+/// (`counts[i]`: how many fields the value at depth `i` has, if it is a struct or tuple). Where
+/// it cannot split, `value` is joined into what holds the field.
+fn replace_field(
+    tree: &mut Tree,
+    path: &[(usize, ty::Ty<'_>)],
+    counts: &[Option<usize>],
+    value: Tree,
+) {
+    let Some(((index, _), rest)) = path.split_first() else {
+        *tree = value;
+        return;
+    };
+    if let (Tree::Leaf(whole), Some(Some(count))) = (&*tree, counts.first())
+        && index < count
+    {
+        *tree = Tree::Node(vec![Tree::Leaf(whole.clone()); *count]);
+    }
+    match tree {
+        Tree::Node(fields) if *index < fields.len() => {
+            replace_field(&mut fields[*index], rest, &counts[1..], value)
+        }
+        _ => {
+            tree.join_everywhere(&value.flat());
         }
     }
 }
