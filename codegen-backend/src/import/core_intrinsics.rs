@@ -256,7 +256,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let x = operands[0].immediate(self.span)?;
                 let ty = types::int(self.ctx(), operands[0].layout.size.bits());
                 let suffix = int_suffix(operands[0].layout);
-                Some(self.intrinsic(&format!("llvm.{name}.{suffix}"), ty, vec![x]))
+                // LLVM's bswap needs an even number of bytes; one byte swaps to itself.
+                if name == sym::bswap && operands[0].layout.size.bytes() == 1 {
+                    Some(x)
+                } else {
+                    Some(self.intrinsic(&format!("llvm.{name}.{suffix}"), ty, vec![x]))
+                }
             }
             sym::rotate_left | sym::rotate_right => {
                 let x = operands[0].immediate(self.span)?;
