@@ -176,7 +176,8 @@ fn continue_in_child(start: usize, passed: usize, failed: usize, only: bool) -> 
             for line in text.lines() {
                 match line.split_once(" passed, ") {
                     Some((p, f)) if f.ends_with(" failed") => {
-                        summary = Some((p.parse().ok()?, f.trim_end_matches(" failed").parse().ok()?))
+                        summary =
+                            Some((p.parse().ok()?, f.trim_end_matches(" failed").parse().ok()?))
                     }
                     _ => println!("{line}"),
                 }
