@@ -19,10 +19,11 @@ struct KernelSpec<'tcx> {
     mode: KernelMode,
 }
 
-/// The kernel name and mode a marked symbol carries (`oxide_contract::parse_kernel_marker`);
-/// `Err` for an option this backend does not know (a device-std newer than the backend).
-fn kernel_prefix(symbol: &str) -> Option<Result<(&str, KernelMode), String>> {
-    Some(match oxide_contract::parse_kernel_marker(symbol)? {
+/// The kernel name and mode a marker (an item name) carries
+/// (`oxide_contract::parse_kernel_marker`); `Err` for an option this backend does not know (a
+/// device-std newer than the backend).
+fn kernel_prefix(item_name: &str) -> Option<Result<(&str, KernelMode), String>> {
+    Some(match oxide_contract::parse_kernel_marker(item_name)? {
         Ok((name, options)) => Ok((name, kernel_mode(options))),
         Err(unknown) => Err(unknown.to_string()),
     })
@@ -85,69 +86,73 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
             return None;
         }
     };
-    let out_dir = output_dir(tcx);
-    let ptx_path = out_dir.join(format!("{crate_name}.ptx"));
-    if let Err(e) = std::fs::write(&ptx_path, &ptx) {
-        tcx.dcx()
-            .err(format!("oxide: cannot write {}: {e}", ptx_path.display()));
-    }
-    if config.dump {
-        write_dumps(tcx, &out_dir.join(format!("{crate_name}.pipeline")), &dumps);
-    }
-    Some(PtxImage { crate_name, ptx })
-}
-
-fn output_dir(tcx: TyCtxt<'_>) -> PathBuf {
-    let any_output = tcx.output_filenames(()).with_extension("ptx");
-    any_output
+    // `<stem>.ptx` beside the crate's own outputs (`vecadd-<hash>.ptx` under cargo, whose
+    // `-C extra-filename` differs with the flags): a build with other flags (another
+    // architecture) never overwrites it, so it stays the twin of the artifacts it was compiled
+    // with, which cargo may reuse later. `<crate>.ptx` is the crate's last compilation.
+    let outputs = tcx.output_filenames(());
+    let stem_ptx = outputs.with_extension("ptx");
+    let crate_ptx = stem_ptx
         .parent()
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+        .join(format!("{crate_name}.ptx"));
+    for path in [&stem_ptx, &crate_ptx] {
+        if let Err(e) = std::fs::write(path, &ptx) {
+            tcx.dcx()
+                .err(format!("oxide: cannot write {}: {e}", path.display()));
+        }
+    }
+    if config.dump {
+        write_dumps(tcx, &outputs.with_extension("pipeline"), &dumps);
+    }
+    Some(PtxImage { crate_name, ptx })
 }
 
 /// The crate's kernels; errors are spanned at the kernel they concern.
 /// Also says whether the crate defines generic kernels (whose launchers need a PTX image even
 /// when nothing instantiates them here).
+///
+/// Markers are item names (docs/contracts.md): a non-generic kernel is the function that the
+/// `const` named by its marker holds, a generic one each instance of the function named by its
+/// marker among the crate's mono items.
 fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceError>, bool) {
     let mut kernels = Vec::new();
     let mut errors = Vec::new();
     let mut has_generic = false;
-    let mut add = |kernels: &mut Vec<KernelSpec<'tcx>>,
-                   def_id: rustc_hir::def_id::DefId,
-                   marked: Result<(&str, KernelMode), String>,
-                   entry: Option<String>,
-                   instance: Instance<'tcx>| {
-        match marked {
-            Ok((name, mode)) => kernels.push(KernelSpec {
-                instance,
-                entry: entry.unwrap_or_else(|| name.to_string()),
-                mode,
-            }),
-            Err(why) => errors.push(DeviceError::new(
-                tcx.def_span(def_id),
-                DeviceErrorKind::BadKernel {
-                    kernel: tcx.item_name(def_id).to_string(),
-                    why,
-                },
-            )),
-        }
+    let bad_kernel = |def_id: rustc_hir::def_id::DefId, kernel: String, why: String| {
+        DeviceError::new(
+            tcx.def_span(def_id),
+            DeviceErrorKind::BadKernel { kernel, why },
+        )
     };
     for def_id in tcx.hir_crate_items(()).definitions() {
-        if tcx.def_kind(def_id) != DefKind::Fn {
+        let def_id = def_id.to_def_id();
+        let kind = tcx.def_kind(def_id);
+        if !matches!(kind, DefKind::Const { .. } | DefKind::Fn) {
             continue;
         }
-        let def_id = def_id.to_def_id();
-        if let Some(symbol) = tcx.codegen_fn_attrs(def_id).symbol_name
-            && let Some(marked) = kernel_prefix(symbol.as_str())
-        {
-            add(
-                &mut kernels,
-                def_id,
-                marked,
-                None,
-                Instance::mono(tcx, def_id),
-            );
-        } else if kernel_prefix(tcx.item_name(def_id).as_str()).is_some() {
+        let item_name = tcx.item_name(def_id);
+        let Some(marked) = kernel_prefix(item_name.as_str()) else {
+            continue;
+        };
+        if kind == DefKind::Fn {
             has_generic = true;
+            continue;
+        }
+        let (name, mode) = match marked {
+            Ok(marked) => marked,
+            Err(why) => {
+                errors.push(bad_kernel(def_id, item_name.to_string(), why));
+                continue;
+            }
+        };
+        match marked_function(tcx, def_id, name) {
+            Ok(kernel) => kernels.push(KernelSpec {
+                instance: Instance::mono(tcx, kernel),
+                entry: oxide_contract::kernel_entry(name),
+                mode,
+            }),
+            Err(why) => errors.push(bad_kernel(def_id, name.to_string(), why)),
         }
     }
     if has_generic {
@@ -166,8 +171,13 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
                 let Some(item_name) = tcx.opt_item_name(def_id) else {
                     continue;
                 };
-                let Some(marked) = kernel_prefix(item_name.as_str()) else {
-                    continue;
+                let (name, mode) = match kernel_prefix(item_name.as_str()) {
+                    None => continue,
+                    Some(Ok(marked)) => marked,
+                    Some(Err(why)) => {
+                        errors.push(bad_kernel(def_id, item_name.to_string(), why));
+                        continue;
+                    }
                 };
                 let type_names: Vec<String> = instance
                     .args
@@ -175,32 +185,72 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
                     .map(|ty| rustc_const_eval::util::type_name(tcx, ty))
                     .collect();
                 let type_names: Vec<&str> = type_names.iter().map(String::as_str).collect();
-                let entry = marked
-                    .as_ref()
-                    .ok()
-                    .map(|(name, _)| oxide_contract::generic_entry(name, &type_names));
-                add(&mut kernels, def_id, marked, entry, *instance);
-            }
-        }
-        kernels.sort_by(|a, b| a.entry.cmp(&b.entry));
-        // Two closures of one function share a `type_name`, so their instances would share an entry.
-        for pair in kernels.windows(2) {
-            if pair[0].entry == pair[1].entry && pair[0].instance != pair[1].instance {
-                errors.push(DeviceError::new(
-                    tcx.def_span(pair[1].instance.def_id()),
-                    DeviceErrorKind::BadKernel {
-                        kernel: pair[1].entry.clone(),
-                        why: format!(
-                            "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
-                            crate::import::display_instance(tcx, pair[0].instance),
-                            crate::import::display_instance(tcx, pair[1].instance)
-                        ),
-                    },
-                ));
+                kernels.push(KernelSpec {
+                    instance: *instance,
+                    entry: oxide_contract::generic_entry(name, &type_names),
+                    mode,
+                });
             }
         }
     }
+    kernels.sort_by(|a, b| a.entry.cmp(&b.entry));
+    // The launcher finds a kernel by its entry alone: one entry, one kernel.
+    for pair in kernels.windows(2) {
+        let (a, b) = (pair[0].instance, pair[1].instance);
+        if pair[0].entry != pair[1].entry || a == b {
+            continue;
+        }
+        let why = if a.def_id() == b.def_id() {
+            // Two closures of one function share a `type_name`.
+            format!(
+                "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
+                crate::import::display_instance(tcx, a),
+                crate::import::display_instance(tcx, b)
+            )
+        } else {
+            format!(
+                "`{}` and `{}` would both be the PTX entry `{}`, and the launcher finds a kernel by its entry alone; give the kernels of a crate distinct names",
+                tcx.def_path_str(a.def_id()),
+                tcx.def_path_str(b.def_id()),
+                pair[0].entry
+            )
+        };
+        errors.push(bad_kernel(b.def_id(), pair[1].entry.clone(), why));
+    }
     (kernels, errors, has_generic)
+}
+
+/// The function that the marker `const` `def_id` holds: a local, non-generic function named
+/// `name`, as `#[kernel]` writes it (`const __oxide_kernel__k: fn(..) = k;`).
+fn marked_function(
+    tcx: TyCtxt<'_>,
+    def_id: rustc_hir::def_id::DefId,
+    name: &str,
+) -> Result<rustc_hir::def_id::DefId, String> {
+    use rustc_middle::mir::{
+        ConstValue,
+        interpret::{GlobalAlloc, Scalar},
+    };
+    let not_a_kernel = || {
+        format!(
+            "a kernel marker `{}` must be a `const` holding the function `{name}` (what `#[kernel]` writes)",
+            tcx.item_name(def_id)
+        )
+    };
+    let Ok(ConstValue::Scalar(Scalar::Ptr(ptr, _))) = tcx.const_eval_poly(def_id) else {
+        return Err(not_a_kernel());
+    };
+    let GlobalAlloc::Function { instance } = tcx.global_alloc(ptr.into_raw_parts().0.alloc_id())
+    else {
+        return Err(not_a_kernel());
+    };
+    let function = instance.def_id();
+    let named = tcx.opt_item_name(function).is_some_and(|n| n.as_str() == name);
+    if function.is_local() && instance.args.is_empty() && named {
+        Ok(function)
+    } else {
+        Err(not_a_kernel())
+    }
 }
 
 fn compile<'tcx>(
@@ -210,6 +260,7 @@ fn compile<'tcx>(
     config: &DeviceConfig,
 ) -> Result<(String, Dumps), Vec<DeviceError>> {
     let mut module = DeviceModule::new(tcx, crate_name, config.dump);
+    module.reserve_entries(kernels.iter().map(|k| k.entry.as_str()));
     let mut errors = Vec::new();
     for kernel in kernels {
         if let Err(e) = module.import_kernel(kernel.instance, &kernel.entry, kernel.mode) {

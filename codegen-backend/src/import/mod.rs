@@ -139,20 +139,49 @@ impl<'tcx> DeviceModule<'tcx> {
         name.try_into().expect("sanitized name")
     }
 
+    /// Claims the kernels' PTX entries (`oxide_contract::kernel_entry`, `generic_entry`) before
+    /// any other function or global is named, so that none of those takes a kernel's name: each
+    /// entry that is a Pliron identifier (every ASCII one) is the kernel's own name in the
+    /// module. The others (`fa$e7$ade`) get a free identifier and the entry as LLVM name.
+    pub(crate) fn reserve_entries<'e>(&mut self, entries: impl IntoIterator<Item = &'e str>) {
+        for entry in entries {
+            if Identifier::try_from(entry).is_ok() {
+                self.used_names.insert(entry.to_string());
+            }
+        }
+    }
+
     /// Imports a kernel and, transitively, every function it calls. Every unsupported construct
     /// is reported, not only the first: a function goes on importing after a statement it
-    /// cannot, and its callees are imported all the same.
+    /// cannot, and its callees are imported all the same. `entry_name` was reserved
+    /// (`reserve_entries`) and is the kernel's name in the PTX.
     pub(crate) fn import_kernel(
         &mut self,
         instance: Instance<'tcx>,
         entry_name: &str,
         mode: KernelMode,
     ) -> Result<(), Vec<DeviceError>> {
-        let name = self.unique_name(entry_name);
+        let (name, llvm_name) = match Identifier::try_from(entry_name) {
+            Ok(name) => {
+                debug_assert!(self.used_names.contains(entry_name), "{entry_name} reserved");
+                (name, None)
+            }
+            Err(_) => (self.unique_name(entry_name), Some(entry_name)),
+        };
         let path = vec![entry_name.to_string()];
         let mut errors = Vec::new();
-        let kernel = FnCx::import(self, instance, mode, FnKind::Kernel(name), path, Vec::new());
+        let kernel = FnCx::import(
+            self,
+            instance,
+            mode,
+            FnKind::Kernel(name.clone()),
+            path,
+            Vec::new(),
+        );
         errors.extend(kernel.err().into_iter().flatten());
+        if let Some(llvm_name) = llvm_name {
+            self.set_llvm_name(&name, llvm_name);
+        }
         self.kernels.push(entry_name.to_string());
         while let Some((callee, callee_mode, call_path, sites)) = self.queue.pop_front() {
             let decl = self.functions[&(callee, callee_mode)].clone();
@@ -164,6 +193,20 @@ impl<'tcx> DeviceModule<'tcx> {
             Ok(())
         } else {
             Err(errors)
+        }
+    }
+
+    /// Names the function `name` `llvm_name` in LLVM IR and PTX (a name Pliron does not allow).
+    fn set_llvm_name(&self, name: &Identifier, llvm_name: &str) {
+        use pliron::builtin::op_interfaces::SymbolOpInterface as _;
+        use pliron_llvm::op_interfaces::LlvmSymbolName as _;
+        let body = self.module.get_body(&self.ctx, 0);
+        for op in body.deref(&self.ctx).iter(&self.ctx) {
+            if let Some(func) = pliron::operation::Operation::get_op::<FuncOp>(op, &self.ctx)
+                && func.get_symbol_name(&self.ctx) == *name
+            {
+                func.set_llvm_symbol_name(&self.ctx, llvm_name.to_string());
+            }
         }
     }
 
@@ -191,7 +234,8 @@ impl<'tcx> DeviceModule<'tcx> {
     }
 }
 
-/// rustc's symbol names may hold characters Pliron identifiers do not.
+/// rustc's symbol names, and kernel entries of non-ASCII names, may hold characters Pliron
+/// identifiers do not: a Pliron identifier close to `name` (`unique_name` makes it unique).
 fn sanitize(name: &str) -> String {
     let mut out: String = name
         .chars()

@@ -4,7 +4,8 @@
 //! sides cannot drift apart:
 //!
 //! - [`kernel_marker`] / [`parse_kernel_marker`]: how a kernel and its [`KernelOptions`] are marked;
-//! - [`generic_entry`]: the PTX entry of one instance of a generic kernel;
+//! - [`kernel_entry`], [`generic_entry`]: the PTX entry of a kernel, of one instance of a
+//!   generic kernel;
 //! - [`ptx_image_symbol`]: the symbol holding a crate's embedded PTX;
 //! - [`cfg`]: the `--cfg` names `cargo oxide` passes to the backend;
 //! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
@@ -17,8 +18,8 @@ mod marker;
 
 pub use arch::{ArchError, DEFAULT_ARCH, GpuArch, PtxIsa};
 pub use marker::{
-    KERNEL_MARKER_PREFIX, KernelOptions, UnknownKernelOption, generic_entry, kernel_marker,
-    parse_kernel_marker, ptx_image_symbol,
+    KERNEL_MARKER_PREFIX, KernelOptions, UnknownKernelOption, generic_entry, kernel_entry,
+    kernel_marker, parse_kernel_marker, ptx_image_symbol,
 };
 
 /// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,

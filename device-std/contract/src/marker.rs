@@ -27,8 +27,10 @@ const TAGS: [(&str, OptionField); 2] = [
 ];
 
 /// The name that marks kernel `name` for the backend: `__oxide_kernel__<name>` without options,
-/// else `__oxide_kernel_<tag>[_<tag>]__<name>` with the options' tags sorted. It is the symbol of
-/// a non-generic kernel and the item name of a generic kernel's wrapper.
+/// else `__oxide_kernel_<tag>[_<tag>]__<name>` with the options' tags sorted. It is the item
+/// name of the hidden item `#[kernel]` adds beside the kernel: a `const` holding a non-generic
+/// kernel as a function pointer, the wrapper function of a generic one. It is never a symbol,
+/// so two crates may each have a kernel of the same name.
 pub fn kernel_marker(name: &str, options: &KernelOptions) -> String {
     let mut options = *options;
     let tags: Vec<&str> = TAGS
@@ -63,12 +65,12 @@ impl fmt::Display for UnknownKernelOption {
 
 impl std::error::Error for UnknownKernelOption {}
 
-/// The kernel name and options a marker carries; `None` when `symbol` is not a marker, an error
+/// The kernel name and options a marker carries; `None` when `item_name` is not a marker, an error
 /// when it is one with an option this side does not know.
 pub fn parse_kernel_marker(
-    symbol: &str,
+    item_name: &str,
 ) -> Option<Result<(&str, KernelOptions), UnknownKernelOption>> {
-    let rest = symbol.strip_prefix(KERNEL_MARKER_PREFIX)?;
+    let rest = item_name.strip_prefix(KERNEL_MARKER_PREFIX)?;
     // The options cannot contain `__`, the name can: the first `__` ends the options.
     let (tags, name) = match rest.strip_prefix('_') {
         Some(name) => ("", name),
@@ -92,10 +94,32 @@ pub fn parse_kernel_marker(
     Some(Ok((name, options)))
 }
 
-/// The PTX entry of one instance of the generic kernel `name`: `<name>__<hash>`, `hash` being
-/// the 64-bit FNV-1a hash of the bytes of the type arguments' `core::any::type_name`s joined by
-/// `,`, as 16 lowercase hex digits. The launcher passes `type_name::<T>()`, the backend rustc's
-/// own `type_name` of the instance's type arguments.
+/// The PTX entry of the non-generic kernel `name` (a Rust identifier, without `r#`): `name`
+/// itself when it is made of `[A-Za-z0-9_]` only (every ASCII identifier), else `name` with each
+/// other character written `$<hex>$`, its code point in lowercase hex (`façade` is
+/// `fa$e7$ade`, `π_kernel` is `$3c0$_kernel`).
+///
+/// PTX identifiers are `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`, so the result is one.
+/// The encoding is injective over all strings: a `$` in the output always opens an escape, since
+/// no character is kept as `$`, and the escape's hex digits run to the closing `$`. Rust
+/// identifiers never contain `$`, so an ASCII name never equals an encoded one.
+pub fn kernel_entry(name: &str) -> String {
+    let mut entry = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' {
+            entry.push(c);
+        } else {
+            entry.push_str(&format!("${:x}$", u32::from(c)));
+        }
+    }
+    entry
+}
+
+/// The PTX entry of one instance of the generic kernel `name`: `<entry>__<hash>`, `entry` being
+/// [`kernel_entry`]`(name)` and `hash` the 64-bit FNV-1a hash of the bytes of the type
+/// arguments' `core::any::type_name`s joined by `,`, as 16 lowercase hex digits. The launcher
+/// passes `type_name::<T>()`, the backend rustc's own `type_name` of the instance's type
+/// arguments.
 pub fn generic_entry(name: &str, type_names: &[&str]) -> String {
     const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
     const PRIME: u64 = 0x0000_0100_0000_01b3;
@@ -107,7 +131,7 @@ pub fn generic_entry(name: &str, type_names: &[&str]) -> String {
             hash = hash.wrapping_mul(PRIME);
         }
     }
-    format!("{name}__{hash:016x}")
+    format!("{}__{hash:016x}", kernel_entry(name))
 }
 
 /// The global symbol of the object the backend adds to a crate with kernels: the crate's PTX
@@ -249,6 +273,76 @@ mod tests {
             generic_entry("k", &["a", "b"]),
             generic_entry("k", &["b", "a"])
         );
+    }
+
+    /// docs/contracts.md pins these; the macros' launcher and the backend both call this.
+    #[test]
+    fn kernel_entries_are_pinned() {
+        assert_eq!(kernel_entry("vecadd"), "vecadd");
+        assert_eq!(kernel_entry("_a__b9"), "_a__b9");
+        assert_eq!(kernel_entry("façade"), "fa$e7$ade");
+        assert_eq!(kernel_entry("π_kernel"), "$3c0$_kernel");
+        assert_eq!(kernel_entry("日本"), "$65e5$$672c$");
+        assert_eq!(
+            generic_entry("π", &["f32"]),
+            format!("$3c0$__{}", &generic_entry("k", &["f32"])[3..])
+        );
+    }
+
+    /// A PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+    fn is_ptx_identifier(s: &str) -> bool {
+        let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+        let mut chars = s.chars();
+        match chars.next() {
+            Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
+            Some('_' | '$' | '%') => s.len() > 1 && chars.all(follows),
+            _ => false,
+        }
+    }
+
+    /// The inverse of `kernel_entry`: its existence is what makes the encoding injective.
+    fn decode(entry: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut rest = entry;
+        while let Some(c) = rest.chars().next() {
+            if c == '$' {
+                let (hex, after) = rest[1..].split_once('$')?;
+                out.push(char::from_u32(u32::from_str_radix(hex, 16).ok()?)?);
+                rest = after;
+            } else {
+                out.push(c);
+                rest = &rest[c.len_utf8()..];
+            }
+        }
+        Some(out)
+    }
+
+    #[test]
+    fn kernel_entries_are_ptx_identifiers_and_decode_back() {
+        let names = [
+            "vecadd",
+            "façade",
+            "π_kernel",
+            "_π",
+            "a$b",
+            "x__",
+            "Ünïcödé",
+            "k_日本_2",
+            "ℵ0",
+            "a1",
+            "_e7_",
+            "fa_e7_ade",
+        ];
+        for name in names {
+            let entry = kernel_entry(name);
+            assert!(is_ptx_identifier(&entry), "{name} -> {entry}");
+            assert_eq!(decode(&entry).as_deref(), Some(name), "{entry}");
+        }
+        // Distinct names, distinct entries (injectivity on the sample, decode proves the rest).
+        let mut entries: Vec<String> = names.iter().map(|n| kernel_entry(n)).collect();
+        entries.sort();
+        entries.dedup();
+        assert_eq!(entries.len(), names.len());
     }
 
     #[test]

@@ -2,8 +2,8 @@
 //!
 //! In: a free `pub fn` returning nothing, whose arguments are plain names and whose generic
 //! parameters (if any) are types; options `strict_float` and `grid = "1d"`.
-//! Out, for a non-generic kernel: the same function with
-//! `#[unsafe(export_name = "<marker>")]`; for a generic one: the function unchanged and a hidden
+//! Out, for a non-generic kernel: the function unchanged and a hidden
+//! `pub const <marker>: fn(args) = <name>;`; for a generic one: the function unchanged and a hidden
 //! wrapper `pub fn <marker><generics>(args) { <name>::<params>(args) }`, each instance of which
 //! the backend compiles. The marker is `__oxide_kernel__<name>`, or with options
 //! `__oxide_kernel_<opt>_<opt>__<name>` (opts sorted from `grid1d`, `strict`): how the backend
@@ -183,6 +183,8 @@ impl Kernel {
         let entry = name.to_string().trim_start_matches("r#").to_owned();
         let marker = oxide_contract::kernel_marker(&entry, &self.options);
         let kernel_name = LitStr::new(&entry, Span::call_site());
+        // What the backend names the kernel's PTX entry (docs/contracts.md).
+        let ptx_entry = LitStr::new(&oxide_contract::kernel_entry(&entry), Span::call_site());
         let (crate_name, ptx_symbol) = match crate_name() {
             Ok(c) => (
                 LitStr::new(&c, Span::call_site()),
@@ -351,15 +353,7 @@ impl Kernel {
         let kernel_item = if self.is_generic() {
             self.generic_wrapper(func, &marker)
         } else {
-            let attrs = &func.attrs;
-            let sig = &func.sig;
-            let block = &func.block;
-            let export = LitStr::new(&marker, Span::call_site());
-            quote! {
-                #(#attrs)*
-                #[unsafe(export_name = #export)]
-                #vis #sig #block
-            }
+            self.marker_const(func, &marker)
         };
 
         let launch_generics = self.host_generics(&func.sig.generics, false);
@@ -409,11 +403,11 @@ impl Kernel {
         } else {
             let load_body = quote! {
                 let #module = #ptx;
-                #module.function(#kernel_name).map(drop)
+                #module.function(#ptx_entry).map(drop)
             };
             let get_function = quote! {
                 let #module = #ptx;
-                let #function = #module.function(#kernel_name)?;
+                let #function = #module.function(#ptx_entry)?;
             };
             (load_body, get_function)
         };
@@ -476,6 +470,24 @@ impl Kernel {
                     })
                 }
             }
+        }
+    }
+
+    /// The user's function, unchanged, and `#[doc(hidden)] pub const <marker>: fn(args) = <name>;`:
+    /// the item the backend finds a non-generic kernel by. The marker is an item name, not a
+    /// symbol (an `export_name` would be one global symbol per kernel name, which two crates
+    /// with a kernel of the same name could not both define in one program).
+    fn marker_const(&self, func: &ItemFn, marker: &str) -> TokenStream2 {
+        let name = &self.name;
+        let marker = format_ident!("{}", marker);
+        let vis = &func.vis;
+        let arg_types = self.args.iter().map(|(_, ty, _)| ty);
+        quote! {
+            #func
+
+            #[doc(hidden)]
+            #[allow(dead_code, non_upper_case_globals)]
+            #vis const #marker: fn(#(#arg_types),*) = #name;
         }
     }
 
@@ -607,26 +619,48 @@ mod tests {
     }
 
     #[test]
-    fn non_generic_kernels_export_the_marker() {
+    fn non_generic_kernels_get_a_const_named_by_the_marker() {
         let item = quote!(
             pub fn fill(v: u32, mut out: DisjointSlice<u32>) {}
         );
+        let constant = |marker: &str| {
+            format!("pub const {marker} : fn (u32 , DisjointSlice < u32 >) = fill ;")
+        };
         let out = expanded(quote!(), item.clone());
-        assert!(
-            out.contains(r#"export_name = "__oxide_kernel__fill""#),
-            "{out}"
-        );
+        assert!(out.contains(&constant("__oxide_kernel__fill")), "{out}");
+        // No global symbol: two crates may both have a kernel `fill` (issue 7).
+        for symbol in ["export_name", "no_mangle"] {
+            assert!(!out.contains(symbol), "{out}");
+        }
         let out = expanded(quote!(grid = "1d"), item.clone());
         assert!(
-            out.contains(r#"export_name = "__oxide_kernel_grid1d__fill""#),
+            out.contains(&constant("__oxide_kernel_grid1d__fill")),
             "{out}"
         );
         assert!(out.contains("check_grid_1d"), "{out}");
         let out = expanded(quote!(grid = "1d", strict_float), item);
         assert!(
-            out.contains(r#"export_name = "__oxide_kernel_grid1d_strict__fill""#),
+            out.contains(&constant("__oxide_kernel_grid1d_strict__fill")),
             "{out}"
         );
+    }
+
+    /// The launcher looks the kernel up under the PTX entry the backend gives it, which
+    /// `oxide_contract::kernel_entry` computes for both (issue 7: `façade` was not found).
+    #[test]
+    fn launchers_look_up_the_contracts_entry() {
+        let out = expanded(
+            quote!(),
+            quote!(
+                pub fn façade(mut out: DisjointSlice<u32>) {}
+            ),
+        );
+        let entry = oxide_contract::kernel_entry("façade");
+        assert_eq!(entry, "fa$e7$ade");
+        assert!(out.contains(&format!("function (\"{entry}\") ?")), "{out}");
+        assert!(out.contains("const __oxide_kernel__façade"), "{out}");
+        // Messages and the emulator still name the kernel as written.
+        assert!(out.contains("run (\"façade\""), "{out}");
     }
 
     #[test]
