@@ -8,6 +8,8 @@ use oxide_contract::{DEFAULT_ARCH, GpuArch, cfg};
 use crate::backend;
 use crate::cargo::{self, Artifact};
 use crate::error::{Error, Result};
+use crate::linked::{self, PtxImage};
+use crate::ptxas::{self, Ptxas};
 
 /// The kernels' own target dir, below the workspace root.
 pub const KERNEL_TARGET_DIR: &str = "target/oxide";
@@ -50,10 +52,17 @@ pub struct BuildOutput {
     pub target_dir: PathBuf,
     /// `<target_dir>/<triple>/<profile>/deps`, where the backend writes the PTX.
     pub deps_dir: PathBuf,
-    /// The rustc crate name whose PTX this is (`vecadd`).
+    /// The rustc crate name whose PTX this is (`vecadd`): the crate's own, or when it has no
+    /// kernels, the first dependency's that has.
     pub crate_name: String,
-    /// `<deps_dir>/<crate_name>.ptx`.
+    /// That crate's PTX as linked: `<deps_dir>/<stem>.ptx` (`vecadd-<hash>.ptx`), compiled with
+    /// the artifacts this build used (`linked`).
     pub ptx: PathBuf,
+    /// Every crate of the build that has kernels, its PTX as linked; the one above first.
+    pub images: Vec<PtxImage>,
+    /// The ptxas that assembled every image, or `None` when there is none (then nothing was
+    /// assembled, and a note said so).
+    pub ptxas: Option<Ptxas>,
     /// The host binary, when the crate has one.
     pub binary: Option<PathBuf>,
     /// Every artifact cargo reported (the kernel crate's and its dependencies', e.g. `oxide`).
@@ -61,9 +70,10 @@ pub struct BuildOutput {
 }
 
 impl BuildOutput {
-    /// `<deps_dir>/<crate_name>.pipeline/`, where `--cfg oxide_dump` puts the stages.
+    /// `<deps_dir>/<stem>.pipeline/` of the crate of `ptx`, where `--cfg oxide_dump` puts the
+    /// stages.
     pub fn pipeline_dir(&self) -> PathBuf {
-        self.deps_dir.join(format!("{}.pipeline", self.crate_name))
+        self.ptx.with_extension("pipeline")
     }
 }
 
@@ -173,7 +183,9 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
     })
 }
 
-/// Builds the backend, then the kernel crate with it, and finds its PTX and host binary.
+/// Builds the backend, then the kernel crate with it, finds its PTX and host binary, and
+/// assembles every crate's PTX with ptxas when there is one: an assembler error fails the build
+/// here rather than at load time. Without ptxas a note says so, once, on stderr.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
     let built = cargo_build(opts)?;
     let krate = opts.crate_dir.display().to_string();
@@ -185,21 +197,30 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
         .collect();
     let bin = own.iter().find(|a| a.has_kind("bin"));
     let binary = bin.and_then(|a| a.executable.clone());
-    // The PTX is named after the crate that holds the kernels: the binary's, else a library's.
-    let ptx_of = |a: &&&Artifact| deps_dir.join(format!("{}.ptx", a.crate_name())).is_file();
-    let owner = own
-        .iter()
-        .filter(|a| a.has_kind("bin"))
-        .find(ptx_of)
-        .or_else(|| own.iter().find(ptx_of))
-        .or(bin)
-        .or(own.first())
-        .ok_or(Error::NoBinary { krate })?;
-    let crate_name = owner.crate_name();
-    let ptx = deps_dir.join(format!("{crate_name}.ptx"));
-    if !ptx.is_file() {
-        return Err(Error::NoPtx(ptx));
+    // The crate's own PTX first: the binary's, else a library's; then its dependencies', by name.
+    let mut images = linked::images(&built.artifacts, deps_dir);
+    let own_rank = |image: &PtxImage| {
+        let owner = own
+            .iter()
+            .filter(|a| a.crate_name() == image.crate_name)
+            .map(|a| if a.has_kind("bin") { 0 } else { 1 })
+            .min();
+        owner.unwrap_or(2)
+    };
+    images.sort_by_cached_key(|image| (own_rank(image), image.crate_name.clone()));
+    let Some(first) = images.first() else {
+        let owner = bin.or(own.first()).ok_or(Error::NoBinary { krate })?;
+        return Err(Error::NoPtx(
+            deps_dir.join(format!("{}.ptx", owner.crate_name())),
+        ));
+    };
+    let (crate_name, ptx) = (first.crate_name.clone(), first.ptx());
+    for image in &images {
+        image
+            .refresh_crate_ptx()
+            .map_err(Error::io(image.crate_ptx()))?;
     }
+    let ptxas = assemble(&images, opts.arch)?;
     Ok(BuildOutput {
         workspace: built.workspace,
         backend: built.backend,
@@ -208,9 +229,37 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
         deps_dir: built.deps_dir.clone(),
         crate_name,
         ptx,
+        images,
+        ptxas,
         binary,
         artifacts: built.artifacts.clone(),
     })
+}
+
+/// Assembles each image for `arch` with the ptxas `ptxas::find` finds; `None` (after a note)
+/// when there is none. `OXIDE_PTXAS` naming no executable is an error, not a missing ptxas.
+fn assemble(images: &[PtxImage], arch: GpuArch) -> Result<Option<Ptxas>> {
+    let ptxas = match ptxas::find() {
+        Ok(ptxas) => ptxas,
+        Err(Error::PtxasNotFound) => {
+            eprintln!("{}", missing_ptxas_note());
+            return Ok(None);
+        }
+        Err(e) => return Err(e),
+    };
+    for image in images {
+        tracing::info!("assembling {} for {arch}", image.ptx().display());
+        ptxas.check(&image.ptx(), arch.name())?;
+    }
+    Ok(Some(ptxas))
+}
+
+/// What `build` prints when no ptxas is found.
+pub fn missing_ptxas_note() -> String {
+    format!(
+        "note: {}; the PTX was not assembled, so an assembler error would only show when the driver loads it",
+        Error::PtxasNotFound
+    )
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

@@ -25,7 +25,8 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Cmd {
-    /// Build the backend, then the kernel crate with it; print where the PTX and binary are.
+    /// Build the backend, then the kernel crate with it, assemble its PTX with ptxas; print where
+    /// the PTX and binary are.
     Build(KernelArgs),
     /// Build, then run the host binary if this machine has an NVIDIA driver.
     Run(RunArgs),
@@ -117,7 +118,10 @@ pub fn execute(cli: &Cli) -> Result<i32> {
     match &cli.command {
         Cmd::Build(k) => {
             let out = build::build(&k.options())?;
-            println!("ptx: {}", out.ptx.display());
+            // The crate's own PTX first, then each dependency's that has kernels.
+            for image in &out.images {
+                println!("ptx: {}", image.ptx().display());
+            }
             match &out.binary {
                 Some(bin) => println!("binary: {}", bin.display()),
                 None => println!("binary: none (the crate has no bin target)"),

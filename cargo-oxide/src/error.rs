@@ -56,7 +56,7 @@ pub enum Error {
     NoBinary { krate: String },
 
     #[error(
-        "the backend wrote no PTX at {0}: does the crate have a `#[kernel]` fn? (try `cargo oxide pipeline`)"
+        "the backend wrote no PTX at {0}, nor for a dependency: does the crate have a `#[kernel]` fn? (try `cargo oxide pipeline`)"
     )]
     NoPtx(PathBuf),
 

@@ -3,23 +3,30 @@
 use crate::build::{self, BuildOptions};
 use crate::error::{Error, Result};
 
-/// Builds the crate and returns its PTX, or only the kernel `kernel`'s function.
+/// Builds the crate and returns its PTX as linked (docs/contracts.md), or only the kernel
+/// `kernel`'s function, looked for in the crate's PTX, then in its dependencies'.
 pub fn inspect(opts: &BuildOptions, kernel: Option<&str>) -> Result<String> {
     let out = build::build(opts)?;
-    let ptx = std::fs::read_to_string(&out.ptx).map_err(Error::io(&out.ptx))?;
-    match kernel {
-        None => Ok(ptx),
-        Some(name) => extract_entry(&ptx, name)
-            .map(str::to_owned)
-            .ok_or_else(|| Error::NoKernel {
-                name: name.to_owned(),
-                ptx: out.ptx.clone(),
-                available: match entries(&ptx).join(", ") {
-                    s if s.is_empty() => "none".to_owned(),
-                    s => s,
-                },
-            }),
+    let read = |path: &std::path::Path| std::fs::read_to_string(path).map_err(Error::io(path));
+    let Some(name) = kernel else {
+        return read(&out.ptx);
+    };
+    let mut available = Vec::new();
+    for image in &out.images {
+        let ptx = read(&image.ptx())?;
+        if let Some(entry) = extract_entry(&ptx, name) {
+            return Ok(entry.to_owned());
+        }
+        available.extend(entries(&ptx));
     }
+    Err(Error::NoKernel {
+        name: name.to_owned(),
+        ptx: out.ptx.clone(),
+        available: match available.join(", ") {
+            s if s.is_empty() => "none".to_owned(),
+            s => s,
+        },
+    })
 }
 
 /// The names of the `.entry` functions (kernels) of a PTX module, in order.
