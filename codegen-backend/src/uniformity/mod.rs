@@ -316,6 +316,10 @@ pub(crate) fn check_kernel<'tcx>(
     entry: &str,
 ) -> Vec<DeviceError> {
     let tcx = m.tcx;
+    if !m.barriers.may_reach(tcx, &m.registry, instance) {
+        // Nothing to check: most kernels.
+        return Vec::new();
+    }
     let body = tcx.instance_mir(instance.def);
     let args = (1..=body.arg_count)
         .map(|arg| {
