@@ -126,8 +126,9 @@ fn the_ptx_shown_is_the_ptx_linked_after_an_arch_switch() {
                 "{} is not the PTX in the binary",
                 file.display()
             );
-            let name = file.file_name().unwrap().to_string_lossy();
-            let krate = name.split('-').next().unwrap();
+            // `<crate>-<hash>.ptx`: the crate's PTX that does not change with the flags.
+            let stem = file.file_stem().unwrap().to_string_lossy();
+            let krate = stem.split('-').next().unwrap();
             let crate_ptx = file.with_file_name(format!("{krate}.ptx"));
             let crate_ptx = std::fs::read_to_string(&crate_ptx).unwrap();
             assert_eq!(target_of(&crate_ptx), want, "{krate}.ptx after {arch}");
