@@ -43,12 +43,12 @@ const POINTER_ARITHMETIC: &[&str] = &[
 ];
 
 /// A call that may execute a barrier.
-struct Site<'tcx> {
+struct Site {
     span: Span,
     /// The function called, as the user wrote it.
     callee: String,
-    /// The function reaching the barrier, when the call is not the barrier itself.
-    via: Option<Instance<'tcx>>,
+    /// Where the function called executes the barrier, when the call is not the barrier.
+    barrier_in: Option<Span>,
 }
 
 pub(super) struct FnAnalysis<'x, 'r, 'tcx> {
@@ -65,9 +65,10 @@ pub(super) struct FnAnalysis<'x, 'r, 'tcx> {
     regions: FxHashMap<BasicBlock, Vec<bool>>,
     /// The thread-private locations each block may write.
     written: IndexVec<BasicBlock, BTreeSet<Loc>>,
-    sites: FxIndexMap<BasicBlock, Site<'tcx>>,
-    /// The span of the statement being analysed (for causes).
+    sites: FxIndexMap<BasicBlock, Site>,
+    /// The span of the statement being analysed (for causes), and its source scope.
     span: Span,
+    scope: mir::SourceScope,
 }
 
 impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
@@ -136,6 +137,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             written: IndexVec::from_elem_n(BTreeSet::new(), blocks.len()),
             sites: FxIndexMap::default(),
             span: body.span,
+            scope: mir::OUTERMOST_SOURCE_SCOPE,
         };
         fa.fixpoint();
         fa.check_barriers();
@@ -163,6 +165,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 }
                 let term = data.terminator();
                 self.span = term.source_info.span;
+                self.scope = term.source_info.scope;
                 changed |= self.terminator(bb, term, &mut state, &mut written);
                 for loc in written {
                     changed |= self.written[bb].insert(loc);
@@ -230,18 +233,18 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
     /// Reports each barrier call inside the region of a divergent branch, naming the closest
     /// such branch (the one with the smallest region).
     fn check_barriers(&mut self) {
-        let sites: Vec<(BasicBlock, Span, String, Option<Instance<'tcx>>)> = self
+        let sites: Vec<(BasicBlock, Span, String, Option<Span>)> = self
             .sites
             .iter()
             .filter(|(bb, _)| self.ins[**bb].is_some())
-            .map(|(bb, s)| (*bb, s.span, s.callee.clone(), s.via))
+            .map(|(bb, s)| (*bb, s.span, s.callee.clone(), s.barrier_in))
             .collect();
         let branches: Vec<(BasicBlock, CauseId, Span)> = self
             .divergent
             .iter()
             .map(|(b, (cause, span))| (*b, *cause, *span))
             .collect();
-        for (bb, span, callee, via) in sites {
+        for (bb, span, callee, barrier_in) in sites {
             let mut closest: Option<(usize, CauseId, Span)> = None;
             for &(branch, cause, condition) in &branches {
                 let region = self.region(branch);
@@ -254,7 +257,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 }
             }
             if let Some((_, cause, condition)) = closest {
-                self.an.report(span, callee, via, condition, cause);
+                self.an.report(span, callee, barrier_in, condition, cause);
             }
         }
     }
@@ -357,11 +360,11 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 let name = format!("{}()", tcx.item_name(def_id));
                 self.sites.insert(
                     bb,
-                    Site {
+                    self.site(Site {
                         span: self.span,
                         callee: name,
-                        via: None,
-                    },
+                        barrier_in: None,
+                    }),
                 );
                 Abs::uniform()
             }
@@ -424,6 +427,28 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         }
     }
 
+    /// A call site as the user wrote it: a call that MIR inlining copied into this body is
+    /// reported at the outermost inlined call, which is in this function's own source.
+    fn site(&self, site: Site) -> Site {
+        let scopes = &self.body.source_scopes;
+        let mut scope = Some(self.scope);
+        let mut outermost = None;
+        while let Some(s) = scope {
+            if let Some((instance, span)) = scopes[s].inlined {
+                outermost = Some((instance, span));
+            }
+            scope = scopes[s].parent_scope;
+        }
+        match outermost {
+            Some((instance, span)) => Site {
+                span,
+                callee: callee_name(self.an.tcx, instance),
+                barrier_in: site.barrier_in.or(Some(site.span)),
+            },
+            None => site,
+        }
+    }
+
     /// A call of a function compiled from its MIR: its summary for this context.
     fn body_call(
         &mut self,
@@ -435,14 +460,12 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
     ) -> Abs {
         let tcx = self.an.tcx;
         if self.an.reach.may_reach(tcx, self.an.registry, callee) {
-            self.sites.insert(
-                bb,
-                Site {
-                    span: self.span,
-                    callee: callee_name(tcx, callee),
-                    via: Some(callee),
-                },
-            );
+            let site = Site {
+                span: self.span,
+                callee: callee_name(tcx, callee),
+                barrier_in: self.an.reach.barrier_in(callee),
+            };
+            self.sites.insert(bb, self.site(site));
         }
         // The caller's locations the callee can see, numbered for its context.
         let mut order: Vec<Loc> = Vec::new();

@@ -285,7 +285,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         &mut self,
         call: Span,
         callee: String,
-        via: Option<Instance<'tcx>>,
+        barrier_in_callee: Option<Span>,
         condition: Span,
         cause: CauseId,
     ) {
@@ -295,7 +295,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         let cause = self.causes[cause.0 as usize].clone();
         let divergent = DivergentBarrier {
             callee,
-            barrier_in_callee: via.and_then(|f| self.reach.barrier_in(f)),
+            barrier_in_callee,
             condition,
             cause: cause.what,
             cause_span: cause.span,
