@@ -486,7 +486,7 @@ impl Kernel {
             #func
 
             #[doc(hidden)]
-            #[allow(dead_code, non_upper_case_globals)]
+            #[allow(dead_code, non_upper_case_globals, clippy::type_complexity)]
             #vis const #marker: fn(#(#arg_types),*) = #name;
         }
     }
