@@ -245,7 +245,9 @@ fn marked_function(
         return Err(not_a_kernel());
     };
     let function = instance.def_id();
-    let named = tcx.opt_item_name(function).is_some_and(|n| n.as_str() == name);
+    let named = tcx
+        .opt_item_name(function)
+        .is_some_and(|n| n.as_str() == name);
     if function.is_local() && instance.args.is_empty() && named {
         Ok(function)
     } else {

@@ -163,7 +163,10 @@ impl<'tcx> DeviceModule<'tcx> {
     ) -> Result<(), Vec<DeviceError>> {
         let (name, llvm_name) = match Identifier::try_from(entry_name) {
             Ok(name) => {
-                debug_assert!(self.used_names.contains(entry_name), "{entry_name} reserved");
+                debug_assert!(
+                    self.used_names.contains(entry_name),
+                    "{entry_name} reserved"
+                );
                 (name, None)
             }
             Err(_) => (self.unique_name(entry_name), Some(entry_name)),
