@@ -42,25 +42,9 @@ pub fn lane_id() -> u32 {
 #[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
 #[inline(never)]
 pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
-    let lane = host_context::current().lane();
-    assert!(
-        mask & (1 << lane) != 0,
-        "lane {lane} calls shfl_sync_idx_i32 with mask {mask:#010x}, which does not name it \
-         (undefined behaviour on the GPU)"
-    );
-    let source = shfl_idx_source(lane, src_lane, clamp);
-    // The value travels as its 32 bits.
-    let Some(values) = host_context::warp_exchange(mask, u64::from(value as u32)) else {
-        return value;
-    };
-    match values.get(source) {
-        Some(bits) => bits as u32 as i32,
-        None => panic!(
-            "lane {lane} reads lane {source} in shfl_sync_idx_i32 (mask {mask:#010x}), which \
-             takes no part in the shuffle (not in the mask, exited, or past the end of the \
-             warp): undefined value on the GPU"
-        ),
-    }
+    shuffle("shfl_sync_idx_i32", mask, value, |lane| {
+        shfl_idx_source(lane, src_lane, clamp)
+    })
 }
 
 /// `__shfl_xor_sync(mask, value, lane_mask, width)` (PTX `shfl.sync.bfly.b32`): every lane named
@@ -72,23 +56,9 @@ pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i3
 #[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.bfly.i32")]
 #[inline(never)]
 pub fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> i32 {
-    let lane = host_context::current().lane();
-    assert!(
-        mask & (1 << lane) != 0,
-        "lane {lane} calls shfl_sync_bfly_i32 with mask {mask:#010x}, which does not name it \
-         (undefined behaviour on the GPU)"
-    );
-    let source = shfl_bfly_source(lane, lane_mask, clamp);
-    let Some(values) = host_context::warp_exchange(mask, u64::from(value as u32)) else {
-        return value;
-    };
-    match values.get(source) {
-        Some(bits) => bits as u32 as i32,
-        None => panic!(
-            "lane {lane} reads lane {source} in shfl_sync_bfly_i32 (mask {mask:#010x}), which \
-             takes no part in the shuffle: undefined value on the GPU"
-        ),
-    }
+    shuffle("shfl_sync_bfly_i32", mask, value, |lane| {
+        shfl_bfly_source(lane, lane_mask, clamp)
+    })
 }
 
 /// `__ballot_sync(mask, predicate)` (PTX `vote.sync.ballot.b32`): the lanes of `mask` whose
@@ -97,18 +67,43 @@ pub fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> 
 #[oxide_gpu::nvvm("llvm.nvvm.vote.ballot.sync")]
 #[inline(never)]
 pub fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
-    let lane = host_context::current().lane();
-    assert!(
-        mask & (1 << lane) != 0,
-        "lane {lane} calls vote_ballot_sync with mask {mask:#010x}, which does not name it \
-         (undefined behaviour on the GPU)"
-    );
+    let lane = calling_lane("vote_ballot_sync", mask);
     let Some(values) = host_context::warp_exchange(mask, u64::from(predicate)) else {
         return u32::from(predicate) << lane;
     };
     (0..WARP_SIZE)
         .filter(|&l| values.get(l) == Some(1))
         .fold(0, |ballot, l| ballot | 1 << l)
+}
+
+/// The calling lane, which must be in `mask` (undefined behaviour on the GPU otherwise).
+fn calling_lane(what: &str, mask: u32) -> u32 {
+    let lane = host_context::current().lane();
+    assert!(
+        mask & (1 << lane) != 0,
+        "lane {lane} calls {what} with mask {mask:#010x}, which does not name it \
+         (undefined behaviour on the GPU)"
+    );
+    lane
+}
+
+/// The host side of a 32-bit shuffle: the warp exchanges its values, and the calling lane reads
+/// the one of the lane `source_of` names (its own without a runner).
+fn shuffle(what: &str, mask: u32, value: i32, source_of: impl Fn(u32) -> u32) -> i32 {
+    let lane = calling_lane(what, mask);
+    let source = source_of(lane);
+    // The value travels as its 32 bits.
+    let Some(values) = host_context::warp_exchange(mask, u64::from(value as u32)) else {
+        return value;
+    };
+    match values.get(source) {
+        Some(bits) => bits as u32 as i32,
+        None => panic!(
+            "lane {lane} reads lane {source} in {what} (mask {mask:#010x}), which takes no part \
+             in the shuffle (not in the mask, exited, or past the end of the warp): undefined \
+             value on the GPU"
+        ),
+    }
 }
 
 /// The lane `shfl.sync.bfly` reads for lane `lane` with source operand `b` and clamp operand
