@@ -9,17 +9,22 @@ pub fn fold(acc: u64, v: u64) -> u64 {
         ^ (acc >> 7)
 }
 
-/// `to_bits` with every NaN made the same NaN: a NaN's payload is not specified across targets.
+/// `to_bits` with every NaN made the same NaN: a NaN's payload is not specified across targets
+/// (x86 makes `sqrt(-1.0)` negative, PTX positive). The test is on the bits, not `is_nan()`:
+/// LLVM may fold `if f.is_nan() { NAN } else { f }` to `f` (any NaN may stand for another), which
+/// made the host keep the payload the GPU dropped, or the other way round.
 pub fn fbits32(f: f32) -> u32 {
-    if f.is_nan() { 0x7fc0_0000 } else { f.to_bits() }
+    let bits = f.to_bits();
+    if bits & 0x7fff_ffff > 0x7f80_0000 { 0x7fc0_0000 } else { bits }
 }
 
-/// `to_bits` with every NaN made the same NaN.
+/// `to_bits` with every NaN made the same NaN (see [`fbits32`]).
 pub fn fbits64(f: f64) -> u64 {
-    if f.is_nan() {
+    let bits = f.to_bits();
+    if bits & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000 {
         0x7ff8_0000_0000_0000
     } else {
-        f.to_bits()
+        bits
     }
 }
 
