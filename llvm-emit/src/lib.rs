@@ -153,6 +153,7 @@ mod params;
 mod target;
 mod translate;
 mod types;
+mod workarounds;
 
 use inkwell::context::Context as LlContext;
 pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
@@ -234,6 +235,7 @@ pub fn emit_ptx(
     tracing::debug!("translated and verified");
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
+    workarounds::widen_narrow_abs(&ll_module);
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     let ptx = target::emit_ptx(&ll_module, &machine)?;
     tracing::debug!(bytes = ptx.len(), "emitted PTX");
