@@ -13,7 +13,7 @@ pub fn rotate_lanes(input: &[i32], mut out: DisjointSlice<i32>) {
     let i = idx.get();
     let value = input[i];
     let next = (lane_id() + 1) % 32;
-    let rotated = shfl_sync_idx_i32(u32::MAX, value, next, 0x1f);
+    let rotated = unsafe { shfl_sync_idx_i32(u32::MAX, value, next, 0x1f) };
     if let Some(o) = out.get_mut(idx) {
         *o = rotated;
     }

@@ -13,9 +13,9 @@ pub fn warp_max_and_ballot(input: &[i32], mut out: DisjointSlice<i32>) {
     let i = idx.get();
     let mut max = if i < input.len() { input[i] } else { i32::MIN };
     for offset in [16, 8, 4, 2, 1] {
-        max = max.max(shfl_sync_bfly_i32(u32::MAX, max, offset, 0x1f));
+        max = max.max(unsafe { shfl_sync_bfly_i32(u32::MAX, max, offset, 0x1f) });
     }
-    let positive = vote_ballot_sync(u32::MAX, max > 0);
+    let positive = unsafe { vote_ballot_sync(u32::MAX, max > 0) };
     if let Some(o) = out.get_mut(idx) {
         *o = max ^ positive as i32;
     }

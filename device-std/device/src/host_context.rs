@@ -384,7 +384,10 @@ mod tests {
         assert!(is_installed());
         assert_eq!(current(), ctx);
         crate::thread::sync_threads();
-        assert_eq!(crate::warp::shfl_sync_idx_i32(!0, -5, 1, 0x1f), -5);
+        assert_eq!(
+            unsafe { crate::warp::shfl_sync_idx_i32(!0, -5, 1, 0x1f) },
+            -5
+        );
         assert_eq!((runner.syncs.get(), runner.exchanges.get()), (1, 1));
         let next = ThreadContext {
             block_idx: [1, 0, 0],

@@ -39,9 +39,15 @@ pub fn lane_id() -> u32 {
 /// the end of a partial warp) gives an undefined value on the GPU. The emulator checks all
 /// three: a lane outside its mask and a read of a lane that takes no part panic, and a lane of
 /// the mask that waits elsewhere fails the launch (`WarpDivergence`) instead of hanging.
+///
+/// # Safety
+/// Every lane that calls it is in `mask`, and every lane of `mask` that has not exited makes
+/// the same call with the same `mask` (PTX's `.sync` rule: otherwise the behaviour is
+/// undefined on the GPU); the lane read takes part in the call. Nothing checks this at compile
+/// time yet; the CPU emulator reports each violation (a panic or `WarpDivergence`).
 #[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.idx.i32")]
 #[inline(never)]
-pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
+pub unsafe fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i32 {
     shuffle("shfl_sync_idx_i32", mask, value, |lane| {
         shfl_idx_source(lane, src_lane, clamp)
     })
@@ -53,9 +59,15 @@ pub fn shfl_sync_idx_i32(mask: u32, value: i32, src_lane: u32, clamp: u32) -> i3
 ///
 /// The same rules as [`shfl_sync_idx_i32`] hold: every calling lane is in `mask`, every lane
 /// of `mask` makes the call, and the lane read takes part.
+///
+/// # Safety
+/// Every lane that calls it is in `mask`, and every lane of `mask` that has not exited makes
+/// the same call with the same `mask` (PTX's `.sync` rule: otherwise the behaviour is
+/// undefined on the GPU); the lane read takes part in the call. Nothing checks this at compile
+/// time yet; the CPU emulator reports each violation (a panic or `WarpDivergence`).
 #[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.bfly.i32")]
 #[inline(never)]
-pub fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> i32 {
+pub unsafe fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> i32 {
     shuffle("shfl_sync_bfly_i32", mask, value, |lane| {
         shfl_bfly_source(lane, lane_mask, clamp)
     })
@@ -64,9 +76,15 @@ pub fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u32) -> 
 /// `__ballot_sync(mask, predicate)` (PTX `vote.sync.ballot.b32`): the lanes of `mask` whose
 /// `predicate` is true, as a bit mask. Every calling lane is in `mask`, and every lane of
 /// `mask` makes the call.
+///
+/// # Safety
+/// Every lane that calls it is in `mask`, and every lane of `mask` that has not exited makes
+/// the same call with the same `mask` (PTX's `.sync` rule: otherwise the behaviour is
+/// undefined on the GPU). Nothing checks this at compile
+/// time yet; the CPU emulator reports each violation (a panic or `WarpDivergence`).
 #[oxide_gpu::nvvm("llvm.nvvm.vote.ballot.sync")]
 #[inline(never)]
-pub fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
+pub unsafe fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
     let lane = calling_lane("vote_ballot_sync", mask);
     let Some(values) = host_context::warp_exchange(mask, u64::from(predicate)) else {
         return u32::from(predicate) << lane;
@@ -140,11 +158,11 @@ mod tests {
     #[test]
     fn one_host_thread_is_lane_zero_and_reads_itself() {
         assert_eq!(lane_id(), 0);
-        assert_eq!(shfl_sync_idx_i32(!0, -7, 5, 0x1f), -7);
-        assert_eq!(shfl_sync_idx_i32(1, i32::MIN, 0, 0x1f), i32::MIN);
+        assert_eq!(unsafe { shfl_sync_idx_i32(!0, -7, 5, 0x1f) }, -7);
+        assert_eq!(unsafe { shfl_sync_idx_i32(1, i32::MIN, 0, 0x1f) }, i32::MIN);
         with_thread_context(lane_of(37, 64), || {
             assert_eq!(lane_id(), 5);
-            assert_eq!(shfl_sync_idx_i32(1 << 5, 3, 0, 0x1f), 3);
+            assert_eq!(unsafe { shfl_sync_idx_i32(1 << 5, 3, 0, 0x1f) }, 3);
         });
     }
 
@@ -152,7 +170,7 @@ mod tests {
     fn a_lane_outside_the_mask_is_refused() {
         let caught = std::panic::catch_unwind(|| {
             with_thread_context(lane_of(3, 32), || {
-                shfl_sync_idx_i32(0b111, 1, 0, 0x1f);
+                unsafe { shfl_sync_idx_i32(0b111, 1, 0, 0x1f) };
             })
         });
         assert!(caught.is_err());
@@ -160,11 +178,11 @@ mod tests {
 
     #[test]
     fn one_host_thread_ballots_and_butterflies_alone() {
-        assert_eq!(vote_ballot_sync(!0, true), 1);
-        assert_eq!(vote_ballot_sync(!0, false), 0);
-        assert_eq!(shfl_sync_bfly_i32(!0, 9, 1, 0x1f), 9);
+        assert_eq!(unsafe { vote_ballot_sync(!0, true) }, 1);
+        assert_eq!(unsafe { vote_ballot_sync(!0, false) }, 0);
+        assert_eq!(unsafe { shfl_sync_bfly_i32(!0, 9, 1, 0x1f) }, 9);
         with_thread_context(lane_of(37, 64), || {
-            assert_eq!(vote_ballot_sync(1 << 5, true), 1 << 5);
+            assert_eq!(unsafe { vote_ballot_sync(1 << 5, true) }, 1 << 5);
         });
     }
 

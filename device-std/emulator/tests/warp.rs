@@ -75,7 +75,7 @@ fn butterfly_sum(value: i32) -> i32 {
     let lane = lane_id();
     let mut sum = value;
     for offset in [16, 8, 4, 2, 1] {
-        sum += shfl_sync_idx_i32(FULL, sum, lane ^ offset, WHOLE_WARP);
+        sum += unsafe { shfl_sync_idx_i32(FULL, sum, lane ^ offset, WHOLE_WARP) };
     }
     sum
 }
@@ -109,10 +109,10 @@ fn xor_shuffles_and_ballots_over_a_block_of_40() {
         let mut sum = i;
         for offset in [16, 8, 4, 2, 1] {
             if i < 32 || offset < 8 {
-                sum += shfl_sync_bfly_i32(mask, sum, offset, WHOLE_WARP);
+                sum += unsafe { shfl_sync_bfly_i32(mask, sum, offset, WHOLE_WARP) };
             }
         }
-        (sum, vote_ballot_sync(mask, i % 3 == 0))
+        (sum, unsafe { vote_ballot_sync(mask, i % 3 == 0) })
     })
     .unwrap();
     let first: i32 = (0..32).sum();
@@ -141,7 +141,7 @@ fn a_partial_warp_exchanges_among_the_lanes_it_has() {
         let (lane, value) = (lane_id(), ThreadIndex::linear().get() as i32);
         let mut sum = value;
         for k in 1..lanes {
-            sum += shfl_sync_idx_i32(FULL, value, (lane + k) % lanes, WHOLE_WARP);
+            sum += unsafe { shfl_sync_idx_i32(FULL, value, (lane + k) % lanes, WHOLE_WARP) };
         }
         sum
     })
@@ -163,7 +163,7 @@ fn segments_masks_and_returned_lanes() {
     let cfg = shape((1, 1, 1), (32, 1, 1));
     // width 8: each lane reads lane 2 of its group of eight.
     let width_8 = (24 << 8) | WHOLE_WARP;
-    let got = each_thread(&cfg, || {
+    let got = each_thread(&cfg, || unsafe {
         shfl_sync_idx_i32(FULL, lane_id() as i32, 2, width_8)
     })
     .unwrap();
@@ -174,7 +174,7 @@ fn segments_masks_and_returned_lanes() {
     let got = each_thread(&cfg, || {
         let lane = lane_id();
         let mask = if lane < 16 { 0x0000_ffff } else { 0xffff_0000 };
-        shfl_sync_idx_i32(mask, lane as i32 * 10, lane ^ 15, WHOLE_WARP)
+        unsafe { shfl_sync_idx_i32(mask, lane as i32 * 10, lane ^ 15, WHOLE_WARP) }
     })
     .unwrap();
     let expected: Vec<i32> = (0..32).map(|lane| (lane ^ 15) * 10).collect();
@@ -186,7 +186,7 @@ fn segments_masks_and_returned_lanes() {
         if lane >= 24 {
             return -1;
         }
-        shfl_sync_idx_i32(FULL, lane as i32, 23 - lane, WHOLE_WARP)
+        unsafe { shfl_sync_idx_i32(FULL, lane as i32, 23 - lane, WHOLE_WARP) }
     })
     .unwrap();
     let expected: Vec<i32> = (0..32)
@@ -205,7 +205,7 @@ fn reading_a_lane_that_takes_no_part_fails_the_launch() {
     let kind = failure(&shape((1, 1, 1), (8, 1, 1)), || {
         let lane = lane_id();
         let src = if lane == 3 { 20 } else { lane };
-        shfl_sync_idx_i32(FULL, 1, src, WHOLE_WARP);
+        unsafe { shfl_sync_idx_i32(FULL, 1, src, WHOLE_WARP) };
     });
     let FailureKind::Panicked {
         thread, message, ..
@@ -218,7 +218,7 @@ fn reading_a_lane_that_takes_no_part_fails_the_launch() {
 
     // A lane outside its own mask.
     let kind = failure(&shape((1, 1, 1), (4, 1, 1)), || {
-        shfl_sync_idx_i32(0b0111, 1, 0, WHOLE_WARP);
+        unsafe { shfl_sync_idx_i32(0b0111, 1, 0, WHOLE_WARP) };
     });
     assert!(
         matches!(&kind, FailureKind::Panicked { thread: [3, 0, 0], message, .. }
@@ -233,7 +233,7 @@ fn a_shuffle_some_lanes_never_reach_fails_instead_of_hanging() {
     // The upper half waits at the barrier, the lower half at a shuffle waiting for it.
     let kind = failure(&cfg, || {
         if lane_id() < 16 {
-            shfl_sync_idx_i32(FULL, 1, 0, WHOLE_WARP);
+            unsafe { shfl_sync_idx_i32(FULL, 1, 0, WHOLE_WARP) };
         }
         sync_threads();
     });
@@ -254,7 +254,7 @@ fn a_shuffle_some_lanes_never_reach_fails_instead_of_hanging() {
     // Lane 5 names a different mask from the rest of its warp.
     let kind = failure(&cfg, || {
         let mask = if lane_id() == 5 { 0xff } else { FULL };
-        shfl_sync_idx_i32(mask, 1, 0, WHOLE_WARP);
+        unsafe { shfl_sync_idx_i32(mask, 1, 0, WHOLE_WARP) };
     });
     assert!(matches!(kind, FailureKind::WarpDivergence { .. }), "{kind}");
     assert!(kind.to_string().contains("never reaches"), "{kind}");

@@ -386,7 +386,7 @@ pub fn warp_sums(values: &[i32], mut sums: DisjointSlice<i32>) {
     let value = values.get(i).copied().unwrap_or(0);
     let mut sum = value;
     for k in 1..lanes {
-        sum += oxide::warp::shfl_sync_idx_i32(u32::MAX, value, (lane + k) % lanes, 0x1f);
+        sum += unsafe { oxide::warp::shfl_sync_idx_i32(u32::MAX, value, (lane + k) % lanes, 0x1f) };
     }
     if let Some(out) = sums.get_mut(idx) {
         *out = sum;

@@ -28,7 +28,7 @@ pub fn warp_butterfly_sum(input: &[u64], mut out: DisjointSlice<i32>) {
     let lane = lane_id();
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        sum = sum.wrapping_add(shfl_sync_idx_i32(FULL_WARP, sum, lane ^ offset, 0x1f));
+        sum = sum.wrapping_add(unsafe { shfl_sync_idx_i32(FULL_WARP, sum, lane ^ offset, 0x1f) });
         offset /= 2;
     }
     if let Some(o) = out.get_mut(idx) {
@@ -56,10 +56,10 @@ pub fn warp_xor_max_ballot(input: &[u64], mut out: DisjointSlice<i32>) {
     let mut max = value;
     let mut offset = WARP_SIZE / 2;
     while offset > 0 {
-        max = max.max(shfl_sync_bfly_i32(FULL_WARP, max, offset, 0x1f));
+        max = max.max(unsafe { shfl_sync_bfly_i32(FULL_WARP, max, offset, 0x1f) });
         offset /= 2;
     }
-    let odd = vote_ballot_sync(FULL_WARP, value & 1 == 1);
+    let odd = unsafe { vote_ballot_sync(FULL_WARP, value & 1 == 1) };
     if let Some(o) = out.get_mut(idx) {
         *o = max ^ odd as i32;
     }
@@ -88,7 +88,7 @@ const SEGMENT_OF_8: u32 = ((WARP_SIZE - 8) << 8) | 0x1f;
 pub fn warp_segment_rotate(input: &[u64], mut out: DisjointSlice<i32>) {
     let idx = ThreadIndex::linear();
     let value = lane_value(input, idx.get());
-    let rotated = shfl_sync_idx_i32(FULL_WARP, value, lane_id() + 3, SEGMENT_OF_8);
+    let rotated = unsafe { shfl_sync_idx_i32(FULL_WARP, value, lane_id() + 3, SEGMENT_OF_8) };
     if let Some(o) = out.get_mut(idx) {
         *o = rotated;
     }
