@@ -235,9 +235,9 @@ pub fn emit_ptx(
     tracing::debug!("translated and verified");
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
-    workarounds::widen_narrow_abs(&ll_module);
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
-    let ptx = target::emit_ptx(&ll_module, &machine)?;
+    workarounds::expand_wide_shifts(&ll_module);
+    let ptx = workarounds::rewrite_ptx(target::emit_ptx(&ll_module, &machine)?);
     tracing::debug!(bytes = ptx.len(), "emitted PTX");
 
     Ok(EmitOutput {

@@ -280,4 +280,38 @@ map_cases! {
         let c = (x as i16).wrapping_abs();
         a as u64 ^ (b as u64).rotate_left(20) ^ (c as u64).rotate_left(40)
     }
+
+    /// `wrapping_neg` of `i16::MIN` is `i16::MIN` again: ptxas (at -O3) read `neg.s16` of
+    /// -32768 as +32768 in a sign extension, a shift and a sign test, also where LLVM narrowed a
+    /// wider negation to 16 bits (found by oxide-fuzz; llvm-emit rewrites the PTX).
+    narrow_wrapping_neg(Exact) |x| -> u64 {
+        let n = (x as i16).wrapping_neg();
+        let narrowed = (x as i64).wrapping_neg() as i16;
+        n as u64
+            ^ ((n >> 3) as u64).rotate_left(16)
+            ^ ((n < 0) as u64) << 40
+            ^ (narrowed as i64 as u64).rotate_left(44)
+    }
+
+    /// `wrapping_abs` of `i32::MIN` and `i64::MIN` is negative: ptxas (at -O3) took `abs.s32`
+    /// and `abs.s64` for non-negative in sign tests (found by oxide-fuzz; llvm-emit rewrites the
+    /// PTX).
+    wide_wrapping_abs_sign(Exact) |x| -> u64 {
+        let a = (x as i32).wrapping_abs();
+        let b = (x as i64).wrapping_abs();
+        (a < 0) as u64
+            | ((b < 0) as u64) << 1
+            | ((a >> 31) as u64) << 2
+            ^ (b.saturating_add((x as i64) >> 60) as u64).rotate_left(8)
+    }
+
+    /// An `i128` arithmetic shift by 64 or more of which only some bits are used: NVPTX made
+    /// the high half's sign fill a logical shift (found by oxide-fuzz; llvm-emit expands 128-bit
+    /// shifts by a variable amount into 64-bit ones).
+    wide_shift_partly_used(Exact) |x| -> u64 {
+        let c = 0xc4ee_3e5b_c24e_a4cb_6379_23e1_529c_d678_u128 as i128;
+        let v = x.rotate_left(22) as i128;
+        let r = v.wrapping_add(v) & (c >> ((x >> 2) as u32 & 127));
+        r as u64 ^ ((r >> 64) as u64).rotate_left(17)
+    }
 }

@@ -1,0 +1,16 @@
+//! Rewrites around faults of LLVM's NVPTX code generator and of ptxas, each measured on the H200
+//! (docs/gpu-results/2026-12-01-ptx-probes.txt) and found by oxide-fuzz (docs/fuzzing.md). Each
+//! keeps the program's meaning and avoids the instructions that break it:
+//!
+//! - [`wide_shifts`]: 128-bit shifts by a variable amount are expanded into 64-bit shifts before
+//!   instruction selection (NVPTX's lowering loses the sign fill of `ashr i128` by 64 or more
+//!   when only some bits of the result are used).
+//! - [`ptx_rewrites`]: `neg.s16`/`abs.s16`, and `abs.s32`/`abs.s64`, are rewritten in the PTX
+//!   (ptxas at -O3 reads a 16-bit negation of -32768 as +32768, and takes `abs` of the most
+//!   negative value for non-negative).
+
+mod ptx_rewrites;
+mod wide_shifts;
+
+pub(crate) use ptx_rewrites::rewrite_ptx;
+pub(crate) use wide_shifts::expand_wide_shifts;

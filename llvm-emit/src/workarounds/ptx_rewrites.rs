@@ -1,0 +1,127 @@
+//! Rewrites of the emitted PTX around two faults of ptxas (CUDA 13.0, driver 580, the JIT's
+//! default -O3; -O0 is right), measured on the H200 over every input that matters
+//! (docs/gpu-results/2026-12-01-ptx-probes.txt):
+//!
+//! - **16-bit negation.** `neg.s16`, `sub.s16 d, 0, x` and `abs.s16` of -32768 leave a register
+//!   that later instructions read as +32768: a sign extension (`cvt.s64.s16`, `cvt.s32.s16`),
+//!   `mul.wide.s16`, `shr.s16` and `setp.lt.s16 .., 0` all see +32768, where the 16-bit result is
+//!   -32768. The same negation computed in 32 bits is right for all 65,536 inputs.
+//! - **`abs` of the most negative value.** ptxas takes the result of `abs.s32`/`abs.s64` for
+//!   non-negative: `setp.lt.s32 p, abs(i32::MIN), 0` is false, where `abs` gives `i32::MIN` back
+//!   (Rust's `wrapping_abs`, and LLVM's `llvm.abs(x, false)`). `max(x, -x)` computes the same
+//!   value and its sign tests are right.
+//!
+//! Found by oxide-fuzz (docs/fuzzing.md) in `i16::MIN.wrapping_neg()`, `wrapping_abs()` of
+//! `i16::MIN`, `i32::MIN` and `i64::MIN`, and in negations that LLVM's instruction selection
+//! narrows to 16 bits from wider ones, which is why these are rewritten in the PTX, after every
+//! LLVM pass.
+
+/// A scratch register declared in the `{ }` scope of each rewritten instruction.
+const SCRATCH: &str = "%oxide_tmp";
+
+/// `neg.s16 d, x`, `sub.s16 d, 0, x` and `abs.s16 d, x` become the same operation in 32 bits:
+/// `{ .reg .b32 t; cvt.s32.s16 t, x; neg.s32 t, t; cvt.u16.u32 d, t; }` (with `abs.s32`, which
+/// cannot meet `i32::MIN` there). `abs.s32 d, x` and `abs.s64 d, x` become
+/// `{ .reg .b32 t; neg.s32 t, x; max.s32 d, x, t; }` (`.b64` and `.s64` for 64 bits). A predicate guard is kept on each
+/// instruction of the block.
+pub(crate) fn rewrite_ptx(ptx: String) -> String {
+    if !ptx.contains("neg.s16") && !ptx.contains("abs.s") && !ptx.contains("sub.s16") {
+        return ptx;
+    }
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    for line in ptx.split_inclusive('\n') {
+        match rewritten(line) {
+            Some(rewritten) => out.push_str(&rewritten),
+            None => out.push_str(line),
+        }
+    }
+    out
+}
+
+/// How a faulty instruction is rewritten.
+enum Fix {
+    /// In 32 bits, with this 32-bit opcode, between a sign extension and a truncation.
+    Narrow(&'static str),
+    /// As `max(x, -x)`, at this width.
+    AbsAsMax(&'static str),
+}
+
+/// The rewritten form of one line of PTX, when it is one of the faulty instructions.
+fn rewritten(line: &str) -> Option<String> {
+    let body = line.trim_start();
+    let indent = &line[..line.len() - body.len()];
+    let (guard, instruction) = match body.strip_prefix('@') {
+        Some(rest) => {
+            let (predicate, instruction) = rest.split_once(char::is_whitespace)?;
+            (format!("@{predicate} "), instruction.trim_start())
+        }
+        None => (String::new(), body),
+    };
+    let (opcode, operands) = instruction.split_once(char::is_whitespace)?;
+    let operands = operands.trim().strip_suffix(';')?;
+    let operands: Vec<&str> = operands.split(',').map(str::trim).collect();
+    let (fix, dst, src) = match (opcode, operands.as_slice()) {
+        ("neg.s16", [dst, src]) => (Fix::Narrow("neg.s32"), *dst, *src),
+        ("sub.s16", [dst, "0", src]) => (Fix::Narrow("neg.s32"), *dst, *src),
+        ("abs.s16", [dst, src]) => (Fix::Narrow("abs.s32"), *dst, *src),
+        ("abs.s32", [dst, src]) => (Fix::AbsAsMax("32"), *dst, *src),
+        ("abs.s64", [dst, src]) => (Fix::AbsAsMax("64"), *dst, *src),
+        _ => return None,
+    };
+    // An immediate operand is folded by ptxas; only registers meet the faults.
+    if !src.starts_with('%') {
+        return None;
+    }
+    let end = &line[line.trim_end().len()..];
+    let t = SCRATCH;
+    let g = guard;
+    Some(match fix {
+        Fix::Narrow(op32) => format!(
+            "{indent}{{ .reg .b32 {t}; {g}cvt.s32.s16 {t}, {src}; {g}{op32} {t}, {t}; \
+             {g}cvt.u16.u32 {dst}, {t}; }}{end}"
+        ),
+        Fix::AbsAsMax(bits) => format!(
+            "{indent}{{ .reg .b{bits} {t}; {g}neg.s{bits} {t}, {src}; {g}max.s{bits} {dst}, {src}, {t}; }}{end}"
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_negations_are_computed_in_32_bits() {
+        let ptx = "\tcvt.u16.u64 \t%rs5, %rd7;\n\tneg.s16 \t%rs2, %rs5;\n\tabs.s16 \t%rs3, %rs1;\n";
+        assert_eq!(
+            rewrite_ptx(ptx.into()),
+            "\tcvt.u16.u64 \t%rs5, %rd7;\n\
+             \t{ .reg .b32 %oxide_tmp; cvt.s32.s16 %oxide_tmp, %rs5; neg.s32 %oxide_tmp, %oxide_tmp; cvt.u16.u32 %rs2, %oxide_tmp; }\n\
+             \t{ .reg .b32 %oxide_tmp; cvt.s32.s16 %oxide_tmp, %rs1; abs.s32 %oxide_tmp, %oxide_tmp; cvt.u16.u32 %rs3, %oxide_tmp; }\n"
+        );
+    }
+
+    #[test]
+    fn wide_abs_is_the_maximum_of_x_and_its_negation() {
+        assert_eq!(
+            rewrite_ptx("\tabs.s32 \t%r4, %r4;\n\tabs.s64 \t%rd2, %rd1;\n".into()),
+            "\t{ .reg .b32 %oxide_tmp; neg.s32 %oxide_tmp, %r4; max.s32 %r4, %r4, %oxide_tmp; }\n\
+             \t{ .reg .b64 %oxide_tmp; neg.s64 %oxide_tmp, %rd1; max.s64 %rd2, %rd1, %oxide_tmp; }\n"
+        );
+    }
+
+    #[test]
+    fn a_guard_stays_on_every_instruction() {
+        assert_eq!(
+            rewrite_ptx("\t@!%p3 sub.s16 \t%rs9, 0, %rs8;\n".into()),
+            "\t{ .reg .b32 %oxide_tmp; @!%p3 cvt.s32.s16 %oxide_tmp, %rs8; @!%p3 neg.s32 %oxide_tmp, %oxide_tmp; @!%p3 cvt.u16.u32 %rs9, %oxide_tmp; }\n"
+        );
+    }
+
+    #[test]
+    fn other_instructions_are_left_alone() {
+        let ptx = "\tsub.s16 \t%rs9, %rs1, %rs8;\n\tneg.s32 \t%r1, %r2;\n\tneg.s16 \t%rs1, 5;\n\
+                   \tabs.s16 %rs1;\n\tabs.f32 \t%r1, %r2;\n\tabs.s64 \t%rd1, 7;\n// neg.s16 in a comment\n";
+        assert_eq!(rewrite_ptx(ptx.into()), ptx);
+    }
+}
