@@ -77,8 +77,14 @@ impl BuildOutput {
     }
 }
 
-/// The rustc flags that select the backend (docs/contracts.md).
-pub fn rustflags(backend: &Path, arch: GpuArch, dump: bool) -> Vec<String> {
+/// The rustc flags that select the backend (docs/contracts.md). `libdevice` is NVIDIA's math
+/// library ([`crate::libdevice::find`]); without it, kernels that call math functions fail to build.
+pub fn rustflags(
+    backend: &Path,
+    arch: GpuArch,
+    dump: bool,
+    libdevice: Option<&Path>,
+) -> Vec<String> {
     let mut flags = vec![
         format!("-Zcodegen-backend={}", backend.display()),
         "--cfg".into(),
@@ -88,6 +94,9 @@ pub fn rustflags(backend: &Path, arch: GpuArch, dump: bool) -> Vec<String> {
         "-Zalways-encode-mir".into(),
         "-Zmir-enable-passes=-JumpThreading".into(),
     ];
+    if let Some(libdevice) = libdevice {
+        flags.extend(["--cfg".into(), cfg::libdevice_flag(libdevice)]);
+    }
     if dump {
         flags.extend(["--cfg".into(), cfg::DUMP.into()]);
     }
@@ -143,7 +152,9 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
     let profile_dir = if opts.release { "release" } else { "debug" };
     let deps_dir = target_dir.join(&triple).join(profile_dir).join("deps");
 
-    let mut flags = rustflags(&backend, opts.arch, opts.dump);
+    // Without libdevice, only kernels that call math functions fail, with an error saying so.
+    let libdevice = crate::libdevice::find().ok();
+    let mut flags = rustflags(&backend, opts.arch, opts.dump, libdevice.as_deref());
     // Keep the user's own RUSTFLAGS, after ours.
     if let Ok(extra) = std::env::var("RUSTFLAGS") {
         flags.extend(extra.split_whitespace().map(str::to_owned));
@@ -276,6 +287,7 @@ mod tests {
             Path::new("/r/target/debug/liboxide_codegen.so"),
             DEFAULT_ARCH,
             false,
+            None,
         );
         assert_eq!(
             flags,
@@ -289,8 +301,16 @@ mod tests {
                 "-Zmir-enable-passes=-JumpThreading",
             ]
         );
-        let dump = rustflags(Path::new("/b.so"), "sm_80".parse().unwrap(), true);
+        let dump = rustflags(
+            Path::new("/b.so"),
+            "sm_80".parse().unwrap(),
+            true,
+            Some(Path::new("/cuda/nvvm/libdevice/libdevice.10.bc")),
+        );
         assert_eq!(&dump[dump.len() - 2..], ["--cfg", "oxide_dump"]);
+        assert!(
+            dump.contains(&r#"oxide_libdevice="/cuda/nvvm/libdevice/libdevice.10.bc""#.to_owned())
+        );
         assert!(dump.contains(&"oxide_arch=\"sm_80\"".to_owned()));
     }
 

@@ -130,6 +130,11 @@ pub fn checks(root: &Path) -> Vec<Check> {
         Err(e) => check(Status::Missing, "ptxas", e.to_string()),
     });
 
+    out.push(match crate::libdevice::find() {
+        Ok(path) => check(Status::Ok, "libdevice", path.display().to_string()),
+        Err(e) => check(Status::Missing, "libdevice", e.to_string()),
+    });
+
     out.push(match (driver::libcuda_loadable(), driver::gpus()) {
         (true, Some(gpus)) => check(Status::Info, "NVIDIA GPU", gpus),
         (true, None) => check(Status::Info, "NVIDIA GPU", "libcuda.so.1 loads; nvidia-smi lists no GPU"),
@@ -372,6 +377,7 @@ mod tests {
                 "rustc's libLLVM",
                 "backend",
                 "ptxas",
+                "libdevice",
                 "NVIDIA GPU"
             ]
         );

@@ -87,6 +87,14 @@ pub enum Error {
     #[error("OXIDE_PTXAS={} is not an executable file", .0.display())]
     PtxasNotExecutable(PathBuf),
 
+    #[error(
+        "libdevice not found: set OXIDE_LIBDEVICE to libdevice.10.bc, or run ci/setup.sh (it pip-installs nvidia-nvvm beside ptxas)"
+    )]
+    LibdeviceNotFound,
+
+    #[error("OXIDE_LIBDEVICE={} is not a file", .0.display())]
+    LibdeviceMissing(PathBuf),
+
     #[error("ptxas rejected {ptx}:\n{stderr}")]
     PtxasRejected { ptx: PathBuf, stderr: String },
 

@@ -13,6 +13,7 @@ pub mod driver;
 pub mod error;
 pub mod inspect;
 pub mod json;
+pub mod libdevice;
 pub mod linked;
 pub mod pipeline;
 pub mod ptxas;

@@ -11,6 +11,9 @@ pub(crate) struct DeviceConfig {
     pub(crate) arch: GpuArch,
     /// `--cfg oxide_dump`: write every pipeline stage next to the PTX.
     pub(crate) dump: bool,
+    /// `--cfg oxide_libdevice="..."`: NVIDIA's math library, for kernels that call `f32::sin` and
+    /// the like; `None` makes such calls an error at the user's line.
+    pub(crate) libdevice: Option<std::path::PathBuf>,
 }
 
 impl DeviceConfig {
@@ -34,6 +37,16 @@ impl DeviceConfig {
             },
         };
         let dump = sess.config.iter().any(|(k, _)| *k == dump_key);
-        Some(DeviceConfig { arch, dump })
+        let libdevice_key = Symbol::intern(cfg::LIBDEVICE);
+        let libdevice = sess
+            .config
+            .iter()
+            .find_map(|(k, v)| (*k == libdevice_key).then_some(*v).flatten())
+            .map(|path| std::path::PathBuf::from(path.as_str()));
+        Some(DeviceConfig {
+            arch,
+            dump,
+            libdevice,
+        })
     }
 }

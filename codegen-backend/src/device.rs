@@ -262,6 +262,7 @@ fn compile<'tcx>(
     config: &DeviceConfig,
 ) -> Result<(String, Dumps), Vec<DeviceError>> {
     let mut module = DeviceModule::new(tcx, crate_name, config.dump);
+    module.has_libdevice = config.libdevice.is_some();
     module.reserve_entries(kernels.iter().map(|k| k.entry.as_str()));
     let mut errors = Vec::new();
     for kernel in kernels {
@@ -307,6 +308,7 @@ fn compile<'tcx>(
         arch: config.arch.to_string(),
         opt_level: 3,
         kernels: kernel_names,
+        libdevice: config.libdevice.clone(),
         dump_ir: config.dump,
     };
     let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options)

@@ -111,6 +111,7 @@ pub(crate) enum HostOnly {
     Formatting,
     Heap,
     ThreadLocal,
+    MathWithoutGpuVersion,
     Std,
 }
 
@@ -123,6 +124,9 @@ impl HostOnly {
             HostOnly::Heap => "device code has no heap; use values, arrays and slices",
             HostOnly::ThreadLocal => {
                 "GPU threads have no thread-local storage and cannot spawn or park threads"
+            }
+            HostOnly::MathWithoutGpuVersion => {
+                "NVIDIA's libdevice, which computes math functions on the GPU, has no version of it"
             }
             HostOnly::Std => {
                 "`std` is host-only (I/O, threads, the OS); device code can use `core`"
@@ -246,6 +250,17 @@ impl<'tcx> Registry<'tcx> {
 
     /// Why a standard-library function cannot run on the GPU, if it cannot. Checked before its
     /// body is imported, so that the error names the call the user wrote.
+    /// The libdevice twin of a C math function `std` or `core` declares (`tanhf`, `cbrt`...),
+    /// which `f32::tanh` and friends call.
+    pub(crate) fn c_math(&self, def_id: DefId) -> Option<&'static str> {
+        let tcx = self.tcx;
+        let krate = tcx.crate_name(def_id.krate);
+        if ![sym::std, sym::core].contains(&krate) || !tcx.is_foreign_item(def_id) {
+            return None;
+        }
+        crate::import::math::c_math_libdevice(tcx.item_name(def_id).as_str())
+    }
+
     pub(crate) fn host_only(&self, def_id: DefId) -> Option<HostOnly> {
         let tcx = self.tcx;
         let krate = tcx.crate_name(def_id.krate);
@@ -260,7 +275,14 @@ impl<'tcx> Registry<'tcx> {
             Some(HostOnly::Heap)
         } else if within(tcx.get_diagnostic_item(Symbol::intern("LocalKey"))) {
             Some(HostOnly::ThreadLocal)
-        } else if krate == sym::std && !tcx.is_mir_available(def_id) {
+        } else if tcx.is_foreign_item(def_id)
+            && crate::import::math::c_math_without_twin(tcx.item_name(def_id).as_str())
+        {
+            Some(HostOnly::MathWithoutGpuVersion)
+        } else if krate == sym::std
+            && !tcx.is_mir_available(def_id)
+            && self.c_math(def_id).is_none()
+        {
             // `std`'s own float methods (`f32::sqrt`...) are inline wrappers of core intrinsics
             // and have MIR; what has none is the OS interface.
             Some(HostOnly::Std)

@@ -310,6 +310,13 @@ impl<'ll> Translator<'_, 'll> {
         fn_ty: FunctionType<'ll>,
     ) -> Result<FunctionValue<'ll>, EmitError> {
         let ctx = self.ctx;
+        if name.starts_with(crate::LIBDEVICE_PREFIX) {
+            // A libdevice function: an external declaration that `libdevice::link` defines.
+            return Ok(self
+                .module
+                .get_function(name)
+                .unwrap_or_else(|| self.module.add_function(name, fn_ty, None)));
+        }
         let Some(intrinsic) = Intrinsic::find(name) else {
             return Err(EmitError::invalid(
                 ctx,

@@ -37,6 +37,16 @@ pub enum EmitError {
     #[error("kernel `{0}` is not defined in the module")]
     UnknownKernel(String),
 
+    /// A kernel calls a libdevice function (`f32::sin`...) and no libdevice was given.
+    #[error(
+        "the kernels use math functions from NVIDIA's libdevice, which was not found: install the pip wheel nvidia-nvvm==13.0.88 (ci/setup.sh does) or set OXIDE_LIBDEVICE to libdevice.10.bc"
+    )]
+    NoLibdevice,
+
+    /// libdevice could not be read or linked.
+    #[error("cannot link libdevice `{path}`: {message}")]
+    Libdevice { path: String, message: String },
+
     /// The options are out of range (e.g. `opt_level > 3`).
     #[error("invalid emit options: {0}")]
     InvalidOptions(String),

@@ -148,6 +148,7 @@ mod dispatch;
 mod errors;
 mod globals;
 mod inline_asm;
+mod libdevice;
 mod memory;
 mod params;
 mod target;
@@ -163,6 +164,7 @@ use pliron::{
 };
 
 pub use errors::EmitError;
+pub use libdevice::LIBDEVICE_PREFIX;
 
 /// What to generate.
 #[derive(Clone, Debug)]
@@ -175,6 +177,9 @@ pub struct EmitOptions {
     /// `llvm_symbol_name` attribute). They become `.entry`s; all other definitions become
     /// internal so LLVM can inline and drop them.
     pub kernels: Vec<String>,
+    /// NVIDIA's libdevice bitcode (`libdevice.10.bc`), linked when a kernel calls one of its
+    /// functions (`__nv_sinf`...); without it such a module is an error.
+    pub libdevice: Option<std::path::PathBuf>,
     /// Render the LLVM IR (before and after optimisation) as text into [`EmitOutput`].
     /// Printing a large module costs time and memory, so only dumps ask for it.
     pub dump_ir: bool,
@@ -186,6 +191,7 @@ impl Default for EmitOptions {
             arch: oxide_contract::DEFAULT_ARCH.to_string(),
             opt_level: 3,
             kernels: Vec::new(),
+            libdevice: None,
             dump_ir: false,
         }
     }
@@ -233,6 +239,11 @@ pub fn emit_ptx(
             .unwrap_or_else(|| ir_text(&ll_module)),
     })?;
     tracing::debug!("translated and verified");
+
+    if libdevice::needed(&ll_module) {
+        libdevice::link(&ll_module, opts.libdevice.as_deref())?;
+        tracing::debug!("linked libdevice");
+    }
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));

@@ -49,6 +49,7 @@ fn emit(ctx: &Context, m: ModuleOp, kernel: &str, opt_level: u8) -> EmitOutput {
     let opts = EmitOptions {
         kernels: vec![kernel.into()],
         opt_level,
+        libdevice: None,
         dump_ir: true,
         ..EmitOptions::default()
     };
@@ -389,6 +390,7 @@ fn cluster_scope_before_hopper_is_device_scope() {
         kernels: vec!["k".into()],
         arch: "sm_80".into(),
         opt_level: 0,
+        libdevice: None,
         dump_ir: true,
     };
     let out = emit_ptx(ctx, m, &opts).unwrap();

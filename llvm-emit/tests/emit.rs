@@ -5,7 +5,7 @@ mod common;
 
 use common::*;
 use expect_test::expect;
-use oxide_llvm_emit::{EmitOptions, emit_ptx};
+use oxide_llvm_emit::{EmitError, EmitOptions, emit_ptx};
 use pliron::{
     builtin::{
         attributes::{IntegerAttr, StringAttr},
@@ -33,6 +33,7 @@ fn opts(kernels: &[&str], opt_level: u8) -> EmitOptions {
         arch: "sm_90".into(),
         opt_level,
         kernels: kernels.iter().map(|k| k.to_string()).collect(),
+        libdevice: None,
         dump_ir: true,
     }
 }
@@ -93,6 +94,63 @@ fn add_one_module(ctx: &mut Context, address_space: u32) -> pliron::builtin::ops
 
 use pliron::builtin::op_interfaces::OneResultInterface;
 
+/// `sine(ptr %p)`: `p[tid.x] = __nv_sinf(p[tid.x])`, a call of libdevice's `sinf`.
+fn sine_module(ctx: &mut Context) -> pliron::builtin::ops::ModuleOp {
+    let m = new_module(ctx, "sine_mod");
+    let (p, i64t, i32t, f32t, v) = (ptr(ctx, 1), i64(ctx), i32(ctx), f32(ctx), void(ctx));
+    let ty = fn_ty(ctx, v, vec![p]);
+    let (func, entry) = define(ctx, m, "sine", ty);
+    let _ = func;
+    let p = arg(ctx, entry, 0);
+    let tid_ty = fn_ty(ctx, i32t, vec![]);
+    let name = StringAttr::new("llvm.nvvm.read.ptx.sreg.tid.x".into());
+    let tid = val(entry, CallIntrinsicOp::new(ctx, name, tid_ty, vec![]), ctx);
+    let tid64 = val(entry, ZExtOp::new_with_nneg(ctx, tid, i64t, true), ctx);
+    let gep = GetElementPtrOp::new(ctx, p, vec![GepIndex::Value(tid64)], f32t);
+    let elem = val(entry, gep, ctx);
+    let load = put(entry, LoadOp::new(ctx, elem, f32t), ctx);
+    load.set_alignment(ctx, 4);
+    let x = load.get_result(ctx);
+    let sinf_ty = fn_ty(ctx, f32t, vec![f32t]);
+    let sinf = StringAttr::new("__nv_sinf".into());
+    let y = val(
+        entry,
+        CallIntrinsicOp::new(ctx, sinf, sinf_ty, vec![x]),
+        ctx,
+    );
+    put(entry, StoreOp::new(ctx, y, elem), ctx).set_alignment(ctx, 4);
+    put(entry, ReturnOp::new(ctx, None), ctx);
+    verified(ctx, m)
+}
+
+/// A call of a libdevice function links libdevice, whose code is inlined: nothing of it is left
+/// external. Without a libdevice the emitter says what to install.
+#[test]
+fn libdevice_calls_link_libdevice() {
+    let ctx = &mut Context::new();
+    let m = sine_module(ctx);
+    let err = emit_ptx(ctx, m, &opts(&["sine"], 3)).unwrap_err();
+    assert!(matches!(err, EmitError::NoLibdevice), "{err}");
+    assert!(err.to_string().contains("nvidia-nvvm"), "{err}");
+
+    let Ok(libdevice) = cargo_oxide::libdevice::find() else {
+        eprintln!("no libdevice here: the linked half of the test is skipped");
+        return;
+    };
+    let with = EmitOptions {
+        libdevice: Some(libdevice),
+        ..opts(&["sine"], 3)
+    };
+    let out = emit_ptx(ctx, m, &with).expect("emit with libdevice");
+    assert!(!out.ptx.contains("__nv_"), "{}", out.ptx);
+    assert!(!out.ptx.contains(".extern"), "{}", out.ptx);
+    assert!(!out.ptx.contains("__nvvm_reflect"), "{}", out.ptx);
+    // sinf's range reduction: a polynomial in FMAs, not the approximate `sin.approx.f32`.
+    assert!(out.ptx.contains("fma.rn.f32"), "{}", out.ptx);
+    assert!(!out.ptx.contains("sin.approx"), "{}", out.ptx);
+    ptxas_accepts(&out.ptx, "sm_90", "sine");
+}
+
 #[test]
 fn add_one_kernel_to_ptx() {
     let ctx = &mut Context::new();
@@ -129,6 +187,7 @@ fn ir_text_only_when_asked() {
     let ctx = &mut Context::new();
     let m = add_one_module(ctx, 1);
     let quiet = EmitOptions {
+        libdevice: None,
         dump_ir: false,
         ..opts(&["add_one"], 3)
     };

@@ -53,6 +53,7 @@ fn opts() -> EmitOptions {
         arch: "sm_90".into(),
         opt_level: 3,
         kernels: vec!["twice".into()],
+        libdevice: None,
         dump_ir: true,
     }
 }

@@ -45,6 +45,7 @@ fn opts(kernel: &str, opt_level: u8) -> EmitOptions {
         arch: "sm_90".into(),
         opt_level,
         kernels: vec![kernel.to_string()],
+        libdevice: None,
         dump_ir: true,
     }
 }

@@ -36,6 +36,7 @@ fn emit(ctx: &Context, m: ModuleOp, kernel: &str, opt_level: u8) -> Result<EmitO
     let opts = EmitOptions {
         kernels: vec![kernel.into()],
         opt_level,
+        libdevice: None,
         dump_ir: true,
         ..EmitOptions::default()
     };

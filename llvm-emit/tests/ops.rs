@@ -245,6 +245,7 @@ fn every_op_reaches_ptx() {
         let opts = EmitOptions {
             kernels: vec!["sink".into()],
             opt_level: level,
+            libdevice: None,
             dump_ir: true,
             ..EmitOptions::default()
         };

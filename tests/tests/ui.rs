@@ -161,7 +161,12 @@ impl Cx<'_> {
             .args(["--edition", "2024", "--crate-type", "bin"])
             .args(["--emit", "obj", "--color", "never"])
             .args(["--crate-name", &name])
-            .args(build::rustflags(&device.backend, DEFAULT_ARCH, dump))
+            .args(build::rustflags(
+                &device.backend,
+                DEFAULT_ARCH,
+                dump,
+                libdevice().as_deref(),
+            ))
             .args(flags);
         // The device crates' dependencies, and the proc macro's (built for the host, without
         // --target, so in the other deps folder).
@@ -191,4 +196,10 @@ impl Cx<'_> {
             ptx,
         }
     }
+}
+
+/// libdevice, found once for all cases (math cases need it; the others ignore it).
+fn libdevice() -> &'static Option<std::path::PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(|| cargo_oxide::libdevice::find().ok())
 }

@@ -123,6 +123,13 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             InstanceKind::DropGlue(_, None) => return self.finish_call(target),
             InstanceKind::Item(_) if tcx.is_foreign_item(def_id) => {
+                if let Some(libdevice) = self.m.registry.c_math(def_id) {
+                    let mut operands = Vec::new();
+                    for arg in args {
+                        operands.push(self.operand(&arg.node)?);
+                    }
+                    return self.libdevice_call(libdevice, &path, &operands, destination, target);
+                }
                 return not_on_gpu(
                     self.span,
                     format!("the foreign function `{path}`"),

@@ -361,6 +361,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 Some(self.const_usize(n))
             }
+            _ if super::math::intrinsic_libdevice(name).is_some() => {
+                let libdevice = super::math::intrinsic_libdevice(name).expect("checked");
+                let what = format!("core::intrinsics::{name}");
+                return self.libdevice_call(libdevice, &what, &operands, destination, target);
+            }
             // Intrinsics with a MIR body ("fallback") work as that body.
             _ if !intrinsic.must_be_overridden => {
                 return self.intrinsic_fallback(instance, args, destination, target);

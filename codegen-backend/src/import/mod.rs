@@ -12,6 +12,7 @@ mod casts;
 mod core_intrinsics;
 mod diagnostics;
 mod globals;
+pub(crate) mod math;
 mod operands;
 mod panic_paths;
 mod places;
@@ -90,6 +91,8 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) registry: crate::registry::Registry<'tcx>,
     /// Which functions may reach a barrier (for `convergent` and the uniformity check).
     pub(crate) barriers: crate::uniformity::BarrierReach<'tcx>,
+    /// Whether libdevice was found, so that math functions can be imported (`math.rs`).
+    pub(crate) has_libdevice: bool,
 }
 
 impl<'tcx> DeviceModule<'tcx> {
@@ -108,6 +111,7 @@ impl<'tcx> DeviceModule<'tcx> {
             mir_text: dump.then(String::new),
             registry: crate::registry::Registry::new(tcx),
             barriers: Default::default(),
+            has_libdevice: false,
         }
     }
 

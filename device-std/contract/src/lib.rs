@@ -32,14 +32,30 @@ pub mod cfg {
     pub const ARCH: &str = "oxide_arch";
     /// Also write every pipeline stage next to the PTX.
     pub const DUMP: &str = "oxide_dump";
+    /// `oxide_libdevice="/path/libdevice.10.bc"`: NVIDIA's math library, linked when a kernel
+    /// calls `f32::sin` and the like.
+    pub const LIBDEVICE: &str = "oxide_libdevice";
 
     /// The value of `--cfg` that selects `arch`: `oxide_arch="sm_90"`.
     pub fn arch_flag(arch: crate::GpuArch) -> String {
         format!("{ARCH}=\"{arch}\"")
     }
 
+    /// The value of `--cfg` that names libdevice: a Rust string literal, so any path survives.
+    pub fn libdevice_flag(path: &std::path::Path) -> String {
+        format!("{LIBDEVICE}={:?}", path.to_string_lossy())
+    }
+
     #[cfg(test)]
     mod tests {
+        #[test]
+        fn libdevice_flag_is_a_string_literal() {
+            assert_eq!(
+                super::libdevice_flag(std::path::Path::new("/a \"b\"/libdevice.10.bc")),
+                r#"oxide_libdevice="/a \"b\"/libdevice.10.bc""#
+            );
+        }
+
         #[test]
         fn arch_flag_quotes_the_name() {
             assert_eq!(

@@ -198,15 +198,16 @@ pub fn inputs() -> Vec<u64> {
     values
 }
 
-/// Compares two outcomes; `Err` says where and how they differ.
+/// Compares two outcomes; `Err` says where and how they differ. `Ok` holds what a `Ulp` case
+/// measured (the largest difference, against the bound), empty for the others.
 pub fn compare(
     case: &dyn Case,
     left: (&str, &Outcome),
     right: (&str, &Outcome),
-) -> Result<(), String> {
+) -> Result<String, String> {
     let ((ln, l), (rn, r)) = (left, right);
     match (case.check(), l, r) {
-        (Check::Traps, Outcome::Failed(_), Outcome::Failed(_)) => Ok(()),
+        (Check::Traps, Outcome::Failed(_), Outcome::Failed(_)) => Ok(String::new()),
         (Check::Traps, Outcome::Values(_), _) => {
             Err(format!("{ln} did not fail, but the case must trap"))
         }
@@ -220,9 +221,14 @@ pub fn compare(
                 return Err(format!("{ln} gave {} values, {rn} {}", a.len(), b.len()));
             }
             let float_bits = case.float_bits();
+            let mut largest = 0u128;
             for (i, (&x, &y)) in a.iter().zip(b).enumerate() {
                 let same = match check {
-                    Check::Ulp(max) if float_bits != 0 => within_ulp(x, y, float_bits, max),
+                    Check::Ulp(max) if float_bits != 0 => {
+                        let d = ulp_distance(x, y, float_bits);
+                        largest = largest.max(d.unwrap_or(0));
+                        d.is_some_and(|d| d <= u128::from(max))
+                    }
                     _ => x == y,
                 };
                 if !same {
@@ -233,12 +239,19 @@ pub fn compare(
                     ));
                 }
             }
-            Ok(())
+            Ok(match check {
+                Check::Ulp(max) if float_bits != 0 => {
+                    format!("largest difference {largest} ulp (bound {max})")
+                }
+                _ => String::new(),
+            })
         }
     }
 }
 
-fn within_ulp(a: u128, b: u128, bits: u32, max: u32) -> bool {
+/// How many units in the last place apart two floats are: 0 for two NaNs, `None` for a NaN
+/// and a number.
+fn ulp_distance(a: u128, b: u128, bits: u32) -> Option<u128> {
     // Map float bits to integers ordered like the floats they are.
     let ordered = |v: u128| -> i128 {
         let sign = 1u128 << (bits - 1);
@@ -253,9 +266,9 @@ fn within_ulp(a: u128, b: u128, bits: u32, max: u32) -> bool {
         _ => f64::from_bits(v as u64).is_nan(),
     };
     if is_nan(a) || is_nan(b) {
-        return is_nan(a) && is_nan(b);
+        return (is_nan(a) && is_nan(b)).then_some(0);
     }
-    (ordered(a) - ordered(b)).unsigned_abs() <= max as u128
+    Some((ordered(a) - ordered(b)).unsigned_abs())
 }
 
 fn show(v: u128, float_bits: u32) -> String {

@@ -47,6 +47,7 @@ pub mod control;
 pub mod data;
 pub mod kernels;
 pub mod library;
+pub mod math;
 pub mod memory;
 pub mod panics;
 pub mod scalars;
@@ -70,5 +71,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(warp_shared::cases());
     all.extend(atomics::cases());
     all.extend(std_overflow::cases());
+    all.extend(math::cases());
     all
 }
