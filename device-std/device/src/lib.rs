@@ -6,6 +6,8 @@
 //! - [`DeviceData`]: what a kernel may take by value (no host references, pointers or
 //!   interior mutability);
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
+//! - [`math`]: fast approximate math (`__sinf`, `__expf`...); `f32::sin` and the other std
+//!   methods are computed by libdevice (docs/math.md);
 //! - [`shared`]: block-shared memory ([`shared::SharedArray`], CUDA's `__shared__`), unsafe;
 //! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
 //! - [`host_context`]: what the intrinsics do on the host, where they read the simulated thread
@@ -30,6 +32,7 @@ use core::marker::PhantomData;
 
 mod data;
 pub mod host_context;
+pub mod math;
 pub mod shared;
 pub mod soft;
 pub mod thread;

@@ -42,7 +42,7 @@
 //! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
 //! `#[inline]` so its MIR crosses crates to the backend.
 
-pub use oxide_device::{DeviceData, DisjointSlice, ThreadIndex, shared, soft, thread, warp};
+pub use oxide_device::{DeviceData, DisjointSlice, ThreadIndex, math, shared, soft, thread, warp};
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
 pub use oxide_macros::kernel;
@@ -54,6 +54,7 @@ pub mod __private;
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig};
+    pub use crate::math::FastMath;
     pub use crate::shared::SharedArray;
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{DisjointSlice, kernel};

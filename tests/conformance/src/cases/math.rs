@@ -7,6 +7,8 @@
 
 #![allow(clippy::unnecessary_cast)]
 
+use oxide::math::FastMath;
+
 use crate::harness::Check::Ulp;
 
 /// An f32 from `x`: sign (when `signed`), exponent in `[min_exp, max_exp)` and mantissa from the
@@ -15,6 +17,12 @@ pub fn f32_in(x: u64, min_exp: i32, max_exp: i32, signed: bool) -> f32 {
     if x.is_multiple_of(61) {
         return f32::from_bits((x >> 8) as u32);
     }
+    f32_range(x, min_exp, max_exp, signed)
+}
+
+/// An f32 from `x` as [`f32_in`] makes, always in the range (the approximate functions are
+/// specified on a range only).
+pub fn f32_range(x: u64, min_exp: i32, max_exp: i32, signed: bool) -> f32 {
     let span = (max_exp - min_exp) as u64;
     let exp = (min_exp + ((x >> 32) % span) as i32 + 127) as u32;
     let sign = if signed { (x >> 63) as u32 } else { 0 };
@@ -198,5 +206,38 @@ map_cases! {
         let a = f64_in(x, -300, 300, true);
         let b = f64_in(x.rotate_left(29), -300, 300, true);
         a.hypot(b)
+    }
+    // ---- oxide::math::FastMath: the special function unit, against the accurate function ----
+    /// `fast_sin` (`sin.approx.f32`) on [0.5, 2): an absolute error of 2^-20.5.
+    math_fast_sin(Ulp(32)) |x| -> f32 {
+        f32_range(x, -1, 1, false).fast_sin()
+    }
+    /// `fast_cos` (`cos.approx.f32`) on [0.25, 1).
+    math_fast_cos(Ulp(32)) |x| -> f32 {
+        f32_range(x, -2, 0, false).fast_cos()
+    }
+    /// `fast_exp2` (`ex2.approx.f32`) on |x| < 64.
+    math_fast_exp2(Ulp(3)) |x| -> f32 {
+        f32_range(x, -12, 6, true).fast_exp2()
+    }
+    /// `fast_exp` (`__expf`) on |x| < 8: 2 + ⌊1.173·|x|⌋ ulp.
+    math_fast_exp(Ulp(12)) |x| -> f32 {
+        f32_range(x, -12, 3, true).fast_exp()
+    }
+    /// `fast_log2` (`lg2.approx.f32`) on [2, 2^30).
+    math_fast_log2(Ulp(3)) |x| -> f32 {
+        f32_range(x, 1, 30, false).fast_log2()
+    }
+    /// `fast_ln` (`__logf`) on [2, 2^30).
+    math_fast_ln(Ulp(4)) |x| -> f32 {
+        f32_range(x, 1, 30, false).fast_ln()
+    }
+    /// `fast_rsqrt` (`rsqrt.approx.f32`) on [2^-30, 2^30).
+    math_fast_rsqrt(Ulp(2)) |x| -> f32 {
+        f32_range(x, -30, 30, false).fast_rsqrt()
+    }
+    /// `fast_sqrt` (`sqrt.approx.f32`) on [2^-30, 2^30).
+    math_fast_sqrt(Ulp(2)) |x| -> f32 {
+        f32_range(x, -30, 30, false).fast_sqrt()
     }
 }
