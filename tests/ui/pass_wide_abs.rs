@@ -1,10 +1,12 @@
 //@ build-pass
 //@ ptx-not: abs.s32
 //@ ptx-not: abs.s64
-//@ ptx: max.s64
+//@ ptx: xor.b64
+//@ ptx-not: max.s64
 //! `i64::MIN.wrapping_abs()` is negative. ptxas (CUDA 13.0, at -O3) took the result of
 //! `abs.s32`/`abs.s64` for non-negative, so `wrapping_abs(i64::MIN) < 0` was false (found by
-//! oxide-fuzz); llvm-emit writes `abs` as `max(x, -x)`.
+//! oxide-fuzz), and saw through `max(x, -x)` too; llvm-emit writes `abs` with the sign mask,
+//! `(x ^ (x >> 63)) - (x >> 63)`.
 
 use oxide::prelude::*;
 

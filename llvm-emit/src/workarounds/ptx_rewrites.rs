@@ -8,8 +8,10 @@
 //!   -32768. The same negation computed in 32 bits is right for all 65,536 inputs.
 //! - **`abs` of the most negative value.** ptxas takes the result of `abs.s32`/`abs.s64` for
 //!   non-negative: `setp.lt.s32 p, abs(i32::MIN), 0` is false, where `abs` gives `i32::MIN` back
-//!   (Rust's `wrapping_abs`, and LLVM's `llvm.abs(x, false)`). `max(x, -x)` computes the same
-//!   value and its sign tests are right.
+//!   (Rust's `wrapping_abs`, and LLVM's `llvm.abs(x, false)`). ptxas also sees through
+//!   `max(x, -x)` (measured wrong at -O1 and above in five fuzz programs), so `abs` is written
+//!   with the sign mask: `t = x >> (N - 1); (x ^ t) - t`, right at every level in the same
+//!   programs and in the probes.
 //!
 //! Found by oxide-fuzz (docs/fuzzing.md) in `i16::MIN.wrapping_neg()`, `wrapping_abs()` of
 //! `i16::MIN`, `i32::MIN` and `i64::MIN`, and in negations that LLVM's instruction selection
@@ -22,8 +24,8 @@ const SCRATCH: &str = "%oxide_tmp";
 /// `neg.s16 d, x`, `sub.s16 d, 0, x` and `abs.s16 d, x` become the same operation in 32 bits:
 /// `{ .reg .b32 t; cvt.s32.s16 t, x; neg.s32 t, t; cvt.u16.u32 d, t; }` (with `abs.s32`, which
 /// cannot meet `i32::MIN` there). `abs.s32 d, x` and `abs.s64 d, x` become
-/// `{ .reg .b32 t; neg.s32 t, x; max.s32 d, x, t; }` (`.b64` and `.s64` for 64 bits). A predicate guard is kept on each
-/// instruction of the block.
+/// `{ .reg .b32 t; shr.s32 t, x, 31; xor.b32 d, x, t; sub.s32 d, d, t; }` (`64` and `63` for
+/// 64 bits). A predicate guard is kept on each instruction of the block.
 pub(crate) fn rewrite_ptx(ptx: String) -> String {
     if !ptx.contains("neg.s16") && !ptx.contains("abs.s") && !ptx.contains("sub.s16") {
         return ptx;
@@ -42,8 +44,8 @@ pub(crate) fn rewrite_ptx(ptx: String) -> String {
 enum Fix {
     /// In 32 bits, with this 32-bit opcode, between a sign extension and a truncation.
     Narrow(&'static str),
-    /// As `max(x, -x)`, at this width.
-    AbsAsMax(&'static str),
+    /// As `(x ^ s) - s` with the sign mask `s = x >> (bits - 1)`, at this width in bits.
+    AbsBySignMask(u32),
 }
 
 /// The rewritten form of one line of PTX, when it is one of the faulty instructions.
@@ -64,8 +66,8 @@ fn rewritten(line: &str) -> Option<String> {
         ("neg.s16", [dst, src]) => (Fix::Narrow("neg.s32"), *dst, *src),
         ("sub.s16", [dst, "0", src]) => (Fix::Narrow("neg.s32"), *dst, *src),
         ("abs.s16", [dst, src]) => (Fix::Narrow("abs.s32"), *dst, *src),
-        ("abs.s32", [dst, src]) => (Fix::AbsAsMax("32"), *dst, *src),
-        ("abs.s64", [dst, src]) => (Fix::AbsAsMax("64"), *dst, *src),
+        ("abs.s32", [dst, src]) => (Fix::AbsBySignMask(32), *dst, *src),
+        ("abs.s64", [dst, src]) => (Fix::AbsBySignMask(64), *dst, *src),
         _ => return None,
     };
     // An immediate operand is folded by ptxas; only registers meet the faults.
@@ -80,8 +82,10 @@ fn rewritten(line: &str) -> Option<String> {
             "{indent}{{ .reg .b32 {t}; {g}cvt.s32.s16 {t}, {src}; {g}{op32} {t}, {t}; \
              {g}cvt.u16.u32 {dst}, {t}; }}{end}"
         ),
-        Fix::AbsAsMax(bits) => format!(
-            "{indent}{{ .reg .b{bits} {t}; {g}neg.s{bits} {t}, {src}; {g}max.s{bits} {dst}, {src}, {t}; }}{end}"
+        Fix::AbsBySignMask(bits) => format!(
+            "{indent}{{ .reg .b{bits} {t}; {g}shr.s{bits} {t}, {src}, {sign}; \
+             {g}xor.b{bits} {dst}, {src}, {t}; {g}sub.s{bits} {dst}, {dst}, {t}; }}{end}",
+            sign = bits - 1
         ),
     })
 }
@@ -102,11 +106,11 @@ mod tests {
     }
 
     #[test]
-    fn wide_abs_is_the_maximum_of_x_and_its_negation() {
+    fn wide_abs_flips_by_the_sign_mask() {
         assert_eq!(
             rewrite_ptx("\tabs.s32 \t%r4, %r4;\n\tabs.s64 \t%rd2, %rd1;\n".into()),
-            "\t{ .reg .b32 %oxide_tmp; neg.s32 %oxide_tmp, %r4; max.s32 %r4, %r4, %oxide_tmp; }\n\
-             \t{ .reg .b64 %oxide_tmp; neg.s64 %oxide_tmp, %rd1; max.s64 %rd2, %rd1, %oxide_tmp; }\n"
+            "\t{ .reg .b32 %oxide_tmp; shr.s32 %oxide_tmp, %r4, 31; xor.b32 %r4, %r4, %oxide_tmp; sub.s32 %r4, %r4, %oxide_tmp; }\n\
+             \t{ .reg .b64 %oxide_tmp; shr.s64 %oxide_tmp, %rd1, 63; xor.b64 %rd2, %rd1, %oxide_tmp; sub.s64 %rd2, %rd2, %oxide_tmp; }\n"
         );
     }
 
