@@ -86,7 +86,8 @@ for build in release debug; do
     [[ -x "$corpus" ]] || continue
     echo "== conformance ($build build)"
     out=$(timeout 900 "$corpus" --gpu 2>&1)
-    grep -v '^ok ' <<<"$out" | sed "s/^/  [conformance $build] /"
+    # Failures, and what the cases with an ulp bound measured (`ok   name: largest difference ..`).
+    grep -v -E '^ok +[^:]+$' <<<"$out" | sed "s/^/  [conformance $build] /"
     cp_passed=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\1/p' <<<"$out" | tail -n1)
     cp_failed=$(sed -nE 's/^([0-9]+) passed, ([0-9]+) failed$/\2/p' <<<"$out" | tail -n1)
     if [[ -z "$cp_passed" ]]; then

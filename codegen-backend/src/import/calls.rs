@@ -202,6 +202,8 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.emit(BarrierOp::new);
                 None
             }
+            // Checked by the uniformity analysis; nothing to execute.
+            DeviceFn::WarpCollective => None,
             DeviceFn::SharedAddress => match self.scalar_arguments(path, args)?.as_slice() {
                 &[address] => Some(address),
                 _ => {

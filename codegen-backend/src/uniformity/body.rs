@@ -15,7 +15,7 @@ use rustc_span::{Span, Spanned};
 
 use super::{
     Analysis, Context, Summary,
-    callees::{self, Callee, monomorphize},
+    callees::{self, Callee, SyncKind, monomorphize},
     cfg::Cfg,
     state::{Abs, CauseId, Loc, State, Tree},
 };
@@ -49,6 +49,8 @@ struct Site {
     callee: String,
     /// Where the function called executes the barrier, when the call is not the barrier.
     barrier_in: Option<Span>,
+    /// What the barrier is.
+    kind: SyncKind,
 }
 
 pub(super) struct FnAnalysis<'x, 'r, 'tcx> {
@@ -233,18 +235,18 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
     /// Reports each barrier call inside the region of a divergent branch, naming the closest
     /// such branch (the one with the smallest region).
     fn check_barriers(&mut self) {
-        let sites: Vec<(BasicBlock, Span, String, Option<Span>)> = self
+        let sites: Vec<(BasicBlock, Span, String, Option<Span>, SyncKind)> = self
             .sites
             .iter()
             .filter(|(bb, _)| self.ins[**bb].is_some())
-            .map(|(bb, s)| (*bb, s.span, s.callee.clone(), s.barrier_in))
+            .map(|(bb, s)| (*bb, s.span, s.callee.clone(), s.barrier_in, s.kind))
             .collect();
         let branches: Vec<(BasicBlock, CauseId, Span)> = self
             .divergent
             .iter()
             .map(|(b, (cause, span))| (*b, *cause, *span))
             .collect();
-        for (bb, span, callee, barrier_in) in sites {
+        for (bb, span, callee, barrier_in, kind) in sites {
             let mut closest: Option<(usize, CauseId, Span)> = None;
             for &(branch, cause, condition) in &branches {
                 let region = self.region(branch);
@@ -257,7 +259,8 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 }
             }
             if let Some((_, cause, condition)) = closest {
-                self.an.report(span, callee, barrier_in, condition, cause);
+                self.an
+                    .report(span, callee, barrier_in, kind, condition, cause);
             }
         }
     }
@@ -356,7 +359,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         let tcx = self.an.tcx;
         let values: Vec<Abs> = args.iter().map(|a| self.operand(&a.node, state)).collect();
         match callee {
-            Callee::Barrier(def_id) => {
+            Callee::Barrier(def_id, kind) => {
                 let name = format!("{}()", tcx.item_name(def_id));
                 self.sites.insert(
                     bb,
@@ -364,6 +367,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                         span: self.span,
                         callee: name,
                         barrier_in: None,
+                        kind,
                     }),
                 );
                 Abs::uniform()
@@ -444,6 +448,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 span,
                 callee: callee_name(self.an.tcx, instance),
                 barrier_in: site.barrier_in.or(Some(site.span)),
+                kind: site.kind,
             },
             None => site,
         }
@@ -460,10 +465,12 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
     ) -> Abs {
         let tcx = self.an.tcx;
         if self.an.reach.may_reach(tcx, self.an.registry, callee) {
+            let barrier_in = self.an.reach.barrier_in(callee);
             let site = Site {
                 span: self.span,
                 callee: callee_name(tcx, callee),
-                barrier_in: self.an.reach.barrier_in(callee),
+                barrier_in,
+                kind: barrier_in.map_or(SyncKind::Barrier, |at| self.an.reach.kind_at(at)),
             };
             self.sites.insert(bb, self.site(site));
         }

@@ -16,8 +16,8 @@ use crate::registry::{DeviceFn, Registry};
 /// What a call resolves to.
 #[derive(Clone, Debug)]
 pub(crate) enum Callee<'tcx> {
-    /// A `#[oxide_gpu::barrier]` function.
-    Barrier(DefId),
+    /// A `#[oxide_gpu::barrier]` or `#[oxide_gpu::warp_collective]` function.
+    Barrier(DefId, SyncKind),
     /// Another device-std intrinsic.
     Device(DefId, DeviceFn),
     /// A standard-library panic: it traps.
@@ -70,7 +70,10 @@ pub(crate) fn resolve_call<'tcx>(
     };
     let def_id = instance.def_id();
     match registry.device_fn(def_id) {
-        Ok(Some(DeviceFn::Barrier)) => return Callee::Barrier(def_id),
+        Ok(Some(DeviceFn::Barrier)) => return Callee::Barrier(def_id, SyncKind::Barrier),
+        Ok(Some(DeviceFn::WarpCollective)) => {
+            return Callee::Barrier(def_id, SyncKind::WarpCollective);
+        }
         Ok(Some(device_fn)) => return Callee::Device(def_id, device_fn),
         Ok(None) => {}
         Err(_) => return Callee::Unknown,
@@ -164,12 +167,41 @@ pub(crate) fn left_out_blocks<'tcx>(
     }
 }
 
+/// A point every thread of a block must reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncKind {
+    /// `sync_threads()`: `bar.sync`.
+    Barrier,
+    /// A safe warp function (`oxide::warp::sum`...): its full-warp shuffles need every lane.
+    WarpCollective,
+}
+
+impl SyncKind {
+    /// The kind, with its article, in a sentence.
+    pub(crate) fn described(self) -> &'static str {
+        match self {
+            SyncKind::Barrier => "a barrier",
+            SyncKind::WarpCollective => "a warp collective (every lane of the warp takes part)",
+        }
+    }
+
+    /// The kind's noun.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            SyncKind::Barrier => "barrier",
+            SyncKind::WarpCollective => "warp collective",
+        }
+    }
+}
+
 /// Which functions may reach a barrier, decided once per function for the whole crate.
 #[derive(Default)]
 pub(crate) struct BarrierReach<'tcx> {
     /// Whether each function explored may reach a barrier, and where: the call (of the barrier
     /// or of a function reaching it) and what it calls.
     decided: FxHashMap<Instance<'tcx>, Option<(Span, Option<Instance<'tcx>>)>>,
+    /// What each barrier call found is: a barrier or a warp collective.
+    kinds: FxHashMap<Span, SyncKind>,
 }
 
 impl<'tcx> BarrierReach<'tcx> {
@@ -197,8 +229,10 @@ impl<'tcx> BarrierReach<'tcx> {
         // Least fixpoint: nothing reaches a barrier until a call shows that it does.
         let mut reach: FxHashMap<Instance<'tcx>, Option<(Span, Option<Instance<'tcx>>)>> = graph
             .iter()
-            .map(|(f, calls)| (*f, calls.barrier.map(|span| (span, None))))
+            .map(|(f, calls)| (*f, calls.barrier.map(|(span, _)| (span, None))))
             .collect();
+        self.kinds
+            .extend(graph.values().filter_map(|calls| calls.barrier));
         loop {
             let mut changed = false;
             for (f, calls) in &graph {
@@ -224,6 +258,11 @@ impl<'tcx> BarrierReach<'tcx> {
         self.decided[&instance].is_some()
     }
 
+    /// What the barrier call at `span` (one [`Self::barrier_in`] returned) is.
+    pub(crate) fn kind_at(&self, span: Span) -> SyncKind {
+        self.kinds.get(&span).copied().unwrap_or(SyncKind::Barrier)
+    }
+
     /// Where a function that may reach a barrier executes one: the barrier call, following the
     /// calls that lead to it.
     pub(crate) fn barrier_in(&self, instance: Instance<'tcx>) -> Option<Span> {
@@ -244,7 +283,7 @@ impl<'tcx> BarrierReach<'tcx> {
 /// The calls of one function: the first barrier it calls, and the functions it calls (with
 /// the call's span).
 struct Calls<'tcx> {
-    barrier: Option<Span>,
+    barrier: Option<(Span, SyncKind)>,
     callees: Vec<(Span, Instance<'tcx>)>,
 }
 
@@ -275,8 +314,8 @@ fn calls_of<'tcx>(
             _ => continue,
         };
         match callee {
-            Callee::Barrier(_) => {
-                calls.barrier.get_or_insert(span);
+            Callee::Barrier(_, kind) => {
+                calls.barrier.get_or_insert((span, kind));
             }
             Callee::Body { instance, .. } => calls.callees.push((span, instance)),
             _ => {}

@@ -41,7 +41,7 @@ use rustc_hir::attrs::InlineAttr;
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
-pub(crate) use callees::BarrierReach;
+pub(crate) use callees::{BarrierReach, SyncKind};
 use state::{Abs, CauseId, Loc};
 
 use crate::{
@@ -92,6 +92,8 @@ pub(crate) struct DivergentBarrier {
     pub(crate) callee: String,
     /// Where a called function executes the barrier; `None` when the call is the barrier.
     pub(crate) barrier_in_callee: Option<Span>,
+    /// A barrier or a warp collective.
+    pub(crate) kind: SyncKind,
     /// The branch condition the call depends on.
     pub(crate) condition: Span,
     /// Why the condition may differ between threads, and where that comes from.
@@ -104,13 +106,15 @@ impl fmt::Display for DivergentBarrier {
         match self.barrier_in_callee {
             None => write!(
                 f,
-                "`{}` is a barrier, but only some threads of a block may reach this call",
-                self.callee
+                "`{}` is {}, but only some threads of a block may reach this call",
+                self.callee,
+                self.kind.described()
             ),
             Some(_) => write!(
                 f,
-                "`{}` executes a barrier, but only some threads of a block may reach this call",
-                self.callee
+                "`{}` executes {}, but only some threads of a block may reach this call",
+                self.callee,
+                self.kind.described()
             ),
         }
     }
@@ -140,13 +144,23 @@ impl DivergentBarrier {
             ));
         }
         if let Some(barrier) = self.barrier_in_callee {
-            notes.push((barrier, format!("`{}` reaches this barrier", self.callee)));
+            notes.push((
+                barrier,
+                format!("`{}` reaches this {}", self.callee, self.kind.noun()),
+            ));
         }
         notes
     }
 
     pub(crate) fn help(&self) -> &'static str {
-        "every thread of a block must reach each barrier, or none (a barrier that only some threads reach is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+        match self.kind {
+            SyncKind::Barrier => {
+                "every thread of a block must reach each barrier, or none (a barrier that only some threads reach is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+            }
+            SyncKind::WarpCollective => {
+                "every thread of a block must reach each warp collective, or none (a shuffle that some lanes of the warp skip is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+            }
+        }
     }
 }
 
@@ -286,6 +300,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         call: Span,
         callee: String,
         barrier_in_callee: Option<Span>,
+        kind: SyncKind,
         condition: Span,
         cause: CauseId,
     ) {
@@ -296,6 +311,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         let divergent = DivergentBarrier {
             callee,
             barrier_in_callee,
+            kind,
             condition,
             cause: cause.what,
             cause_span: cause.span,

@@ -1,4 +1,6 @@
-//! The thread's lane and the exchange of values between the lanes of a warp.
+//! The thread's lane and the exchange of values between the lanes of a warp: safe collectives
+//! ([`sum`], [`shuffle_xor`], [`ballot`]... see `collective.rs`), which the backend checks are
+//! executed by every thread of the block, and the unsafe instructions under them.
 //!
 //! A warp is 32 threads of a block with consecutive linear numbers in the block
 //! ([`ThreadContext::thread_in_block`](crate::host_context::ThreadContext::thread_in_block));
@@ -12,6 +14,13 @@
 //! the lane's own value.
 
 use crate::host_context;
+
+mod collective;
+
+pub use collective::{
+    WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, max, min, reduce,
+    shuffle_down, shuffle_up, shuffle_xor, sum,
+};
 
 /// Threads per warp on every GPU the backend targets.
 pub const WARP_SIZE: u32 = 32;

@@ -53,6 +53,7 @@ pub mod panics;
 pub mod scalars;
 pub mod statics;
 pub mod std_overflow;
+pub mod warp_safe;
 pub mod warp_shared;
 
 /// Every case, in a stable order.
@@ -69,6 +70,7 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(statics::cases());
     all.extend(kernels::cases());
     all.extend(warp_shared::cases());
+    all.extend(warp_safe::cases());
     all.extend(atomics::cases());
     all.extend(std_overflow::cases());
     all.extend(math::cases());
