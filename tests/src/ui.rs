@@ -41,6 +41,9 @@ pub struct FnAttrCheck {
     /// A part of the LLVM function's name (device functions have mangled names).
     pub function: String,
     pub attribute: String,
+    /// `llvm-define`: `attribute` is text of the function's `define` line (its parameters'
+    /// attributes, `ptr noalias readonly`), not one function attribute.
+    pub in_define: bool,
     /// 1-based line of the directive in the case.
     pub line: usize,
 }
@@ -100,7 +103,8 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
             err(format!(
                 "unknown directive `{directive}`; the directives are build-pass, build-fail, \
                  ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>, \
-                 llvm-attrs(<fn>): <attrs>, llvm-attrs-not(<fn>): <attrs>"
+                 llvm-attrs(<fn>): <attrs>, llvm-attrs-not(<fn>): <attrs>, \
+                 llvm-define(<fn>): <text>, llvm-define-not(<fn>): <text>"
             ))
         })?;
         let (kind, entry) = match head.trim().split_once('(') {
@@ -126,8 +130,23 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
                 present: kind == "llvm-attrs",
                 function: function.clone(),
                 attribute: attribute.to_owned(),
+                in_define: false,
                 line: line_no,
             }));
+            continue;
+        }
+        if let ("llvm-define" | "llvm-define-not", Some(function)) = (kind, &entry) {
+            let text = text.trim();
+            if text.is_empty() {
+                return Err(err(format!("`{kind}` has no text to look for")));
+            }
+            fn_attrs.push(FnAttrCheck {
+                present: kind == "llvm-define",
+                function: function.clone(),
+                attribute: text.to_owned(),
+                in_define: true,
+                line: line_no,
+            });
             continue;
         }
         let present = match kind {
@@ -210,25 +229,7 @@ pub fn failed_checks(ptx: &str, checks: &[PtxCheck]) -> Vec<String> {
 /// The attributes of the one function defined in `ir` whose name contains `function`: those
 /// written on its `define` line and those of its attribute groups (`#0`).
 pub fn function_attributes(ir: &str, function: &str) -> Result<Vec<String>, String> {
-    let defines: Vec<&str> = ir
-        .lines()
-        .filter(|l| l.starts_with("define "))
-        .filter(|l| {
-            l.split_once('@')
-                .and_then(|(_, rest)| rest.split_once('('))
-                .is_some_and(|(name, _)| name.contains(function))
-        })
-        .collect();
-    let define = match defines[..] {
-        [one] => one,
-        [] => return Err(format!("no function whose name contains `{function}`")),
-        _ => {
-            return Err(format!(
-                "{} functions have names containing `{function}`",
-                defines.len()
-            ));
-        }
-    };
+    let define = define_line(ir, function)?;
     // What follows the parameter list: `unnamed_addr #0 {`.
     let after_params = define.rsplit_once(')').map_or("", |(_, rest)| rest);
     let mut attributes = Vec::new();
@@ -250,10 +251,45 @@ pub fn function_attributes(ir: &str, function: &str) -> Result<Vec<String>, Stri
     Ok(attributes)
 }
 
+/// The `define` line of the one function of `ir` whose name contains `function`.
+pub fn define_line<'a>(ir: &'a str, function: &str) -> Result<&'a str, String> {
+    let defines: Vec<&str> = ir
+        .lines()
+        .filter(|l| l.starts_with("define "))
+        .filter(|l| {
+            l.split_once('@')
+                .and_then(|(_, rest)| rest.split_once('('))
+                .is_some_and(|(name, _)| name.contains(function))
+        })
+        .collect();
+    match defines[..] {
+        [one] => Ok(one),
+        [] => Err(format!("no function whose name contains `{function}`")),
+        _ => Err(format!(
+            "{} functions have names containing `{function}`",
+            defines.len()
+        )),
+    }
+}
+
 /// The `//@ llvm-attrs` checks `ir` fails, each described on one line.
 pub fn failed_fn_attrs(ir: &str, checks: &[FnAttrCheck]) -> Vec<String> {
     let mut failures = Vec::new();
     for check in checks {
+        if check.in_define {
+            match define_line(ir, &check.function) {
+                Err(e) => failures.push(format!("line {}: {e}", check.line)),
+                Ok(define) if define.contains(&check.attribute) != check.present => {
+                    let verb = if check.present { "lacks" } else { "has" };
+                    failures.push(format!(
+                        "line {}: the `define` line of `{}` {verb} `{}`: {define}",
+                        check.line, check.function, check.attribute
+                    ));
+                }
+                Ok(_) => {}
+            }
+            continue;
+        }
         match function_attributes(ir, &check.function) {
             Err(e) => failures.push(format!("line {}: {e}", check.line)),
             Ok(attributes) => {
@@ -355,6 +391,7 @@ mod tests {
             present,
             function: function.into(),
             attribute: attribute.into(),
+            in_define: false,
             line,
         };
         assert_eq!(
@@ -396,6 +433,7 @@ attributes #1 = { nounwind }
             present,
             function: function.into(),
             attribute: attribute.into(),
+            in_define: false,
             line: 9,
         };
         let passing = [
@@ -406,6 +444,31 @@ attributes #1 = { nounwind }
         assert_eq!(
             failed_fn_attrs(ir, &[check(true, "k", "convergent")]),
             ["line 9: the function `k` lacks `convergent` (its attributes: nounwind)"]
+        );
+        let define = |present, text: &str| FnAttrCheck {
+            in_define: true,
+            ..check(present, "k", text)
+        };
+        assert!(
+            failed_fn_attrs(
+                ir,
+                &[define(true, "ptr noalias"), define(false, "readonly")]
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            failed_fn_attrs(ir, &[define(true, "readonly")]),
+            [
+                "line 9: the `define` line of `k` lacks `readonly`: define ptx_kernel void @k(ptr noalias %0) #1 {"
+            ]
+        );
+        let d = directives("//@ build-pass\n//@ llvm-define-not(k): ptr noalias\n").unwrap();
+        assert_eq!(
+            d.fn_attrs,
+            [FnAttrCheck {
+                line: 2,
+                ..define(false, "ptr noalias")
+            }]
         );
     }
 

@@ -17,7 +17,7 @@ use pliron_llvm::{
 use rustc_abi::BackendRepr;
 use rustc_middle::{
     mir::{Body, Local},
-    ty::{self, Instance, Ty, layout::TyAndLayout},
+    ty::{self, Instance, Ty, TypingEnv, layout::TyAndLayout},
 };
 use rustc_span::Span;
 
@@ -177,9 +177,13 @@ pub(crate) fn device_fn_signature<'tcx>(
 /// How a kernel argument arrives (docs/contracts.md, "Kernel parameter ABI").
 enum KernelParam {
     Ignore,
-    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`. `read_only` for `&[T]`.
+    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`. `read_only` for a
+    /// `&[T]` without interior mutability (`T: Freeze`), which no thread writes during the
+    /// launch; `unique` unless it is a `&[T]` with interior mutability (`&[AtomicU32]`), which
+    /// every thread writes through its own copy of the pointer.
     PointerAndLength {
         read_only: bool,
+        unique: bool,
         elem_align: u64,
     },
     /// One primitive scalar, in its memory representation.
@@ -203,8 +207,13 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
         let elem_align = m
             .layout_of(*elem, rustc_span::DUMMY_SP)
             .map_or(1, |l| l.align.abi.bytes());
+        // As rustc does for `&T`: `noalias readonly` only when nothing can write through the
+        // reference (an atomic read-modify-write through a `readonly` pointer is undefined in
+        // LLVM IR, and `noalias` would let LLVM assume no other thread's writes).
+        let frozen = elem.is_freeze(m.tcx, TypingEnv::fully_monomorphized());
         return KernelParam::PointerAndLength {
-            read_only: !mutability.is_mut(),
+            read_only: !mutability.is_mut() && frozen,
+            unique: mutability.is_mut() || frozen,
             elem_align,
         };
     }
@@ -218,6 +227,7 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
             .map_or(1, |l| l.align.abi.bytes());
         return KernelParam::PointerAndLength {
             read_only: false,
+            unique: true,
             elem_align,
         };
     }
@@ -270,12 +280,15 @@ pub(crate) fn kernel_signature<'tcx>(
             KernelParam::Ignore => {}
             KernelParam::PointerAndLength {
                 read_only,
+                unique,
                 elem_align,
             } => {
                 params.push(types::ptr(&mut m.ctx));
                 params.push(types::int(&mut m.ctx, 64));
                 let mut ptr_attrs = LlvmAttributesAttr::new();
-                ptr_attrs.set("noalias", LlvmAttrValue::Unit);
+                if unique {
+                    ptr_attrs.set("noalias", LlvmAttrValue::Unit);
+                }
                 // The launcher never passes null, not even for an empty buffer (contracts.md).
                 ptr_attrs.set("nonnull", LlvmAttrValue::Unit);
                 ptr_attrs.set("align", LlvmAttrValue::Int(elem_align));

@@ -8,7 +8,10 @@
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
 //! - [`math`]: fast approximate math (`__sinf`, `__expf`...); `f32::sin` and the other std
 //!   methods are computed by libdevice (docs/math.md);
-//! - [`shared`]: block-shared memory ([`shared::SharedArray`], CUDA's `__shared__`), unsafe;
+//! - [`shared`]: block-shared memory (CUDA's `__shared__`): safe arrays declared as kernel
+//!   parameters ([`shared::Shared`]), written and read in phases the types track, and the unsafe
+//!   primitive under them ([`shared::SharedArray`]);
+//! - [`block`]: block-wide reductions, scans and votes (`cub::BlockReduce`, `__syncthreads_count`);
 //! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
 //! - [`host_context`]: what the intrinsics do on the host, where they read the simulated thread
 //!   that a host runner (the CPU emulator, `oxide-emulator`) installs on each OS thread.
@@ -30,6 +33,7 @@
 
 use core::marker::PhantomData;
 
+pub mod block;
 mod data;
 pub mod host_context;
 pub mod math;

@@ -12,6 +12,13 @@ pub enum ArgKind {
     Disjoint(Type),
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
+    /// `&[AtomicU32]` and the other integer atomics (the atomic type, and the plain integer the
+    /// host's buffer holds): a device pointer and a length, which every thread may update
+    /// atomically. The launch borrows the buffer mutably.
+    Atomics { atomic: Box<Type>, plain: Box<Type> },
+    /// `Shared<A>` (the array type `A`): block-shared memory, which the launch does not pass;
+    /// the kernel makes it.
+    Shared(Type),
 }
 
 impl ArgKind {
@@ -21,7 +28,10 @@ impl ArgKind {
     pub fn by_value(&self) -> Option<&Type> {
         match self {
             ArgKind::Value(t) => Some(t),
-            ArgKind::Slice(_) | ArgKind::Disjoint(_) => None,
+            ArgKind::Slice(_)
+            | ArgKind::Disjoint(_)
+            | ArgKind::Atomics { .. }
+            | ArgKind::Shared(_) => None,
         }
     }
 }
@@ -35,7 +45,13 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
                 if let Some(lifetime) = r.lifetime.as_ref().filter(|l| l.ident != "_") {
                     return Err(launch_lifetime(lifetime));
                 }
-                Ok(ArgKind::Slice((*s.elem).clone()))
+                match atomic_integer(&s.elem) {
+                    Some(plain) => Ok(ArgKind::Atomics {
+                        atomic: s.elem.clone(),
+                        plain: Box::new(plain),
+                    }),
+                    None => Ok(ArgKind::Slice((*s.elem).clone())),
+                }
             }
             (Type::Slice(_), Some(_)) => Err(syn::Error::new(
                 ty.span(),
@@ -46,9 +62,10 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
         },
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last();
-            match last.filter(|s| s.ident == "DisjointSlice") {
-                Some(seg) => disjoint_slice(seg),
-                None => Ok(ArgKind::Value(ty.clone())),
+            match last {
+                Some(seg) if seg.ident == "DisjointSlice" => disjoint_slice(seg),
+                Some(seg) if seg.ident == "Shared" => shared_array(seg),
+                _ => Ok(ArgKind::Value(ty.clone())),
             }
         }
         Type::ImplTrait(_) => Err(syn::Error::new(
@@ -61,6 +78,26 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
             Ok(ArgKind::Value(ty.clone()))
         }
     }
+}
+
+/// The integer an atomic of `core::sync::atomic` holds, when `ty` names one (`AtomicU64`,
+/// `core::sync::atomic::AtomicU64`...).
+fn atomic_integer(ty: &Type) -> Option<Type> {
+    let Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    if !last.arguments.is_none() || p.qself.is_some() {
+        return None;
+    }
+    let plain = match last.ident.to_string().as_str() {
+        "AtomicU32" => "u32",
+        "AtomicI32" => "i32",
+        "AtomicU64" => "u64",
+        "AtomicI64" => "i64",
+        "AtomicUsize" => "usize",
+        "AtomicIsize" => "isize",
+        _ => return None,
+    };
+    syn::parse_str(plain).ok()
 }
 
 /// `DisjointSlice<T>` or `DisjointSlice<'_, T>`: its element type.
@@ -84,6 +121,35 @@ fn disjoint_slice(seg: &PathSegment) -> syn::Result<ArgKind> {
         }
     }
     elem.map(ArgKind::Disjoint).ok_or_else(expected)
+}
+
+/// `Shared<A>` or `Shared<'_, A>`: its array type.
+fn shared_array(seg: &PathSegment) -> syn::Result<ArgKind> {
+    let expected = || {
+        syn::Error::new(
+            seg.span(),
+            "expected `Shared<A>` with its array type, `Shared<[T; N]>` or `Shared<[[T; C]; R]>`",
+        )
+    };
+    let PathArguments::AngleBracketed(a) = &seg.arguments else {
+        return Err(expected());
+    };
+    let mut array = None;
+    for arg in &a.args {
+        match arg {
+            GenericArgument::Lifetime(l) if l.ident == "_" => {}
+            GenericArgument::Lifetime(l) => {
+                return Err(syn::Error::new(
+                    l.span(),
+                    "a kernel's shared memory lives for the kernel's call only: leave the \
+                     lifetime out (`Shared<[T; N]>`) or write `'_`",
+                ));
+            }
+            GenericArgument::Type(t) if array.is_none() => array = Some(t.clone()),
+            _ => return Err(expected()),
+        }
+    }
+    array.map(ArgKind::Shared).ok_or_else(expected)
 }
 
 /// A named lifetime on a kernel's slice: the launch lends its buffers for the kernel's call

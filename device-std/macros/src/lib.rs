@@ -165,13 +165,25 @@ impl Kernel {
                 }
             }
         }
-        errors.finish()?;
-        Ok(Kernel {
+        let kernel = Kernel {
             name: sig.ident.clone(),
             options,
             type_params,
             args,
-        })
+        };
+        for (_, _, kind) in &kernel.args {
+            if let ArgKind::Shared(array) = kind
+                && kernel.mentions_type_param(array)
+            {
+                errors.add(
+                    array.span(),
+                    "a kernel's shared memory is sized and typed once for all its instances: \
+                     its type cannot name the kernel's type parameters",
+                );
+            }
+        }
+        errors.finish()?;
+        Ok(kernel)
     }
 
     fn is_generic(&self) -> bool {
@@ -253,6 +265,30 @@ impl Kernel {
                     });
                     emu_args.push(quote!(#arg));
                 }
+                ArgKind::Atomics { atomic, plain } => {
+                    // The kernel writes the buffer (atomically): the launch borrows it mutably,
+                    // so no other argument of the launch aliases it.
+                    params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#plain>));
+                    pushes.push(quote!(#launch.push(#arg);));
+                    emu_params.push(quote!(#arg: &mut [#plain]));
+                    // SAFETY (not emitted): an atomic integer has the size, alignment and bit
+                    // validity of its integer (`core::sync::atomic`), and the `&mut` borrow of
+                    // the caller's slice is exclusive for as long as the threads run, so it may
+                    // be shared as atomics, as `AtomicU64::from_mut_slice` does.
+                    emu_shared.push(quote_spanned! {atomic.span()=>
+                        let #arg: &[#atomic] = unsafe {
+                            ::core::slice::from_raw_parts(
+                                #arg.as_mut_ptr().cast::<#atomic>(),
+                                #arg.len(),
+                            )
+                        };
+                        let #arg = #sync::<[#atomic]>(#arg);
+                    });
+                    emu_args.push(quote!(#arg.get()));
+                    uses_sync = true;
+                }
+                // Made by the kernel itself: neither the launch nor the emulator passes it.
+                ArgKind::Shared(_) => {}
                 ArgKind::Value(ty) => {
                     params.push(quote!(#arg: #ty));
                     pushes.push(quote!(#launch.push(::oxide::host::ByValue(&#arg));));
@@ -362,6 +398,13 @@ impl Kernel {
         let (emu_params_generics, _, emu_where) = emu_generics.split_for_impl();
         let (_, kernel_args, _) = func.sig.generics.split_for_impl();
         let turbofish = kernel_args.as_turbofish();
+        // A kernel with shared memory is `unsafe` to call: only a launch may enter it (one view
+        // of each shared array per thread); the emulator's run is one.
+        let emu_call = if self.has_shared() {
+            quote!(unsafe { super::#name #turbofish (#(#emu_args),*) })
+        } else {
+            quote!(super::#name #turbofish (#(#emu_args),*))
+        };
 
         let grid_check = self
             .options
@@ -380,7 +423,8 @@ impl Kernel {
         };
         let (load_body, get_function) = if self.is_generic() {
             let wrapper = format_ident!("{}", marker);
-            let arg_types = self.args.iter().map(|(_, ty, _)| ty);
+            let arg_types = self.launch_arg_types();
+            let fn_type = self.fn_type_keyword();
             let type_params = &self.type_params;
             let load_body = quote! {
                 let _ = #ptx;
@@ -390,7 +434,7 @@ impl Kernel {
                 // Makes this instance of the kernel a mono item of the crate: the backend
                 // compiles the instances it finds there.
                 let _ = ::core::hint::black_box(
-                    super::#wrapper #turbofish as fn(#(#arg_types),*)
+                    super::#wrapper #turbofish as #fn_type(#(#arg_types),*)
                 );
                 let #module = #ptx;
                 let #function = ::oxide::__private::generic_function(
@@ -466,7 +510,7 @@ impl Kernel {
                     #(#emu_shared)*
                     ::oxide::emulate::run(#kernel_name, #cfg, || {
                         #(#emu_thread)*
-                        super::#name #turbofish (#(#emu_args),*)
+                        #emu_call
                     })
                 }
             }
@@ -481,14 +525,97 @@ impl Kernel {
         let name = &self.name;
         let marker = format_ident!("{}", marker);
         let vis = &func.vis;
-        let arg_types = self.args.iter().map(|(_, ty, _)| ty);
+        let arg_types = self.launch_arg_types();
+        let fn_type = self.fn_type_keyword();
+        let func = self.entry_function(func);
         quote! {
             #func
 
             #[doc(hidden)]
             #[allow(dead_code, non_upper_case_globals, clippy::type_complexity)]
-            #vis const #marker: fn(#(#arg_types),*) = #name;
+            #vis const #marker: #fn_type(#(#arg_types),*) = #name;
         }
+    }
+
+    fn has_shared(&self) -> bool {
+        self.args
+            .iter()
+            .any(|(_, _, kind)| matches!(kind, ArgKind::Shared(_)))
+    }
+
+    /// The types of the arguments a launch passes (all but the shared arrays).
+    fn launch_arg_types(&self) -> impl Iterator<Item = &Type> {
+        self.args
+            .iter()
+            .filter(|(_, _, kind)| !matches!(kind, ArgKind::Shared(_)))
+            .map(|(_, ty, _)| ty)
+    }
+
+    /// `fn`, or `unsafe fn` for a kernel with shared memory.
+    fn fn_type_keyword(&self) -> TokenStream2 {
+        if self.has_shared() {
+            quote!(unsafe fn)
+        } else {
+            quote!(fn)
+        }
+    }
+
+    /// The function the launch enters: the user's, or for a kernel with shared parameters an
+    /// `unsafe fn` of the launch's arguments that makes each shared array (a `static` of
+    /// `.shared` memory, one copy per block) and its one view, then calls the user's body as a
+    /// nested, safe function (so that the body gets no `unsafe` context from the outer `fn`).
+    fn entry_function(&self, func: &ItemFn) -> TokenStream2 {
+        if !self.has_shared() {
+            return func.to_token_stream();
+        }
+        let body_fn = Ident::new("__oxide_kernel_body", Span::mixed_site());
+        let call = Ident::new("__oxide_kernel_call", Span::mixed_site());
+        let mut body = func.clone();
+        body.sig.ident = body_fn.clone();
+        body.vis = Visibility::Inherited;
+        body.attrs = vec![parse_quote_spanned!(Span::mixed_site()=> #[inline(always)])];
+        let mut outer = func.clone();
+        outer.sig.unsafety = Some(Default::default());
+        outer.sig.inputs = Default::default();
+        let mut call_args = Vec::new();
+        for (name, ty, kind) in &self.args {
+            match kind {
+                ArgKind::Shared(array) => {
+                    // The static lives in a block of its own, which nothing else can name.
+                    // SAFETY (quote drops comments): the launch enters this function once per
+                    // thread (it is `unsafe` to call otherwise), and nothing else names the
+                    // static, so this is the thread's one view of its block's copy.
+                    call_args.push(quote_spanned! {array.span()=> {
+                        #[allow(non_upper_case_globals)]
+                        static #name: ::oxide::shared::SharedArray<#array, 1> =
+                            ::oxide::shared::SharedArray::new();
+                        unsafe { ::oxide::shared::Shared::claim(&#name, &#call) }
+                    }});
+                }
+                _ => {
+                    outer
+                        .sig
+                        .inputs
+                        .push(parse_quote_spanned!(name.span()=> #name: #ty));
+                    call_args.push(quote!(#name));
+                }
+            }
+        }
+        let (_, type_args, _) = func.sig.generics.split_for_impl();
+        let turbofish = type_args.as_turbofish();
+        let safety = "\n\n# Safety\nOnly a launch (`launch`, `emulate`) may call this kernel: it \
+                      declares block-shared memory, of which each thread must have one view.";
+        let block = quote! {{
+            #body
+            let #call = ();
+            #body_fn #turbofish (#(#call_args),*)
+        }};
+        // The user's body was parsed as a block already; this block only wraps it.
+        *outer.block = syn::parse_quote!(#block);
+        outer
+            .attrs
+            .push(parse_quote_spanned!(Span::mixed_site()=> #[doc = #safety]));
+        outer.to_token_stream()
     }
 
     /// `#[doc(hidden)] pub fn <marker><generics>(args) { <name>::<params>(args) }` after the
@@ -502,15 +629,27 @@ impl Kernel {
         let where_clause = &generics.where_clause;
         let (_, kernel_args, _) = generics.split_for_impl();
         let turbofish = kernel_args.as_turbofish();
-        let params = self.args.iter().map(|(arg, ty, _)| quote!(#arg: #ty));
-        let args = self.args.iter().map(|(arg, _, _)| arg);
+        let launched = self
+            .args
+            .iter()
+            .filter(|(_, _, kind)| !matches!(kind, ArgKind::Shared(_)));
+        let params = launched.clone().map(|(arg, ty, _)| quote!(#arg: #ty));
+        let args = launched.map(|(arg, _, _)| arg);
+        let fn_type = self.fn_type_keyword();
+        let call = quote!(#name #turbofish (#(#args),*));
+        let call = if self.has_shared() {
+            quote!(unsafe { #call })
+        } else {
+            call
+        };
+        let func = self.entry_function(func);
         quote! {
             #func
 
             #[doc(hidden)]
             #[allow(non_snake_case, clippy::too_many_arguments)]
-            #vis fn #wrapper #generics (#(#params),*) #where_clause {
-                #name #turbofish (#(#args),*)
+            #vis #fn_type #wrapper #generics (#(#params),*) #where_clause {
+                #call
             }
         }
     }
@@ -567,7 +706,10 @@ impl Kernel {
                 (ArgKind::Disjoint(elem), true) => {
                     parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Send)
                 }
-                (ArgKind::Slice(_) | ArgKind::Disjoint(_), false) => continue,
+                (ArgKind::Slice(_) | ArgKind::Disjoint(_), false)
+                | (ArgKind::Shared(_) | ArgKind::Atomics { .. }, _) => {
+                    continue;
+                }
             };
             bounds.push(bound);
         }

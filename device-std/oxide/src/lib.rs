@@ -30,8 +30,9 @@
 //! This crate is a facade over the crates that hold the code, under stable paths:
 //!
 //! - device side, crate `oxide-device`: [`thread`] (indices and the intrinsics the backend
-//!   replaces), [`warp`] (lanes and shuffles), [`shared`] (block-shared memory, an unsafe
-//!   primitive: [`shared::SharedArray`]), [`soft`], [`DisjointSlice`] (the only safe way to
+//!   replaces), [`warp`] (lanes and shuffles), [`block`] (block reductions, scans, votes),
+//!   [`shared`] (block-shared memory: safe arrays declared as kernel parameters,
+//!   [`shared::Shared`], over the unsafe primitive [`shared::SharedArray`]), [`soft`], [`DisjointSlice`] (the only safe way to
 //!   write memory shared by the grid) and [`DeviceData`] (what a kernel may take by value: no
 //!   host references, pointers or interior mutability; see docs/safety.md);
 //! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
@@ -42,7 +43,9 @@
 //! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
 //! `#[inline]` so its MIR crosses crates to the backend.
 
-pub use oxide_device::{DeviceData, DisjointSlice, ThreadIndex, math, shared, soft, thread, warp};
+pub use oxide_device::{
+    DeviceData, DisjointSlice, ThreadIndex, block, math, shared, soft, thread, warp,
+};
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
 pub use oxide_macros::kernel;
@@ -55,7 +58,7 @@ pub mod __private;
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig};
     pub use crate::math::FastMath;
-    pub use crate::shared::SharedArray;
+    pub use crate::shared::{Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{DisjointSlice, kernel};
 }

@@ -167,10 +167,16 @@ pub fn exchange(
 fn sync_threads_is_a_block_barrier() {
     let (dim, blocks) = (64usize, 3usize);
     let n = dim * blocks;
-    let scratch: Vec<AtomicU32> = (0..n).map(|_| AtomicU32::new(0)).collect();
+    // An `&[AtomicU32]` argument is a `&mut [u32]` to the emulator (a `&mut DeviceBuffer<u32>`
+    // to the launch): the kernel writes it.
+    let mut scratch = vec![0u32; n];
     let (mut neighbour, mut sum) = (vec![0u32; n], vec![0u32; n]);
     let cfg = LaunchConfig::for_num_elems(n, dim as u32).unwrap();
-    exchange::emulate(&cfg, &scratch, &mut neighbour, &mut sum).unwrap();
+    exchange::emulate(&cfg, &mut scratch, &mut neighbour, &mut sum).unwrap();
+    assert!(
+        scratch.iter().all(|&v| v != 0),
+        "every thread stored into the scratch"
+    );
     for i in 0..n {
         let (block, tid) = (i / dim, i % dim);
         let next = block * dim + (tid + 1) % dim;

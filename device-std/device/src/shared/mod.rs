@@ -1,6 +1,10 @@
-//! Block-shared memory (CUDA's `__shared__`), as an unsafe primitive.
+//! Block-shared memory (CUDA's `__shared__`).
 //!
-//! A kernel declares a `static` of type [`SharedArray`]; every block of a launch has its own copy
+//! The safe form is a kernel parameter of type [`Shared<A>`](Shared) (`tile: Shared<[f32; 256]>`,
+//! `tile: Shared<[[f32; 33]; 32]>`), which the launch does not pass, used in write and read phases
+//! that the types track (see [`Shared`] and `phased.rs`).
+//!
+//! Under it is the unsafe primitive: a `static` of type [`SharedArray`]; every block of a launch has its own copy
 //! of it, which all the threads of that block read and write through
 //! [`SharedArray::as_mut_ptr`]:
 //!
@@ -24,12 +28,14 @@
 //! # assert_eq!(reverse_in_block(2.5), 2.5);
 //! ```
 //!
-//! The safe, phase-typed interface comes later; this is what it will be built on.
-
 use core::cell::UnsafeCell;
 use core::mem::MaybeUninit;
 
 use crate::host_context;
+
+mod phased;
+
+pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
 
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.
 ///

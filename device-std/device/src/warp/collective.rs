@@ -173,7 +173,13 @@ pub fn any(predicate: bool) -> bool {
 /// sent to all.
 #[inline]
 pub fn reduce<T: WarpValue>(value: T, op: impl Fn(T, T) -> T) -> T {
-    let lanes = existing_lanes().count_ones();
+    reduce_first_lanes(value, existing_lanes().count_ones(), op)
+}
+
+/// [`reduce`] over the values of the first `lanes` lanes only (the others' values are not
+/// read), in every lane; `lanes` is at most the lanes that exist.
+#[inline]
+pub(crate) fn reduce_first_lanes<T: WarpValue>(value: T, lanes: u32, op: impl Fn(T, T) -> T) -> T {
     let lane = lane_id();
     let mut acc = value;
     let mut offset = WARP_SIZE / 2;

@@ -17,6 +17,7 @@ use crate::host_context;
 
 mod collective;
 
+pub(crate) use collective::reduce_first_lanes;
 pub use collective::{
     WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, max, min, reduce,
     shuffle_down, shuffle_up, shuffle_xor, sum,

@@ -51,6 +51,7 @@ pub mod math;
 pub mod memory;
 pub mod panics;
 pub mod scalars;
+pub mod shared_safe;
 pub mod statics;
 pub mod std_overflow;
 pub mod warp_safe;
@@ -71,6 +72,7 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(kernels::cases());
     all.extend(warp_shared::cases());
     all.extend(warp_safe::cases());
+    all.extend(shared_safe::cases());
     all.extend(atomics::cases());
     all.extend(std_overflow::cases());
     all.extend(math::cases());

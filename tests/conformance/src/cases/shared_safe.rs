@@ -1,0 +1,264 @@
+//! Safe block-shared memory (`Shared<A>` kernel parameters, written and read in phases) and the
+//! block collectives (`oxide::block`), in blocks of 80 threads: two full warps and one of 16
+//! lanes. Every thread takes part (past the end of the input with a stand-in value). Each
+//! reference computes the same from the whole input, block by block.
+
+use core::sync::atomic::{AtomicU32, Ordering};
+
+use oxide::block;
+use oxide::emulate::KernelFailure;
+use oxide::host::{DeviceBuffer, Error, Gpu};
+use oxide::prelude::*;
+
+use crate::harness::{Case, Check::Exact, KernelCase};
+
+/// Threads per block.
+const BLOCK: usize = 80;
+const WARP: usize = 32;
+
+fn config(n: usize) -> LaunchConfig {
+    LaunchConfig::for_num_elems(n, BLOCK as u32).expect("a valid launch shape")
+}
+
+/// The value thread `i` of the grid contributes: its input, or a stand-in past the end.
+fn value_of(input: &[u64], i: usize) -> u64 {
+    input
+        .get(i)
+        .copied()
+        .unwrap_or(0x5555_0000_0000_0000 ^ i as u64)
+}
+
+/// The threads of thread `i`'s block.
+fn block_of(i: usize) -> core::ops::Range<usize> {
+    let first = i / BLOCK * BLOCK;
+    first..first + BLOCK
+}
+
+/// Two slots per thread (`N = 2 * 80`) over three phases: written, read at scattered slots,
+/// rewritten (slot `t` only), read again.
+#[kernel]
+pub fn shared_phase_exchange(
+    input: &[u64],
+    mut out: DisjointSlice<u64>,
+    slots: Shared<[u64; 160]>,
+) {
+    let idx = ThreadIndex::linear();
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let slots = slots.init(|s| value_of(input, first + s % BLOCK).rotate_left(s as u32));
+    let read = slots.sync();
+    let t = thread::thread_idx_x() as usize;
+    let mixed = read[(3 * t + 1) % 160] ^ read[(7 * t) % 160].rotate_left(13);
+    let mut slots = read.sync();
+    if let Some(own) = slots.own_mut(0) {
+        *own = mixed;
+    }
+    let read = slots.sync();
+    let result = read[(t + 1) % BLOCK] ^ read[t + BLOCK];
+    if let Some(o) = out.get_mut(idx) {
+        *o = result;
+    }
+}
+
+fn phase_exchange_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let first = block_of(i).start;
+            let init = |s: usize| value_of(input, first + s % BLOCK).rotate_left(s as u32);
+            let mixed = |t: usize| init((3 * t + 1) % 160) ^ init((7 * t) % 160).rotate_left(13);
+            let t = i - first;
+            mixed((t + 1) % BLOCK) ^ init(t + BLOCK)
+        })
+        .collect()
+}
+
+/// A 12 x 16 tile in a one-dimensional block: thread `x < 16` owns column `x` of every row.
+#[kernel]
+pub fn shared_tile_columns(
+    input: &[u64],
+    mut out: DisjointSlice<u32>,
+    tile: Shared<[[u32; 16]; 12]>,
+) {
+    let idx = ThreadIndex::linear();
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let tile = tile
+        .init(|(row, col)| value_of(input, first + (row * 16 + col) % BLOCK) as u32)
+        .sync();
+    let t = thread::thread_idx_x() as usize;
+    let result = tile[t % 12][t % 16] ^ tile[(t / 16) % 12][(t * 5) % 16].rotate_left(9);
+    if let Some(o) = out.get_mut(idx) {
+        *o = result;
+    }
+}
+
+fn tile_columns_reference(input: &[u64]) -> Vec<u32> {
+    (0..input.len())
+        .map(|i| {
+            let first = block_of(i).start;
+            let tile =
+                |row: usize, col: usize| value_of(input, first + (row * 16 + col) % BLOCK) as u32;
+            let t = i - first;
+            tile(t % 12, t % 16) ^ tile((t / 16) % 12, (t * 5) % 16).rotate_left(9)
+        })
+        .collect()
+}
+
+/// A block histogram of 64 bins with shared atomics; thread `t` reports bin `t % 64`.
+#[kernel]
+pub fn shared_atomic_histogram(
+    input: &[u64],
+    mut out: DisjointSlice<u32>,
+    bins: Shared<[AtomicU32; 64]>,
+) {
+    let idx = ThreadIndex::linear();
+    let bins = bins.init(|_| AtomicU32::new(0)).sync();
+    if let Some(&v) = input.get(idx.get()) {
+        bins[(v % 64) as usize].fetch_add(1, Ordering::Relaxed);
+    }
+    let bins = bins.sync().sync();
+    let count = bins[thread::thread_idx_x() as usize % 64].load(Ordering::Relaxed);
+    if let Some(o) = out.get_mut(idx) {
+        *o = count;
+    }
+}
+
+fn histogram_reference(input: &[u64]) -> Vec<u32> {
+    (0..input.len())
+        .map(|i| {
+            let bin = ((i - block_of(i).start) % 64) as u64;
+            block_of(i)
+                .filter(|&j| input.get(j).is_some_and(|v| v % 64 == bin))
+                .count() as u32
+        })
+        .collect()
+}
+
+/// Every block collective, one after another, mixed into one value: sum (u64), max (i32), min
+/// (u64), the inclusive scan "last non-zero so far" (associative, not commutative), an
+/// exclusive sum, count, all, any.
+#[kernel]
+pub fn block_collectives(input: &[u64], mut out: DisjointSlice<u64>) {
+    let idx = ThreadIndex::linear();
+    let v = value_of(input, idx.get());
+    let small = v & 0xffff;
+    let sum = block::sum(small);
+    let max = block::max(v as i32);
+    let min = block::min(v >> 7);
+    let last_nonzero = block::inclusive_scan(v & 3, |a, b| if b != 0 { b } else { a });
+    let offset = block::exclusive_sum(small);
+    let count = block::count(v.is_multiple_of(3));
+    let all = block::all(v != 7);
+    let any = block::any(v.is_multiple_of(5));
+    if let Some(o) = out.get_mut(idx) {
+        *o = sum
+            ^ (max as u32 as u64).rotate_left(16)
+            ^ min.rotate_left(5)
+            ^ last_nonzero << 60
+            ^ offset.rotate_left(33)
+            ^ u64::from(count) << 48
+            ^ u64::from(all) << 58
+            ^ u64::from(any) << 59;
+    }
+}
+
+fn collectives_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let values: Vec<u64> = block_of(i).map(|j| value_of(input, j)).collect();
+            let t = i - block_of(i).start;
+            let sum: u64 = values.iter().map(|v| v & 0xffff).sum();
+            let max = values.iter().map(|&v| v as i32).max().unwrap();
+            let min = values.iter().map(|v| v >> 7).min().unwrap();
+            let last_nonzero = values[..=t]
+                .iter()
+                .rev()
+                .map(|v| v & 3)
+                .find(|&x| x != 0)
+                .unwrap_or(0);
+            let offset: u64 = values[..t].iter().map(|v| v & 0xffff).sum();
+            let count = values.iter().filter(|&&v| v.is_multiple_of(3)).count() as u64;
+            let all = values.iter().all(|&v| v != 7);
+            let any = values.iter().any(|&v| v.is_multiple_of(5));
+            sum ^ (max as u32 as u64).rotate_left(16)
+                ^ min.rotate_left(5)
+                ^ last_nonzero << 60
+                ^ offset.rotate_left(33)
+                ^ count << 48
+                ^ u64::from(all) << 58
+                ^ u64::from(any) << 59
+        })
+        .collect()
+}
+
+/// The finite f32 a thread sums: its input's low bits scaled into [-1, 1).
+fn float_of(input: &[u64], i: usize) -> f32 {
+    (value_of(input, i) as u32 >> 8) as f32 / (1u32 << 23) as f32 - 1.0
+}
+
+/// A float block sum: the same combination order on the GPU, the emulator and the reference.
+#[kernel]
+pub fn block_float_sum(input: &[u64], mut out: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let total = block::sum(float_of(input, idx.get()));
+    if let Some(o) = out.get_mut(idx) {
+        *o = total;
+    }
+}
+
+/// Lanes `0..lanes` of `values` combined as a warp reduction does: lane `l` adds lane
+/// `l + offset` for offsets 16, 8, 4, 2, 1, where that lane is below `lanes`.
+fn warp_tree(values: &[f32], lanes: usize) -> f32 {
+    let mut acc = values.to_vec();
+    acc.resize(WARP, 0.0);
+    let mut offset = WARP / 2;
+    while offset > 0 {
+        let before = acc.clone();
+        for l in 0..WARP {
+            if l + offset < lanes {
+                acc[l] = before[l] + before[l + offset];
+            }
+        }
+        offset /= 2;
+    }
+    acc[0]
+}
+
+fn float_sum_reference(input: &[u64]) -> Vec<f32> {
+    (0..input.len())
+        .map(|i| {
+            let values: Vec<f32> = block_of(i).map(|j| float_of(input, j)).collect();
+            let warps: Vec<f32> = values.chunks(WARP).map(|w| warp_tree(w, w.len())).collect();
+            warp_tree(&warps, warps.len())
+        })
+        .collect()
+}
+
+/// A case of these kernels, launched in blocks of [`BLOCK`].
+macro_rules! case {
+    ($name:ident, $r:ty, $reference:ident) => {
+        Box::new(KernelCase::<$r> {
+            name: stringify!($name),
+            check: Exact,
+            reference: $reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<$r>|
+             -> Result<(), Error> {
+                $name::launch(gpu, config(input.len()), input, out)
+            },
+            emulate: |_, input: &[u64], out: &mut [$r]| -> Result<(), KernelFailure> {
+                $name::emulate(&config(input.len()), input, out)
+            },
+        }) as Box<dyn Case>
+    };
+}
+
+pub fn cases() -> Vec<Box<dyn Case>> {
+    vec![
+        case!(shared_phase_exchange, u64, phase_exchange_reference),
+        case!(shared_tile_columns, u32, tile_columns_reference),
+        case!(shared_atomic_histogram, u32, histogram_reference),
+        case!(block_collectives, u64, collectives_reference),
+        case!(block_float_sum, f32, float_sum_reference),
+    ]
+}
