@@ -6,7 +6,7 @@
 //@ ptx-not: st.global.u8
 //@ ptx-not: ld.local.b8
 //@ ptx(struct_copy): st.global.v2.b64
-//@ ptx(huge_copy): st.global.b64
+//@ ptx(huge_copy): st.global.v2.b64
 //! Aggregates move as wide as their alignment allows: a by-value kernel parameter is declared
 //! with its type's alignment and read 8 bytes at a time, and a struct assigned into an output
 //! element is copied in 8-byte (or wider, paired) accesses, not byte by byte, in straight-line

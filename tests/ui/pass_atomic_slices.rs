@@ -1,6 +1,6 @@
 //@ build-pass
-//@ llvm-define(count_words): ptr noalias nonnull readonly align 4 %0
-//@ llvm-define(count_words): ptr nonnull align 4 %2
+//@ llvm-define(count_words): ptr noalias nonnull readonly align 16 %0
+//@ llvm-define(count_words): ptr nonnull align 16 %2
 //@ ptx: ld.global.nc.b32
 //@ ptx: atom.global.add.u32
 //! A `&[T]` is `noalias readonly` (its loads go through the read-only cache) only when `T` has no

@@ -291,7 +291,10 @@ pub(crate) fn kernel_signature<'tcx>(
                 }
                 // The launcher never passes null, not even for an empty buffer (contracts.md).
                 ptr_attrs.set("nonnull", LlvmAttrValue::Unit);
-                ptr_attrs.set("align", LlvmAttrValue::Int(elem_align));
+                // The launcher's promise (oxide_contract::SLICE_ALIGN), which lets LLVM merge
+                // the loads and stores of a 16-byte chunk into one vector access.
+                let align = elem_align.max(oxide_contract::SLICE_ALIGN);
+                ptr_attrs.set("align", LlvmAttrValue::Int(align));
                 if read_only {
                     ptr_attrs.set("readonly", LlvmAttrValue::Unit);
                 }

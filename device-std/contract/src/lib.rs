@@ -9,7 +9,8 @@
 //! - [`ptx_image_symbol`]: the symbol holding a crate's embedded PTX;
 //! - [`cfg`]: the `--cfg` names `cargo oxide` passes to the backend;
 //! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
-//!   each one is compiled with.
+//!   each one is compiled with;
+//! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer.
 //!
 //! std only, no dependencies: a proc-macro crate, the rustc backend and the host runtime all link it.
 
@@ -21,6 +22,14 @@ pub use marker::{
     KERNEL_MARKER_PREFIX, KernelOptions, UnknownKernelOption, generic_entry, kernel_entry,
     kernel_marker, parse_kernel_marker, ptx_image_symbol,
 };
+
+/// The alignment, in bytes, of the data pointer of every slice a launch passes to a kernel
+/// (docs/contracts.md, "Kernel parameter ABI"): device buffers are whole allocations of the
+/// driver, which aligns them to 256 bytes, and an empty buffer's stand-in pointer is this
+/// value. The backend marks the pointer parameters `align` this (or the element's alignment,
+/// when larger), so that 16-byte chunks of a slice load and store as one vector instruction
+/// (`ld.global.nc.v4.f32`); the launcher checks it before every launch.
+pub const SLICE_ALIGN: u64 = 16;
 
 /// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,
 /// "Backend configuration"). Configuration travels as cfgs, not environment variables, so that

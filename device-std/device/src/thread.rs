@@ -60,6 +60,15 @@ pub fn sync_threads() {
     host_context::sync_threads();
 }
 
+/// The number of threads in the launch's grid: blocks times threads per block (the stride of
+/// a grid-stride loop).
+#[inline]
+pub fn threads_in_grid() -> usize {
+    let blocks = grid_dim_x() as usize * grid_dim_y() as usize * grid_dim_z() as usize;
+    let per_block = block_dim_x() as usize * block_dim_y() as usize * block_dim_z() as usize;
+    blocks * per_block
+}
+
 /// Global x index of a 1-D launch: `block_idx_x * block_dim_x + thread_idx_x`.
 ///
 /// For reading; to write a [`crate::DisjointSlice`] use [`ThreadIndex::linear`].

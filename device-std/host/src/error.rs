@@ -67,6 +67,18 @@ pub enum Error {
         /// Ordinal of the launching GPU.
         launch: usize,
     },
+    /// A buffer's device address is not aligned as kernels assume (the driver's allocations
+    /// always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
+    #[error(
+        "a DeviceBuffer at device address {address:#x} is not aligned to {align} bytes, which \
+         kernels assume of every slice"
+    )]
+    MisalignedBuffer {
+        /// The buffer's device address.
+        address: u64,
+        /// The alignment kernels assume.
+        align: u64,
+    },
     /// A kernel failed while running: a panic (a trap on the GPU), or a barrier not every thread
     /// of a block reached. On the GPU this is reported by the next call that waits for the
     /// kernel (see [`crate`]); the emulator's [`KernelFailure`] converts into this too.

@@ -244,22 +244,28 @@ pub struct DeviceBuffer<T> {
     len_param: u64,
     /// The pointer parameter of an empty buffer: never null (docs/contracts.md).
     empty_ptr_param: u64,
+    /// The device address, when it breaks the alignment kernels assume
+    /// ([`oxide_contract::SLICE_ALIGN`]); launches refuse such a buffer.
+    misaligned: Option<u64>,
 }
 
 impl<T> DeviceBuffer<T> {
     fn new(slice: CudaSlice<T>) -> Self {
         let len_param = slice.len() as u64;
-        let empty_ptr_param = if slice.is_empty() {
-            // An empty slice has no events, so this records and waits for nothing.
-            let (ptr, _no_sync) = slice.device_ptr(slice.stream());
-            non_null_param(ptr, align_of::<T>())
+        // A fresh buffer: the stream's events this records are the allocation's (the guard
+        // borrows `slice`, so it ends before `slice` moves).
+        let (ptr, record) = slice.device_ptr(slice.stream());
+        let (empty_ptr_param, misaligned) = if slice.is_empty() {
+            (non_null_param(ptr, align_of::<T>()), None)
         } else {
-            0
+            (0, (ptr % oxide_contract::SLICE_ALIGN != 0).then_some(ptr))
         };
+        drop(record);
         DeviceBuffer {
             slice,
             len_param,
             empty_ptr_param,
+            misaligned,
         }
     }
 
@@ -275,10 +281,15 @@ impl<T> DeviceBuffer<T> {
 }
 
 /// The pointer a kernel gets for a buffer at device address `ptr` with elements aligned to
-/// `align`: `ptr` itself, or for the null pointer of an empty buffer `align`, Rust's dangling
-/// non-null pointer (a slice's pointer is never null; the backend marks it `nonnull`).
+/// `align`: `ptr` itself, or for the null pointer of an empty buffer a dangling non-null
+/// pointer aligned to `align` and to [`oxide_contract::SLICE_ALIGN`] (a slice's pointer is never
+/// null and always so aligned; the backend marks it `nonnull align`).
 fn non_null_param(ptr: u64, align: usize) -> u64 {
-    if ptr == 0 { align as u64 } else { ptr }
+    if ptr == 0 {
+        (align as u64).max(oxide_contract::SLICE_ALIGN)
+    } else {
+        ptr
+    }
 }
 
 #[cfg(test)]
@@ -287,9 +298,10 @@ mod tests {
 
     #[test]
     fn empty_buffers_get_a_dangling_pointer() {
-        assert_eq!(non_null_param(0, 4), 4);
-        assert_eq!(non_null_param(0, 1), 1);
+        assert_eq!(non_null_param(0, 4), 16);
+        assert_eq!(non_null_param(0, 1), 16);
         assert_eq!(non_null_param(0, 16), 16);
+        assert_eq!(non_null_param(0, 64), 64);
         assert_eq!(non_null_param(0x7f00_0000_0200, 8), 0x7f00_0000_0200);
     }
 

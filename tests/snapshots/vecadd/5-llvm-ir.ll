@@ -3,7 +3,7 @@ source_filename = "vecadd"
 target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 
-define ptx_kernel void @vecadd(ptr noalias nonnull readonly align 4 %0, i64 %1, ptr noalias nonnull readonly align 4 %2, i64 %3, ptr noalias nonnull align 4 %4, i64 %5) {
+define ptx_kernel void @vecadd(ptr noalias nonnull readonly align 16 %0, i64 %1, ptr noalias nonnull readonly align 16 %2, i64 %3, ptr noalias nonnull align 16 %4, i64 %5) {
 entry:
   %6 = alloca [16 x i8], align 8
   %7 = alloca [16 x i8], align 8

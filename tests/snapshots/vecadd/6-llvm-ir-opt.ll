@@ -4,7 +4,7 @@ target datalayout = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64
 target triple = "nvptx64-nvidia-cuda"
 
 ; Function Attrs: nounwind memory(argmem: readwrite, inaccessiblemem: write)
-define ptx_kernel void @vecadd(ptr noalias nonnull readonly align 4 captures(none) %0, i64 %1, ptr noalias nonnull readonly align 4 captures(none) %2, i64 %3, ptr noalias nonnull writeonly align 4 captures(none) %4, i64 %5) local_unnamed_addr #0 {
+define ptx_kernel void @vecadd(ptr noalias nonnull readonly align 16 captures(none) %0, i64 %1, ptr noalias nonnull readonly align 16 captures(none) %2, i64 %3, ptr noalias nonnull writeonly align 16 captures(none) %4, i64 %5) local_unnamed_addr #0 {
 entry:
   %6 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
   %7 = zext nneg i32 %6 to i64

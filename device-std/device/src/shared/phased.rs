@@ -92,9 +92,22 @@ impl BlockPosition {
     /// The thread's linear number in its block (x fastest), and the block's thread count.
     #[inline]
     fn linear(self) -> (usize, usize) {
-        let [x, y, z] = self.thread.map(|v| v as usize);
-        let [bx, by, bz] = self.block.map(|v| v as usize);
+        let [x, y, z] = self.thread;
+        let [bx, by, bz] = self.block;
+        let (x, y, z) = (x as usize, y as usize, z as usize);
+        let (bx, by, bz) = (bx as usize, by as usize, bz as usize);
         ((z * by + y) * bx + x, bx * by * bz)
+    }
+
+    /// `(x, y, z)` of the thread and `(bx, by)` of the block, as `usize`.
+    #[inline]
+    fn xyz_and_plane(self) -> ([usize; 3], [usize; 2]) {
+        let [x, y, z] = self.thread;
+        let [bx, by, _] = self.block;
+        (
+            [x as usize, y as usize, z as usize],
+            [bx as usize, by as usize],
+        )
     }
 }
 
@@ -164,8 +177,7 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
 
     #[inline]
     fn own_slot((i, j): (usize, usize), me: BlockPosition) -> Option<(usize, (usize, usize))> {
-        let [x, y, z] = me.thread.map(|v| v as usize);
-        let [bx, by, _] = me.block.map(|v| v as usize);
+        let ([x, y, z], [bx, by]) = me.xyz_and_plane();
         let row = i.checked_mul(by)?.checked_add(y)?;
         let col = j.checked_mul(bx)?.checked_add(x)?;
         (z == 0 && row < R && col < C).then_some((row * C + col, (row, col)))
@@ -173,8 +185,7 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
 
     #[inline]
     fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, (usize, usize))) {
-        let [x, y, z] = me.thread.map(|v| v as usize);
-        let [bx, by, _] = me.block.map(|v| v as usize);
+        let ([x, y, z], [bx, by]) = me.xyz_and_plane();
         if z != 0 {
             return;
         }
