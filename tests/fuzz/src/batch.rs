@@ -147,9 +147,9 @@ pub fn programs_rs(programs: &[Program]) -> (String, LineMap) {
     }
     text.push_str("pub const ALL: &[Program] = &[\n");
     for p in programs {
-        let (i, k) = (p.index, &p.kernel);
+        let (m, k) = (&p.module_name, &p.kernel);
         text.push_str(&format!(
-            "    Program {{ name: \"{k}\", body: p{i}::body, launch: p{i}::{k}::launch, emulate: p{i}::{k}::emulate }},\n"
+            "    Program {{ name: \"{k}\", body: {m}::body, launch: {m}::{k}::launch, emulate: {m}::{k}::emulate }},\n"
         ));
     }
     text.push_str("];\n");

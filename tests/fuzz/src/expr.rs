@@ -10,6 +10,14 @@ impl Gen {
         if depth == 0 || self.rng.chance(22) {
             return self.leaf(ty);
         }
+        let scope = self.vars.len();
+        let e = self.compound(ty, depth);
+        self.note_expr(scope, ty, &e);
+        e
+    }
+
+    /// An expression of type `ty` with at least one operator (unless none applies).
+    fn compound(&mut self, ty: Ty, depth: u32) -> String {
         // Shared forms first: control flow, calls and aggregates produce any type.
         match self.rng.below(100) {
             0..=5 => return self.if_expr(ty, depth),

@@ -73,12 +73,53 @@ pub struct Gen {
     loops: Vec<Loop>,
     /// Constructs this program contains (its coverage).
     pub covered: BTreeSet<&'static str>,
+    /// While a top-level statement of the body is generated: its sub-expressions (for cuts).
+    recording: Option<Recording>,
+    /// The helpers' bodies in parts (for cuts).
+    helper_bodies: Vec<HelperBody>,
+}
+
+/// A helper function in parts: its item is `head`, the lines of `prelude` and `stmts`, `tail`
+/// (the returned expression) and `}`.
+#[derive(Clone, Debug)]
+pub struct HelperBody {
+    pub name: String,
+    /// Its index in the program's items.
+    pub item: usize,
+    /// The attributes and the signature, up to the body's `{` and newline.
+    pub head: String,
+    /// `acc`.
+    pub prelude: Vec<String>,
+    /// The parameters.
+    pub inputs: Vec<Var>,
+    pub stmts: Vec<Stmt>,
+    pub tail: String,
+    pub ret: Ty,
+}
+
+/// The sub-expressions of the top-level statement being generated that read only the variables
+/// in scope before it (the first `scope` of `Gen::vars`).
+struct Recording {
+    scope: usize,
+    exprs: Vec<(Ty, String)>,
+}
+
+/// `value` of type `ty` as a u64 for the checksum (floats through their NaN-canonical bits).
+pub fn to_u64(ty: Ty, value: &str) -> String {
+    match ty {
+        Ty::F32 => format!("(fbits32({value}) as u64)"),
+        Ty::F64 => format!("fbits64({value})"),
+        Ty::I128 | Ty::U128 => format!("w128(({value}) as u128)"),
+        _ => format!("(({value}) as u64)"),
+    }
 }
 
 /// A generated program: the module text, its kernel's name and the constructs it covers.
 #[derive(Clone, Debug)]
 pub struct Program {
     pub index: u64,
+    /// The module's name: `p<index>` (a cut: `p<index>_c<k>`, crate::cut).
+    pub module_name: String,
     pub kernel: String,
     pub module: String,
     pub covered: BTreeSet<&'static str>,
@@ -101,6 +142,8 @@ impl Gen {
             in_helper: false,
             loops: Vec::new(),
             covered: BTreeSet::new(),
+            recording: None,
+            helper_bodies: Vec::new(),
         }
     }
 
@@ -127,11 +170,21 @@ impl Gen {
 
     /// `value` of type `ty` as a u64 for the checksum (floats through their NaN-canonical bits).
     pub fn to_u64(&mut self, ty: Ty, value: &str) -> String {
-        match ty {
-            Ty::F32 => format!("(fbits32({value}) as u64)"),
-            Ty::F64 => format!("fbits64({value})"),
-            Ty::I128 | Ty::U128 => format!("w128(({value}) as u128)"),
-            _ => format!("(({value}) as u64)"),
+        to_u64(ty, value)
+    }
+
+    /// Notes `text`, an expression of type `ty` just generated with `scope` variables in scope,
+    /// as a sub-expression of the top-level statement being generated, when it reads only the
+    /// variables in scope before that statement (none that the statement itself binds).
+    pub(crate) fn note_expr(&mut self, scope: usize, ty: Ty, text: &str) {
+        if self.in_helper {
+            return;
+        }
+        if let Some(rec) = &mut self.recording
+            && rec.scope == scope
+            && !rec.exprs.iter().any(|(t, e)| *t == ty && e == text)
+        {
+            rec.exprs.push((ty, text.to_owned()));
         }
     }
 
@@ -188,9 +241,22 @@ impl Gen {
             sig.push(format!("mut {pname}: {}", p.name()));
             self.push(&pname, VTy::S(*p), true);
         }
-        let mut lines = vec!["    let mut acc: u64 = 0;".to_owned()];
+        let prelude = vec!["    let mut acc: u64 = 0;".to_owned()];
+        let inputs = self.vars.clone();
         let n = self.rng.range(2, 5);
-        self.stmts(n, 1, &mut lines);
+        // One statement at a time (the same draws as `self.stmts(n, 1, ..)`), each kept for cuts.
+        let mut stmts = Vec::with_capacity(n);
+        for _ in 0..n {
+            let mut lines = Vec::new();
+            self.stmt(1, &mut lines);
+            stmts.push(Stmt {
+                lines,
+                scope: self.vars.clone(),
+                exprs: Vec::new(),
+            });
+        }
+        let mut lines = prelude.clone();
+        lines.extend(stmts.iter().flat_map(|s| s.lines.iter().cloned()));
         let result = self.expr(ret, EXPR_DEPTH);
         let tail = if ret.is_int() {
             format!("    {result} ^ (acc as {})", ret.name())
@@ -205,18 +271,28 @@ impl Gen {
         } else {
             ""
         };
-        let text = format!(
-            "{inline}#[allow(unused_mut, unused_variables)]\nfn {name}({}) -> {} {{\n{}\n{tail}\n}}\n",
+        let head = format!(
+            "{inline}#[allow(unused_mut, unused_variables)]\nfn {name}({}) -> {} {{\n",
             sig.join(", "),
             ret.name(),
-            lines.join("\n")
         );
+        let text = format!("{head}{}\n{tail}\n}}\n", lines.join("\n"));
         self.in_helper = false;
         self.vars = saved_vars;
         self.loops = saved_loops;
         self.ret = saved_ret;
         let helper = Helper { name, params, ret };
         self.helpers.push(helper.clone());
+        self.helper_bodies.push(HelperBody {
+            name: helper.name.clone(),
+            item: self.items.len(),
+            head,
+            prelude,
+            inputs,
+            stmts,
+            tail,
+            ret,
+        });
         self.items.push(text);
         helper
     }
@@ -646,10 +722,56 @@ impl Gen {
     }
 }
 
+/// One top-level statement of a program's body.
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    /// Its lines, indented as in the body (a compound statement spans several).
+    pub lines: Vec<String>,
+    /// The variables in scope after it.
+    pub scope: Vec<Var>,
+    /// Its sub-expressions (with their types) that read only variables in scope before it, each
+    /// once, inner ones first: they can be evaluated on their own after the statements before
+    /// it. Leaves (a variable, a literal, a cast of a variable) are left out.
+    pub exprs: Vec<(Ty, String)>,
+}
+
+/// A program before it is rendered: what `generate` renders as the module, and what cuts
+/// (crate::cut) truncate.
+#[derive(Clone, Debug)]
+pub struct Parts {
+    pub index: u64,
+    /// The structs, enums and helpers, rendered, in definition order.
+    pub items: Vec<String>,
+    /// The helpers in parts (each also rendered in `items`).
+    pub helpers: Vec<HelperBody>,
+    /// The body's first lines: `acc` and the variables made from the inputs.
+    pub prelude: Vec<String>,
+    /// The variables in scope after the prelude.
+    pub inputs: Vec<Var>,
+    /// The body's top-level statements.
+    pub stmts: Vec<Stmt>,
+    /// The final fold of the scalars still in scope.
+    pub tail: Vec<String>,
+    pub structs: Vec<StructDef>,
+    pub enums: Vec<EnumDef>,
+    pub covered: BTreeSet<&'static str>,
+}
+
 /// Program `index` of the campaign seeded `seed`, as module `p<index>` with kernel `k<index>`.
 pub fn generate(seed: u64, index: u64) -> Program {
+    let parts = generate_parts(seed, index);
+    let mut body = parts.prelude.clone();
+    for s in &parts.stmts {
+        body.extend(s.lines.iter().cloned());
+    }
+    body.extend(parts.tail.iter().cloned());
+    parts.render(&format!("p{index}"), &format!("Program {index}."), &body)
+}
+
+/// Program `index` of the campaign seeded `seed` in parts (`generate` renders them).
+pub fn generate_parts(seed: u64, index: u64) -> Parts {
     let mut g = Gen::new(Rng::program_seed(seed, index));
-    let mut lines = vec!["    let mut acc: u64 = x ^ 0x243f_6a88_85a3_08d3;".to_owned()];
+    let mut prelude = vec!["    let mut acc: u64 = x ^ 0x243f_6a88_85a3_08d3;".to_owned()];
     // Inputs of every kind, derived from the thread's two input words.
     for _ in 0..g.rng.range(2, 4) {
         let ty = g.any_ty();
@@ -663,35 +785,78 @@ pub fn generate(seed: u64, index: u64) -> Program {
             Ty::F64 => format!("(({word} >> {shift}) as i32) as f64 * 0.125"),
             _ => format!("({word}.rotate_left({shift}) as {})", ty.name()),
         };
-        lines.push(format!("    let mut {v}: {} = {init};", ty.name()));
+        prelude.push(format!("    let mut {v}: {} = {init};", ty.name()));
         g.push(&v, VTy::S(ty), true);
     }
+    let inputs = g.vars.clone();
     let n = g.rng.range(6, 14);
-    g.stmts(n, 1, &mut lines);
+    // One statement at a time (the same draws as `g.stmts(n, 1, ..)`), recording each.
+    let mut stmts = Vec::with_capacity(n);
+    for _ in 0..n {
+        let mut lines = Vec::new();
+        g.recording = Some(Recording {
+            scope: g.vars.len(),
+            exprs: Vec::new(),
+        });
+        g.stmt(1, &mut lines);
+        let exprs = g.recording.take().map(|r| r.exprs).unwrap_or_default();
+        stmts.push(Stmt {
+            lines,
+            scope: g.vars.clone(),
+            exprs,
+        });
+    }
     // Fold what is still in scope, so no computation is dead.
-    let scalars: Vec<(String, Ty)> = g
+    let tail = g
         .vars
         .iter()
         .filter_map(|v| match v.ty {
-            VTy::S(t) => Some((v.name.clone(), t)),
+            VTy::S(t) => Some(format!("    acc = fold(acc, {});", to_u64(t, &v.name))),
             _ => None,
         })
         .collect();
-    for (name, ty) in scalars {
-        let v = g.to_u64(ty, &name);
-        lines.push(format!("    acc = fold(acc, {v});"));
-    }
-    let kernel = format!("k{index}");
-    let module = format!(
-        "/// Program {index}.\n#[allow(unused, unused_mut, unused_parens, unused_braces, unused_assignments, unreachable_code, arithmetic_overflow, clippy::all)]\npub mod p{index} {{\nuse crate::common::*;\nuse oxide::prelude::*;\n\n{items}\npub fn body(x: u64, y: u64) -> u64 {{\n{body}\n    acc\n}}\n\n#[oxide::kernel(strict_float)]\npub fn {kernel}(input: &[u64], mut out: DisjointSlice<u64>) {{\n    let idx = ThreadIndex::linear();\n    let i = idx.get();\n    let y = input[(i + 1) % input.len()];\n    if let Some(o) = out.get_mut(idx) {{\n        *o = body(input[i], y);\n    }}\n}}\n}}\n",
-        items = g.items.join("\n"),
-        body = lines.join("\n"),
-    );
-    Program {
+    Parts {
         index,
-        kernel,
-        module,
+        items: g.items,
+        helpers: g.helper_bodies,
+        prelude,
+        inputs,
+        stmts,
+        tail,
+        structs: g.structs,
+        enums: g.enums,
         covered: g.covered,
+    }
+}
+
+impl Parts {
+    /// The program as module `module` (its kernel `k` + the module's name after the `p`), with
+    /// `body` (lines) as the body of `body`, which returns `acc` after them.
+    pub fn render(&self, module: &str, doc: &str, body: &[String]) -> Program {
+        self.render_with(module, doc, body, &self.items)
+    }
+
+    /// `render` with other items (a helper cut, crate::cut).
+    pub fn render_with(
+        &self,
+        module: &str,
+        doc: &str,
+        body: &[String],
+        items: &[String],
+    ) -> Program {
+        let kernel = format!("k{}", module.strip_prefix('p').unwrap_or(module));
+        let text = format!(
+            "/// {doc}\n#[allow(unused, unused_mut, unused_parens, unused_braces, unused_assignments, unreachable_code, arithmetic_overflow, clippy::all)]\npub mod {module} {{\nuse crate::common::*;\nuse oxide::prelude::*;\n\n{items}\npub fn body(x: u64, y: u64) -> u64 {{\n{body}\n    acc\n}}\n\n#[oxide::kernel(strict_float)]\npub fn {kernel}(input: &[u64], mut out: DisjointSlice<u64>) {{\n    let idx = ThreadIndex::linear();\n    let i = idx.get();\n    let y = input[(i + 1) % input.len()];\n    if let Some(o) = out.get_mut(idx) {{\n        *o = body(input[i], y);\n    }}\n}}\n}}\n",
+            items = items.join("\n"),
+            body = body.join("\n"),
+        );
+        Program {
+            index: self.index,
+            module_name: module.to_owned(),
+            kernel,
+            module: text,
+            covered: self.covered.clone(),
+        }
     }
 }
 

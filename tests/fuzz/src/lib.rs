@@ -5,6 +5,7 @@
 
 pub mod batch;
 pub mod campaign;
+pub mod cut;
 mod expr;
 pub mod generator;
 pub mod rng;
