@@ -4,14 +4,14 @@
 //@ ptx: ld.global.nc.v4.b32
 //@ ptx: st.global.v4.b32
 //! Slices are 16-byte aligned (oxide_contract::SLICE_ALIGN), so a thread's chunk of four f32
-//! (`DisjointSlice::grid_stride_chunks::<4>`) and the same four elements of an input slice load
+//! (`DisjointChunks<f32, 4>`) and the same four elements of an input slice load
 //! and store as single 16-byte vector instructions, as CUDA's `float4` does.
 use oxide::prelude::*;
 
 #[kernel]
-pub fn scale4(x: &[f32], k: f32, mut y: DisjointSlice<f32>) {
+pub fn scale4(x: &[f32], k: f32, mut y: DisjointChunks<f32, 4>) {
     let idx = ThreadIndex::linear();
-    for (first, out) in &mut y.grid_stride_chunks::<4>(&idx) {
+    for (first, out) in &mut y.grid_stride(&idx) {
         if let Some(v) = x.get(first..).and_then(<[f32]>::first_chunk::<4>) {
             for j in 0..4 {
                 out[j] = v[j] * k;

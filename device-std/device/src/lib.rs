@@ -2,9 +2,9 @@
 //!
 //! - [`thread`]: where a thread is in the grid (the index intrinsics, [`thread::sync_threads`])
 //!   and [`ThreadIndex`], a thread's own linear index;
-//! - [`DisjointSlice`]: the only safe way to write memory shared by the grid: a thread's own
-//!   element, or its share of a grid-stride loop over elements or chunks
-//!   ([`DisjointSlice::grid_stride`], [`DisjointSlice::grid_stride_chunks`]);
+//! - [`DisjointSlice`]: the safe way to write memory shared by the grid, a thread's own
+//!   element or its share of a grid-stride loop ([`DisjointSlice::grid_stride`]); and the other
+//!   output shapes of [`outputs`]: chunks, rows per thread, per warp, tiles per block;
 //! - [`DeviceData`]: what a kernel may take by value (no host references, pointers or
 //!   interior mutability);
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
@@ -39,15 +39,15 @@ pub mod block;
 mod data;
 pub mod host_context;
 pub mod math;
+pub mod outputs;
 pub mod shared;
 pub mod soft;
 pub mod thread;
 pub mod warp;
-mod write_shapes;
 
 pub use data::DeviceData;
+pub use outputs::{BlockTiles, DisjointChunks, DisjointRows, WarpRows};
 pub use thread::ThreadIndex;
-pub use write_shapes::{GridStride, GridStrideChunks};
 
 /// An output slice shared by every thread of a launch, in which each thread may write only the
 /// element at its own [`ThreadIndex`].

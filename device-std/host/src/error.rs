@@ -67,6 +67,17 @@ pub enum Error {
         /// Ordinal of the launching GPU.
         launch: usize,
     },
+    /// `Rows::new` was given a width that does not divide the buffer's length (or 0).
+    #[error(
+        "a buffer of {len} elements cannot be seen as rows of {width}: the width must be at \
+         least 1 and divide the length"
+    )]
+    BadRows {
+        /// The buffer's length.
+        len: usize,
+        /// The width asked for.
+        width: usize,
+    },
     /// A buffer's device address is not aligned as kernels assume (the driver's allocations
     /// always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
     #[error(

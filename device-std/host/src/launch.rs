@@ -242,6 +242,20 @@ mod sealed {
     impl<T> Sealed for &super::DeviceBuffer<T> {}
     impl<T> Sealed for &mut super::DeviceBuffer<T> {}
     impl<T> Sealed for super::ByValue<'_, T> {}
+    impl<T> Sealed for &mut crate::Rows<&mut super::DeviceBuffer<T>> {}
+}
+
+/// `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`: the buffer's pointer and length
+/// (as for a `DisjointSlice<T>`), then the row width.
+impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Rows<&'b mut DeviceBuffer<T>> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        let crate::Rows {
+            buf, width_param, ..
+        } = self;
+        let (buffer, width): (&'a mut DeviceBuffer<T>, &'a u64) = (&mut **buf, width_param);
+        buffer.push_params(launch);
+        launch.args.arg(width);
+    }
 }
 
 /// `&[T]`: device pointer (never null), then element count.

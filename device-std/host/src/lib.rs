@@ -20,6 +20,7 @@ use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError}
 
 mod error;
 mod launch;
+mod rows;
 
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
@@ -29,6 +30,7 @@ pub use launch::{KernelFunction, KernelModule, load_module};
 pub use oxide_emulator::launch::{
     LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
 };
+pub use rows::{RowStorage, Rows};
 
 /// One CUDA device, with its primary context and the stream all work goes to.
 pub struct Gpu {

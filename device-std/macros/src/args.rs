@@ -7,9 +7,15 @@ use syn::{GenericArgument, Lifetime, PathArguments, PathSegment, Type};
 pub enum ArgKind {
     /// `&[T]` (the element type): a device pointer and a length.
     Slice(Type),
-    /// `DisjointSlice<T>` or `DisjointSlice<'_, T>` (the element type): a device pointer and a
-    /// length, written by the kernel.
-    Disjoint(Type),
+    /// An output: `DisjointSlice<T>`, `DisjointChunks<T, C>` (a device pointer and a length) or,
+    /// with `rows`, `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` (a pointer, a
+    /// length and a row width), written by the kernel. `elem` is the element type, `ty` the
+    /// type as written.
+    Disjoint {
+        elem: Box<Type>,
+        ty: Box<Type>,
+        rows: bool,
+    },
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
     /// `&[AtomicU32]` and the other integer atomics (the atomic type, and the plain integer the
@@ -29,7 +35,7 @@ impl ArgKind {
         match self {
             ArgKind::Value(t) => Some(t),
             ArgKind::Slice(_)
-            | ArgKind::Disjoint(_)
+            | ArgKind::Disjoint { .. }
             | ArgKind::Atomics { .. }
             | ArgKind::Shared(_) => None,
         }
@@ -63,7 +69,15 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
         Type::Path(p) if p.qself.is_none() => {
             let last = p.path.segments.last();
             match last {
-                Some(seg) if seg.ident == "DisjointSlice" => disjoint_slice(seg),
+                Some(seg) if OUTPUTS.contains(&seg.ident.to_string().as_str()) => {
+                    let rows = ROW_OUTPUTS.contains(&seg.ident.to_string().as_str());
+                    let elem = output_element(seg)?;
+                    Ok(ArgKind::Disjoint {
+                        elem: Box::new(elem),
+                        ty: Box::new(ty.clone()),
+                        rows,
+                    })
+                }
                 Some(seg) if seg.ident == "Shared" => shared_array(seg),
                 _ => Ok(ArgKind::Value(ty.clone())),
             }
@@ -100,12 +114,25 @@ fn atomic_integer(ty: &Type) -> Option<Type> {
     syn::parse_str(plain).ok()
 }
 
-/// `DisjointSlice<T>` or `DisjointSlice<'_, T>`: its element type.
-fn disjoint_slice(seg: &PathSegment) -> syn::Result<ArgKind> {
+/// The output types of `oxide::outputs` (and `DisjointSlice`), by name.
+const OUTPUTS: [&str; 5] = [
+    "DisjointSlice",
+    "DisjointChunks",
+    "DisjointRows",
+    "WarpRows",
+    "BlockTiles",
+];
+/// The outputs that the launch passes with a row width.
+const ROW_OUTPUTS: [&str; 3] = ["DisjointRows", "WarpRows", "BlockTiles"];
+
+/// `DisjointSlice<T>`, `DisjointSlice<'_, T>`, `DisjointChunks<T, 4>`...: its element type, the
+/// first type argument (what follows are the shape's constants).
+fn output_element(seg: &PathSegment) -> syn::Result<Type> {
+    let name = &seg.ident;
     let expected = || {
         syn::Error::new(
             seg.span(),
-            "expected `DisjointSlice<T>` (or `DisjointSlice<'_, T>`) with its element type",
+            format!("expected `{name}<T>` (or `{name}<'_, T>`) with its element type first"),
         )
     };
     let PathArguments::AngleBracketed(a) = &seg.arguments else {
@@ -114,13 +141,17 @@ fn disjoint_slice(seg: &PathSegment) -> syn::Result<ArgKind> {
     let mut elem = None;
     for arg in &a.args {
         match arg {
-            GenericArgument::Lifetime(l) if l.ident == "_" => {}
+            GenericArgument::Lifetime(l) if l.ident == "_" && elem.is_none() => {}
             GenericArgument::Lifetime(l) => return Err(launch_lifetime(l)),
             GenericArgument::Type(t) if elem.is_none() => elem = Some(t.clone()),
+            // A shape's constants (`DisjointChunks<T, 4>`), after the element type.
+            GenericArgument::Const(_) if elem.is_some() && name != "DisjointSlice" => {}
+            GenericArgument::Type(syn::Type::Path(_))
+                if elem.is_some() && name != "DisjointSlice" => {}
             _ => return Err(expected()),
         }
     }
-    elem.map(ArgKind::Disjoint).ok_or_else(expected)
+    elem.ok_or_else(expected)
 }
 
 /// `Shared<A>` or `Shared<'_, A>`: its array type.

@@ -242,25 +242,43 @@ impl Kernel {
                     emu_args.push(quote!(#arg.get()));
                     uses_sync = true;
                 }
-                ArgKind::Disjoint(elem) => {
-                    params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#elem>));
-                    pushes.push(quote!(#launch.push(#arg);));
-                    emu_params.push(quote!(#arg: &mut [#elem]));
+                ArgKind::Disjoint { elem, ty, rows } => {
+                    if *rows {
+                        // The row width travels with the buffer: `Rows::new` checked it.
+                        params.push(quote!(
+                            mut #arg: ::oxide::host::Rows<&mut ::oxide::host::DeviceBuffer<#elem>>
+                        ));
+                        pushes.push(quote!(#launch.push(&mut #arg);));
+                        emu_params.push(quote!(#arg: ::oxide::host::Rows<&mut [#elem]>));
+                    } else {
+                        params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#elem>));
+                        pushes.push(quote!(#launch.push(#arg);));
+                        emu_params.push(quote!(#arg: &mut [#elem]));
+                    }
+                    let width = format_ident!("{}_width", arg, span = Span::mixed_site());
+                    let (slice, width_arg) = if *rows {
+                        (quote!(#arg.into_inner()), Some(quote!(, #width)))
+                    } else {
+                        (quote!(#arg), None)
+                    };
+                    let width_of = rows.then(|| quote!(let #width = #arg.width();));
                     // The emulated threads write the elements: `T: Send`.
                     emu_shared.push(quote_spanned! {elem.span()=>
-                        let #arg = #send::<#elem>(#arg);
+                        #width_of
+                        let #arg = #send::<#elem>(#slice);
                     });
                     uses_send = true;
                     // SAFETY (not emitted: quote drops comments; see "Soundness" in the docs of
                     // `oxide::emulate`): `#arg` borrows the caller's `&mut [T]` until `run`
                     // returns, after every emulated thread has ended, so the memory is valid and
-                    // only the kernel touches it; every thread gets the same pointer and length;
-                    // `run` gives the threads that run at once distinct indices, which they
-                    // cannot change nor pass between OS threads, so through `get_mut` no two
-                    // threads reach one element; the elements are `Send`.
+                    // only the kernel touches it; every thread gets the same pointer, length and
+                    // width (which `Rows::new` checked divides the length); `run` gives the
+                    // threads that run at once distinct positions, which they cannot change nor
+                    // pass between OS threads, so by the output's rule no two threads reach one
+                    // element; the elements are `Send`.
                     emu_thread.push(quote! {
                         let #arg = unsafe {
-                            ::oxide::DisjointSlice::from_raw_parts(#arg.ptr(), #arg.len())
+                            <#ty>::from_raw_parts(#arg.ptr(), #arg.len() #width_arg)
                         };
                     });
                     emu_args.push(quote!(#arg));
@@ -703,10 +721,10 @@ impl Kernel {
                 (ArgKind::Slice(elem), true) => {
                     parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Sync)
                 }
-                (ArgKind::Disjoint(elem), true) => {
+                (ArgKind::Disjoint { elem, .. }, true) => {
                     parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Send)
                 }
-                (ArgKind::Slice(_) | ArgKind::Disjoint(_), false)
+                (ArgKind::Slice(_) | ArgKind::Disjoint { .. }, false)
                 | (ArgKind::Shared(_) | ArgKind::Atomics { .. }, _) => {
                     continue;
                 }

@@ -44,7 +44,8 @@
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
-    DeviceData, DisjointSlice, ThreadIndex, block, math, shared, soft, thread, warp,
+    BlockTiles, DeviceData, DisjointChunks, DisjointRows, DisjointSlice, ThreadIndex, WarpRows,
+    block, math, outputs, shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -56,11 +57,11 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
-    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig};
+    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Rows};
     pub use crate::math::FastMath;
     pub use crate::shared::{Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
-    pub use crate::{DisjointSlice, kernel};
+    pub use crate::{BlockTiles, DisjointChunks, DisjointRows, DisjointSlice, WarpRows, kernel};
 }
 
 /// `__embedded_ptx!("__oxide_ptx_<crate>")`: the PTX the backend embedded in the crate that

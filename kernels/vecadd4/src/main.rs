@@ -17,9 +17,9 @@ fn four(s: &[f32], first: usize) -> Option<&[f32; 4]> {
 }
 
 #[kernel(grid = "1d")]
-pub fn vecadd4(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+pub fn vecadd4(a: &[f32], b: &[f32], mut c: DisjointChunks<f32, 4>) {
     let idx = ThreadIndex::linear();
-    let mut chunks = c.grid_stride_chunks::<4>(&idx);
+    let mut chunks = c.grid_stride(&idx);
     for (first, out) in &mut chunks {
         if let (Some(x), Some(y)) = (four(a, first), four(b, first)) {
             for k in 0..4 {

@@ -1,0 +1,49 @@
+//! The output shapes beyond "one thread, one element": kernel parameters that a launch lends
+//! for writing, each with one rule saying which thread owns which element, fixed by the
+//! parameter's type (a kernel cannot switch rules between threads, which would let two rules
+//! give one element to two threads):
+//!
+//! | parameter | owner of an element | host passes |
+//! |---|---|---|
+//! | [`DisjointSlice<T>`](crate::DisjointSlice) | element `e`: thread `e mod T` (`get_mut`, [`grid_stride`](crate::DisjointSlice::grid_stride)) | `&mut DeviceBuffer<T>` |
+//! | [`DisjointChunks<T, C>`] | chunk `q` of `C` elements: thread `q mod T` | `&mut DeviceBuffer<T>` |
+//! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?` |
+//! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | `Rows::new(&mut buf, width)?` |
+//! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | `Rows::new(&mut buf, width)?` |
+//!
+//! `T` is the grid's thread count. The 2-D shapes get their row width from the launch (the
+//! host's `oxide::host::Rows`, which checks that it divides the length), so every thread of the
+//! launch sees the same width.
+
+mod chunks;
+mod rows;
+mod stride;
+
+pub use chunks::{ChunkStride, DisjointChunks};
+pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
+pub use stride::GridStride;
+
+/// Runs `f` as every thread of a grid, one after another, with its thread context installed.
+#[cfg(test)]
+pub(crate) fn each_thread(grid: [u32; 3], block: [u32; 3], mut f: impl FnMut()) {
+    use crate::host_context::{ThreadContext, with_thread_context};
+    for bz in 0..grid[2] {
+        for by in 0..grid[1] {
+            for bx in 0..grid[0] {
+                for tz in 0..block[2] {
+                    for ty in 0..block[1] {
+                        for tx in 0..block[0] {
+                            let ctx = ThreadContext {
+                                thread_idx: [tx, ty, tz],
+                                block_idx: [bx, by, bz],
+                                block_dim: block,
+                                grid_dim: grid,
+                            };
+                            with_thread_context(ctx, &mut f);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

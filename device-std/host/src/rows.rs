@@ -1,0 +1,94 @@
+//! [`Rows`]: a buffer seen as rows of one width, what a launch or an emulation passes for a
+//! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`).
+
+use crate::{DeviceBuffer, Error};
+
+/// A buffer of `len` elements seen as `len / width` rows of `width`: pass
+/// `Rows::new(&mut buf, width)?` to a launch (`&mut DeviceBuffer<T>`) or to an emulation
+/// (`&mut [T]`) for a kernel's 2-D output. The width is the launch's: every thread of the
+/// kernel sees the same, which is what makes the output's ownership rule a partition.
+pub struct Rows<B> {
+    pub(crate) buf: B,
+    width: usize,
+    /// The width as the kernel's `u64` parameter; it lives here so that the parameter
+    /// pointer stays valid for the launch.
+    pub(crate) width_param: u64,
+}
+
+/// What [`Rows`] can hold: a device buffer or a host slice, borrowed mutably.
+pub trait RowStorage: sealed::Sealed {
+    /// Number of elements.
+    fn elements(&self) -> usize;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl<T> Sealed for &mut crate::DeviceBuffer<T> {}
+    impl<T> Sealed for &mut [T] {}
+}
+
+impl<T> RowStorage for &mut DeviceBuffer<T> {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T> RowStorage for &mut [T] {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<B: RowStorage> Rows<B> {
+    /// `buf` as rows of `width` elements. Fails with [`Error::BadRows`] unless `width` is at
+    /// least 1 and divides the buffer's length.
+    pub fn new(buf: B, width: usize) -> Result<Self, Error> {
+        let len = buf.elements();
+        if width == 0 || !len.is_multiple_of(width) {
+            return Err(Error::BadRows { len, width });
+        }
+        Ok(Rows {
+            buf,
+            width,
+            width_param: width as u64,
+        })
+    }
+
+    /// Elements per row.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.buf.elements() / self.width
+    }
+
+    /// The buffer.
+    pub fn into_inner(self) -> B {
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_width_must_divide_the_length() {
+        let mut data = [0u8; 12];
+        let rows = Rows::new(&mut data[..], 4).unwrap();
+        assert_eq!((rows.width(), rows.rows()), (4, 3));
+        for width in [0, 5, 13] {
+            let e = Rows::new(&mut data[..], width).err().unwrap();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "a buffer of 12 elements cannot be seen as rows of {width}: the width must be \
+                     at least 1 and divide the length"
+                )
+            );
+        }
+        assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().rows(), 0);
+    }
+}

@@ -1,0 +1,174 @@
+//! The output shapes of `oxide::outputs` through `#[kernel]`'s emulator: chunks, rows per
+//! thread, rows per warp, tiles per block, each element written by its one owner.
+
+use oxide::host::Rows;
+use oxide::prelude::*;
+use oxide::warp;
+
+fn cfg(grid: (u32, u32, u32), block: (u32, u32, u32)) -> LaunchConfig {
+    LaunchConfig {
+        grid,
+        block,
+        shared_mem_bytes: 0,
+    }
+}
+
+#[kernel]
+pub fn chunked_copy(x: &[u32], mut y: DisjointChunks<u32, 4>) {
+    let idx = ThreadIndex::linear();
+    let mut chunks = y.grid_stride(&idx);
+    for (first, out) in &mut chunks {
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = x[first + k] + 1;
+        }
+    }
+    if let Some((first, tail)) = chunks.into_remainder() {
+        for (k, o) in tail.iter_mut().enumerate() {
+            *o = x[first + k] + 1;
+        }
+    }
+}
+
+#[test]
+fn chunks_cover_the_slice() {
+    for n in [1, 4, 1003, 5000] {
+        let x: Vec<u32> = (0..n as u32).collect();
+        let mut y = vec![0u32; n];
+        chunked_copy::emulate(&cfg((2, 1, 1), (64, 1, 1)), &x, &mut y).unwrap();
+        assert!(
+            y.iter().enumerate().all(|(i, &v)| v == i as u32 + 1),
+            "n = {n}"
+        );
+    }
+}
+
+/// Each thread of a 2-D grid writes its (row, col).
+#[kernel]
+pub fn positions(mut out: DisjointRows<u32>) {
+    if let Some(((row, col), o)) = out.at_thread() {
+        *o = (row * 1000 + col) as u32;
+    }
+}
+
+#[test]
+fn rows_per_thread_follow_the_grid() {
+    let (rows, width) = (30, 50);
+    let mut out = vec![u32::MAX; rows * width];
+    positions::emulate(
+        &cfg((4, 2, 1), (16, 16, 1)),
+        Rows::new(&mut out[..], width).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        out.iter()
+            .enumerate()
+            .all(|(i, &v)| v == ((i / width) * 1000 + i % width) as u32)
+    );
+    assert!(
+        Rows::new(&mut out[..], 7).is_err(),
+        "7 does not divide 1500"
+    );
+}
+
+/// A row softmax, one warp per row: warp maximum, warp sum of the exponentials, each lane
+/// writing its columns.
+#[kernel]
+pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
+    let width = out.width();
+    let mut row = out.row_mut();
+    let r = row.as_ref().map(|r| r.row());
+    let x = |col: usize| r.and_then(|r| input.get(r * width + col)).copied();
+    let lane = warp::lane_id() as usize;
+    let (mut max, mut col) = (f32::NEG_INFINITY, lane);
+    while col < width {
+        max = max.max(x(col).unwrap_or(f32::NEG_INFINITY));
+        col += 32;
+    }
+    let max = warp::max(max);
+    let (mut sum, mut col) = (0.0f32, lane);
+    while col < width {
+        sum += x(col).map_or(0.0, |v| (v - max).exp());
+        col += 32;
+    }
+    let sum = warp::sum(sum);
+    if let Some(row) = &mut row {
+        row.for_each_own(|col, o| *o = x(col).map_or(0.0, |v| (v - max).exp() / sum));
+    }
+}
+
+#[test]
+fn warp_rows_compute_a_softmax() {
+    let (rows, width) = (10, 100);
+    let input: Vec<f32> = (0..rows * width)
+        .map(|i| ((i * 37) % 101) as f32 * 0.05)
+        .collect();
+    let mut out = vec![f32::NAN; rows * width];
+    // 3 blocks of 4 warps: 12 warps for 10 rows.
+    softmax::emulate(
+        &cfg((3, 1, 1), (128, 1, 1)),
+        &input,
+        Rows::new(&mut out[..], width).unwrap(),
+    )
+    .unwrap();
+    for r in 0..rows {
+        let row = &input[r * width..(r + 1) * width];
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f32 = row.iter().map(|v| (v - max).exp()).sum();
+        for c in 0..width {
+            let expected = (row[c] - max).exp() / sum;
+            let got = out[r * width + c];
+            assert!(
+                (got - expected).abs() <= 1e-6,
+                "({r}, {c}): {got} vs {expected}"
+            );
+        }
+    }
+}
+
+/// A transpose by 32 x 32 tiles through a padded shared tile: the block owning output tile
+/// (y, x) reads input tile (x, y).
+#[kernel]
+pub fn transpose(input: &[f32], mut out: BlockTiles<f32, 32, 32>, tile: Shared<[[f32; 33]; 32]>) {
+    let (in_rows, in_cols) = (out.width(), out.rows());
+    let (bx, by) = (
+        thread::block_idx_x() as usize,
+        thread::block_idx_y() as usize,
+    );
+    let tile = tile
+        .init(|(r, c)| {
+            let (row, col) = (bx * 32 + r, by * 32 + c);
+            if c < 32 && row < in_rows && col < in_cols {
+                input[row * in_cols + col]
+            } else {
+                0.0
+            }
+        })
+        .sync();
+    if let Some(mut mine) = out.tile_mut() {
+        let origin = mine.origin();
+        for i in 0..4 {
+            if let Some(((row, col), o)) = mine.own_mut((i, 0)) {
+                *o = tile[col - origin.1][row - origin.0];
+            }
+        }
+    }
+}
+
+#[test]
+fn block_tiles_transpose() {
+    let (rows, cols) = (70, 45);
+    let input: Vec<f32> = (0..rows * cols).map(|i| i as f32).collect();
+    let mut out = vec![f32::NAN; rows * cols];
+    // The output is 45 x 70: tiles of 32 x 32, 3 across, 2 down.
+    transpose::emulate(
+        &cfg((3, 2, 1), (32, 8, 1)),
+        &input,
+        Rows::new(&mut out[..], rows).unwrap(),
+    )
+    .unwrap();
+    for r in 0..cols {
+        for c in 0..rows {
+            assert_eq!(out[r * rows + c], input[c * cols + r], "({r}, {c})");
+        }
+    }
+}

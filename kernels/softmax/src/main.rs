@@ -1,0 +1,136 @@
+//! Row softmax, one warp per row.
+//!
+//! `softmax [N]` (N defaults to 2^28 elements). Exit 0 on PASS, 1 on FAIL or a GPU error, 2
+//! when this machine or build cannot run kernels.
+
+use std::process::ExitCode;
+
+use oxide::host::{Error, Rows};
+use oxide::prelude::*;
+use oxide::warp::{self, WARP_SIZE};
+use oxide_bench as bench;
+
+/// `out` row `r` is the softmax of `input` row `r` (rows of `out.width()`).
+#[kernel(grid = "1d")]
+pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
+    let width = out.width();
+    let lanes = WARP_SIZE as usize;
+    let mut row = out.row_mut();
+    // Warps past the last row take part in the warp collectives with nothing to add.
+    let r = row.as_ref().map(|row| row.row());
+    let x = |col: usize| r.and_then(|r| input.get(r * width + col)).copied();
+    let lane = warp::lane_id() as usize;
+    let mut max = f32::NEG_INFINITY;
+    let mut col = lane;
+    while col < width {
+        max = max.max(x(col).unwrap_or(f32::NEG_INFINITY));
+        col += lanes;
+    }
+    let max = warp::max(max);
+    let mut sum = 0.0f32;
+    let mut col = lane;
+    while col < width {
+        sum += x(col).map_or(0.0, |v| (v - max).exp());
+        col += lanes;
+    }
+    let sum = warp::sum(sum);
+    if let Some(row) = &mut row {
+        row.for_each_own(|col, o| *o = x(col).map_or(0.0, |v| (v - max).exp() / sum));
+    }
+}
+
+const WIDTH: usize = 1024;
+const BLOCK: u32 = 256;
+const REPS: u32 = 10;
+
+fn shape(rows: usize) -> LaunchConfig {
+    let warps_per_block = BLOCK as usize / WARP_SIZE as usize;
+    LaunchConfig {
+        grid: (rows.div_ceil(warps_per_block) as u32, 1, 1),
+        block: (BLOCK, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn input(rows: usize) -> Vec<f32> {
+    (0..rows * WIDTH)
+        .map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 20) as f32 / 256.0 - 8.0)
+        .collect()
+}
+
+fn cpu_softmax(row: &[f32]) -> Vec<f32> {
+    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let sum: f64 = row.iter().map(|&v| f64::from(v - max).exp()).sum();
+    row.iter()
+        .map(|&v| (f64::from(v - max).exp() / sum) as f32)
+        .collect()
+}
+
+fn main() -> ExitCode {
+    bench::main("softmax", 1 << 28, run)
+}
+
+/// Prints the PASS or FAIL line; `Ok(false)` on FAIL.
+fn run(n: usize) -> Result<bool, Error> {
+    let gpu = Gpu::new(0)?;
+    softmax::load(&gpu)?;
+    let rows = (n / WIDTH).max(1);
+    let values = input(rows);
+    let dinput = gpu.htod(&values)?;
+    let mut dout = gpu.alloc_zeroed::<f32>(rows * WIDTH)?;
+    let cfg = shape(rows);
+    softmax::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, WIDTH)?)?;
+    let got = gpu.dtoh(&dout)?;
+    for r in 0..rows {
+        let expected = cpu_softmax(&values[r * WIDTH..(r + 1) * WIDTH]);
+        for c in 0..WIDTH {
+            let g = got[r * WIDTH + c];
+            if (g - expected[c]).abs() > 1e-6 {
+                println!(
+                    "softmax n={n} FAIL at ({r}, {c}): got {g} expected {}",
+                    expected[c]
+                );
+                return Ok(false);
+            }
+        }
+    }
+    let ms = gpu.time(|| {
+        for _ in 0..REPS {
+            softmax::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, WIDTH)?)?;
+        }
+        Ok(())
+    })? / REPS as f32;
+    let bytes = 2 * (rows * WIDTH) as u64 * size_of::<f32>() as u64;
+    println!(
+        "softmax n={n} PASS ({rows} rows of {WIDTH}) {:.1} GB/s {ms:.4} ms",
+        bench::gb_per_s(bytes, ms)
+    );
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_emulator_matches_the_cpu() {
+        let rows = 13;
+        let values = input(rows);
+        let mut out = vec![f32::NAN; rows * WIDTH];
+        softmax::emulate(
+            &shape(rows),
+            &values,
+            Rows::new(&mut out[..], WIDTH).unwrap(),
+        )
+        .unwrap();
+        for r in 0..rows {
+            let expected = cpu_softmax(&values[r * WIDTH..(r + 1) * WIDTH]);
+            for c in 0..WIDTH {
+                assert!(
+                    (out[r * WIDTH + c] - expected[c]).abs() <= 1e-6,
+                    "({r}, {c})"
+                );
+            }
+        }
+    }
+}
