@@ -185,6 +185,8 @@ enum KernelParam {
         read_only: bool,
         unique: bool,
         elem_align: u64,
+        /// Pointer-sized words after the length: a 2-D output's row width.
+        extra_words: usize,
     },
     /// One primitive scalar, in its memory representation.
     Primitive(TypeHandle),
@@ -215,6 +217,7 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
             read_only: !mutability.is_mut() && frozen,
             unique: mutability.is_mut() || frozen,
             elem_align,
+            extra_words: 0,
         };
     }
     // The element is the slice's one type argument, whatever lifetimes come before it.
@@ -225,10 +228,17 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
         let elem_align = m
             .layout_of(elem, rustc_span::DUMMY_SP)
             .map_or(1, |l| l.align.abi.bytes());
+        // `DisjointSlice`, `DisjointChunks`: pointer and length; the 2-D outputs a row width
+        // after them (docs/contracts.md): every field that is not zero-sized is one word.
+        let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
+        let words = (0..layout.fields.count())
+            .filter(|&f| !layout.field(&cx, f).is_zst())
+            .count();
         return KernelParam::PointerAndLength {
             read_only: false,
             unique: true,
             elem_align,
+            extra_words: words.saturating_sub(2),
         };
     }
     if types::is_primitive_param(ty)
@@ -282,6 +292,7 @@ pub(crate) fn kernel_signature<'tcx>(
                 read_only,
                 unique,
                 elem_align,
+                extra_words,
             } => {
                 params.push(types::ptr(&mut m.ctx));
                 params.push(types::int(&mut m.ctx, 64));
@@ -300,6 +311,10 @@ pub(crate) fn kernel_signature<'tcx>(
                 }
                 attrs.push(ptr_attrs);
                 attrs.push(LlvmAttributesAttr::new());
+                for _ in 0..extra_words {
+                    params.push(types::int(&mut m.ctx, 64));
+                    attrs.push(LlvmAttributesAttr::new());
+                }
             }
             KernelParam::Primitive(t) | KernelParam::Bytes(t) => {
                 params.push(t);
@@ -329,18 +344,22 @@ pub(crate) fn store_kernel_params(
         };
         match kernel_param(cx.m, layout) {
             KernelParam::Ignore => {}
-            KernelParam::PointerAndLength { .. } => {
-                let (ptr, len) = (
-                    next.next().expect("ptr param"),
-                    next.next().expect("len param"),
-                );
-                for (field, value) in [(0usize, ptr), (1, len)] {
-                    let offset = slot.layout.fields.offset(field);
+            KernelParam::PointerAndLength { extra_words, .. } => {
+                // The struct's words in field order (pointer, length, then a row width),
+                // skipping its zero-sized marker.
+                let mut stored = 0;
+                for field in 0..slot.layout.fields.count() {
                     let field_layout = slot.layout.field(&cx.layout_cx(), field);
+                    if field_layout.is_zst() || stored == 2 + extra_words {
+                        continue;
+                    }
+                    let value = next.next().expect("a pointer, length or width param");
+                    let offset = slot.layout.fields.offset(field);
                     let place = cx.offset_place(slot, offset, field_layout);
                     let scalar =
-                        types::as_scalar(field_layout).expect("pointer and length are scalars");
+                        types::as_scalar(field_layout).expect("an output's words are scalars");
                     cx.store_scalar(value, place.ptr, scalar, place.align);
+                    stored += 1;
                 }
             }
             KernelParam::Primitive(_) | KernelParam::Bytes(_) => {
