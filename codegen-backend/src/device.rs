@@ -37,6 +37,7 @@ fn kernel_mode(options: oxide_contract::KernelOptions) -> KernelMode {
             FloatMode::Contract
         },
         grid_1d: options.grid_1d,
+        block: options.block,
     }
 }
 
@@ -487,7 +488,8 @@ mod tests {
             plain.1,
             KernelMode {
                 float: FloatMode::Contract,
-                grid_1d: false
+                grid_1d: false,
+                block: None,
             }
         );
         let both = kernel_prefix("__oxide_kernel_grid1d_strict__my_kernel")
@@ -498,7 +500,8 @@ mod tests {
             both.1,
             KernelMode {
                 float: FloatMode::Strict,
-                grid_1d: true
+                grid_1d: true,
+                block: None,
             }
         );
         assert_eq!(

@@ -94,6 +94,19 @@ impl SpecialRegister {
     }
 }
 
+impl SpecialRegister {
+    /// The value the register has in every launch with blocks of exactly `block` threads
+    /// (x, y, z) (the launch contract `block = "..."`): the block's sizes.
+    pub fn value_in_block(self, [x, y, z]: [u32; 3]) -> Option<u32> {
+        match self {
+            SpecialRegister::NtidX => Some(x),
+            SpecialRegister::NtidY => Some(y),
+            SpecialRegister::NtidZ => Some(z),
+            _ => None,
+        }
+    }
+}
+
 impl std::fmt::Display for SpecialRegister {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "\"{}\"", self.ptx_name())
@@ -480,6 +493,8 @@ mod tests {
         assert_eq!(SpecialRegister::from_ptx_name("tid.w"), None);
         assert_eq!(SpecialRegister::NctaidY.value_in_1d_grid(), Some(1));
         assert_eq!(SpecialRegister::CtaidZ.value_in_1d_grid(), Some(0));
+        assert_eq!(SpecialRegister::NtidY.value_in_block([32, 8, 1]), Some(8));
+        assert_eq!(SpecialRegister::TidY.value_in_block([32, 8, 1]), None);
         assert_eq!(SpecialRegister::TidX.value_in_1d_grid(), None);
     }
 

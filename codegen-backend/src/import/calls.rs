@@ -192,7 +192,10 @@ impl<'tcx> FnCx<'tcx, '_> {
         let dest = self.place(destination)?;
         let value = match device_fn {
             DeviceFn::SpecialRegister(register) => {
-                let fixed = register.value_in_1d_grid().filter(|_| self.mode.grid_1d);
+                let fixed = register
+                    .value_in_1d_grid()
+                    .filter(|_| self.mode.grid_1d)
+                    .or_else(|| self.mode.block.and_then(|b| register.value_in_block(b)));
                 Some(match fixed {
                     Some(v) => self.const_int(32, u128::from(v)),
                     None => self.emit_value(|ctx| SpecialRegOp::new(ctx, register)),

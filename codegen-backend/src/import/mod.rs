@@ -64,6 +64,9 @@ pub(crate) struct KernelMode {
     /// The launch contract `grid = "1d"`: block and grid are one-dimensional (the launcher checks
     /// it), so y/z dimensions are 1 and y/z indices 0.
     pub(crate) grid_1d: bool,
+    /// The launch contract `block = "..."`: every block has exactly these (x, y, z) threads
+    /// (the launcher checks it), so `blockDim` is these constants.
+    pub(crate) block: Option<[u32; 3]>,
 }
 
 /// A function of the device module: its symbol, LLVM type and how it passes values.
@@ -324,6 +327,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             mir_text.push('\n');
         }
         let span = mir.span;
+        let is_kernel = matches!(kind, FnKind::Kernel(_));
         let (name, ty, abi, param_attrs) = match kind {
             FnKind::Kernel(name) => {
                 let (ty, attrs) =
@@ -336,7 +340,14 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi), None),
         };
         let func = FuncOp::new(&mut m.ctx, name, ty);
-        let func_attrs = crate::uniformity::function_attributes(m, instance);
+        let mut func_attrs = crate::uniformity::function_attributes(m, instance);
+        if let (true, Some([x, y, z])) = (is_kernel, mode.block) {
+            // The exact block shape, for ptxas (`.reqntid x, y, z`).
+            func_attrs.set(
+                "nvvm.reqntid",
+                pliron_llvm::llvm_attrs::LlvmAttrValue::Str(format!("{x},{y},{z}")),
+            );
+        }
         if !func_attrs.is_empty() {
             func.set_attr_llvm_func_attrs(&m.ctx, func_attrs);
         }

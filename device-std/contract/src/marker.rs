@@ -15,6 +15,25 @@ pub struct KernelOptions {
     /// `grid = "1d"` (tag `grid1d`): launched with grid and block y = z = 1 (checked by the
     /// launcher), so the backend folds the y and z dimensions to 1 and indices to 0.
     pub grid_1d: bool,
+    /// `block = "32x8"` (tag `block32x8x1`): launched with exactly this block shape (checked by
+    /// the launcher), so the backend folds `blockDim` to these constants and declares the
+    /// shape in the PTX (`.reqntid 32, 8, 1`).
+    pub block: Option<[u32; 3]>,
+}
+
+/// The tag of an exact block shape: `block32x8x1`.
+fn block_tag([x, y, z]: [u32; 3]) -> String {
+    format!("block{x}x{y}x{z}")
+}
+
+/// The block shape of a `block<x>x<y>x<z>` tag (each at least 1).
+fn parse_block_tag(tag: &str) -> Option<[u32; 3]> {
+    let dims = tag.strip_prefix("block")?;
+    let mut parts = dims
+        .split('x')
+        .map(|d| d.parse::<u32>().ok().filter(|&v| v > 0));
+    let shape = [parts.next()??, parts.next()??, parts.next()??];
+    parts.next().is_none().then_some(shape)
 }
 
 /// Gives access to the option a tag stands for.
@@ -33,9 +52,15 @@ const TAGS: [(&str, OptionField); 2] = [
 /// so two crates may each have a kernel of the same name.
 pub fn kernel_marker(name: &str, options: &KernelOptions) -> String {
     let mut options = *options;
-    let tags: Vec<&str> = TAGS
-        .iter()
-        .filter_map(|(tag, field)| (*field(&mut options)).then_some(*tag))
+    // `block...` sorts before the other tags.
+    let tags: Vec<String> = options
+        .block
+        .map(block_tag)
+        .into_iter()
+        .chain(
+            TAGS.iter()
+                .filter_map(|(tag, field)| (*field(&mut options)).then_some(tag.to_string())),
+        )
         .collect();
     if tags.is_empty() {
         format!("{KERNEL_MARKER_PREFIX}_{name}")
@@ -81,6 +106,10 @@ pub fn parse_kernel_marker(
     }
     let mut options = KernelOptions::default();
     for tag in tags.split('_').filter(|t| !t.is_empty()) {
+        if let Some(shape) = parse_block_tag(tag) {
+            options.block = Some(shape);
+            continue;
+        }
         match TAGS.iter().find(|(known, _)| *known == tag) {
             Some((_, field)) => *field(&mut options) = true,
             None => {
@@ -146,9 +175,14 @@ mod tests {
 
     fn all_options() -> impl Iterator<Item = KernelOptions> {
         [false, true].into_iter().flat_map(|strict_float| {
-            [false, true].into_iter().map(move |grid_1d| KernelOptions {
-                strict_float,
-                grid_1d,
+            [false, true].into_iter().flat_map(move |grid_1d| {
+                [None, Some([32, 8, 1]), Some([256, 1, 1])]
+                    .into_iter()
+                    .map(move |block| KernelOptions {
+                        strict_float,
+                        grid_1d,
+                        block,
+                    })
             })
         })
     }
@@ -158,12 +192,20 @@ mod tests {
         let opts = |strict_float, grid_1d| KernelOptions {
             strict_float,
             grid_1d,
+            block: None,
         };
         for (options, marker) in [
             (opts(false, false), "__oxide_kernel__vecadd"),
             (opts(true, false), "__oxide_kernel_strict__vecadd"),
             (opts(false, true), "__oxide_kernel_grid1d__vecadd"),
             (opts(true, true), "__oxide_kernel_grid1d_strict__vecadd"),
+            (
+                KernelOptions {
+                    block: Some([32, 8, 1]),
+                    ..opts(true, false)
+                },
+                "__oxide_kernel_block32x8x1_strict__vecadd",
+            ),
         ] {
             assert_eq!(kernel_marker("vecadd", &options), marker);
         }
@@ -208,6 +250,7 @@ mod tests {
         let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
+            block: None,
         };
         assert_eq!(
             parse_kernel_marker("__oxide_kernel_strict_grid1d__k"),

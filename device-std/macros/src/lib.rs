@@ -432,6 +432,12 @@ impl Kernel {
             .options
             .grid_1d
             .then(|| quote!(::oxide::__private::emulate_check_grid_1d(#kernel_name, #cfg)?;));
+        let block_check = self.options.block.map(|[x, y, z]| {
+            quote!(::oxide::__private::check_block(#kernel_name, &#cfg, [#x, #y, #z])?;)
+        });
+        let emu_block_check = self.options.block.map(|[x, y, z]| {
+            quote!(::oxide::__private::emulate_check_block(#kernel_name, #cfg, [#x, #y, #z])?;)
+        });
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,
@@ -506,6 +512,7 @@ impl Kernel {
                     #(#params),*
                 ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
                     #grid_check
+                    #block_check
                     #get_function
                     let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
                     #(#pushes)*
@@ -525,6 +532,7 @@ impl Kernel {
                     #(#emu_params),*
                 ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
                     #emu_grid_check
+                    #emu_block_check
                     #(#emu_shared)*
                     ::oxide::emulate::run(#kernel_name, #cfg, || {
                         #(#emu_thread)*

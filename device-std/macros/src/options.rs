@@ -9,7 +9,24 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, Meta, Token};
 
 const VALID: &str = "the options are `strict_float` (no FMA contraction: bit-for-bit Rust float \
-                     semantics) and `grid = \"1d\"` (launched with grid and block y = z = 1)";
+                     semantics), `grid = \"1d\"` (launched with grid and block y = z = 1) and \
+                     `block = \"32x8\"` (launched with exactly this block shape)";
+
+/// `"256"`, `"32x8"` or `"32x8x1"`: each dimension at least 1, at most 1024 threads in all.
+fn block_shape(text: &str) -> Option<[u32; 3]> {
+    let dims: Vec<u32> = text
+        .split('x')
+        .map(|d| d.trim().parse::<u32>().ok().filter(|&v| v > 0))
+        .collect::<Option<_>>()?;
+    let shape = match dims[..] {
+        [x] => [x, 1, 1],
+        [x, y] => [x, y, 1],
+        [x, y, z] => [x, y, z],
+        _ => return None,
+    };
+    let threads = shape.iter().try_fold(1u32, |n, &d| n.checked_mul(d))?;
+    (threads <= 1024).then_some(shape)
+}
 
 /// Parses the attribute's arguments, reporting every problem at its span.
 pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
@@ -42,6 +59,26 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
                     }
                 }
                 (&mut options.grid_1d, "grid")
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("block") => {
+                let shape = match &nv.value {
+                    Expr::Lit(ExprLit {
+                        lit: Lit::Str(s), ..
+                    }) => block_shape(&s.value()),
+                    _ => None,
+                };
+                let Some(shape) = shape else {
+                    fail(syn::Error::new(
+                        nv.value.span(),
+                        "`block` takes the exact block shape as a string, `\"256\"`, `\"32x8\"` \
+                         or `\"32x8x1\"`: each dimension at least 1, at most 1024 threads in all",
+                    ));
+                    continue;
+                };
+                if options.block.replace(shape).is_some() {
+                    fail(syn::Error::new(meta.span(), "`block` is given twice"));
+                }
+                continue;
             }
             Meta::NameValue(_) | Meta::List(_) if meta.path().is_ident("strict_float") => {
                 fail(syn::Error::new(
@@ -82,6 +119,18 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
         }
         *seen = true;
     }
+    if let Some(shape @ [_, y, z]) = options.block
+        && options.grid_1d
+        && (y, z) != (1, 1)
+    {
+        fail(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "`grid = \"1d\"` promises blocks of y = z = 1, and `block` is {shape:?}: write \
+                 a one-dimensional block (`block = \"256\"`)"
+            ),
+        ));
+    }
     errors.map_or(Ok(options), Err)
 }
 
@@ -96,6 +145,7 @@ mod tests {
         let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
+            block: None,
         };
         assert_eq!(parse(quote!(strict_float, grid = "1d")).unwrap(), both);
         assert_eq!(parse(quote!(grid = "1d", strict_float,)).unwrap(), both);
@@ -103,8 +153,21 @@ mod tests {
             parse(quote!(strict_float)).unwrap(),
             KernelOptions {
                 strict_float: true,
-                grid_1d: false
+                grid_1d: false,
+                block: None,
             }
+        );
+        assert_eq!(
+            parse(quote!(block = "32x8")).unwrap().block,
+            Some([32, 8, 1])
+        );
+        assert_eq!(
+            parse(quote!(grid = "1d", block = "256")).unwrap().block,
+            Some([256, 1, 1])
+        );
+        assert_eq!(
+            parse(quote!(block = "4x4x4")).unwrap().block,
+            Some([4, 4, 4])
         );
     }
 
@@ -127,6 +190,22 @@ mod tests {
             ),
             (quote!(a::b), "unknown `#[kernel]` option `a::b`"),
             (quote!(1 + 2), "bad `#[kernel]` options: the options are"),
+            (
+                quote!(block = "2048"),
+                "`block` takes the exact block shape",
+            ),
+            (quote!(block = "0x8"), "`block` takes the exact block shape"),
+            (quote!(block = "32x"), "`block` takes the exact block shape"),
+            (quote!(block = 256), "`block` takes the exact block shape"),
+            (
+                quote!(block = "1x2x3x4"),
+                "`block` takes the exact block shape",
+            ),
+            (quote!(block = "8", block = "8"), "`block` is given twice"),
+            (
+                quote!(grid = "1d", block = "32x8"),
+                "`grid = \"1d\"` promises",
+            ),
         ] {
             let e = parse(attr.clone()).unwrap_err().to_string();
             assert!(e.starts_with(expected), "{attr}: {e}");

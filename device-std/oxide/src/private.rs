@@ -47,6 +47,36 @@ fn grid_1d(kernel: &str, cfg: &LaunchConfig) -> Result<(), String> {
     }
 }
 
+/// The launch contract of a `#[kernel(block = "...")]` kernel, checked before its launch: the
+/// block is exactly `shape`.
+pub fn check_block(kernel: &str, cfg: &LaunchConfig, shape: [u32; 3]) -> Result<(), Error> {
+    exact_block(kernel, cfg, shape).map_err(Error::LaunchShape)
+}
+
+/// [`check_block`] for the emulator.
+pub fn emulate_check_block(
+    kernel: &'static str,
+    cfg: &LaunchConfig,
+    shape: [u32; 3],
+) -> Result<(), KernelFailure> {
+    exact_block(kernel, cfg, shape).map_err(|reason| KernelFailure {
+        kernel,
+        kind: FailureKind::LaunchShape(reason),
+    })
+}
+
+fn exact_block(kernel: &str, cfg: &LaunchConfig, [x, y, z]: [u32; 3]) -> Result<(), String> {
+    if cfg.block == (x, y, z) {
+        Ok(())
+    } else {
+        Err(format!(
+            "kernel `{kernel}` is declared `#[kernel(block = \"{x}x{y}x{z}\")]`: its blocks must \
+             be exactly ({x}, {y}, {z}), and this launch has block {:?}",
+            cfg.block
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -68,6 +98,14 @@ mod tests {
             "invalid launch shape: kernel `k` is declared `#[kernel(grid = \"1d\")]`: grid and \
              block must have y = z = 1, and this launch has grid (2, 2, 1) and block (8, 8, 1)"
         );
+        assert!(check_block("k", &two_d, [8, 8, 1]).is_ok());
+        let e = check_block("k", &two_d, [32, 8, 1]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid launch shape: kernel `k` is declared `#[kernel(block = \"32x8x1\")]`: its \
+             blocks must be exactly (32, 8, 1), and this launch has block (8, 8, 1)"
+        );
+        assert!(emulate_check_block("k", &two_d, [64, 1, 1]).is_err());
         let f = emulate_check_grid_1d("k", &two_d).unwrap_err();
         assert!(matches!(f.kind, FailureKind::LaunchShape(_)), "{f}");
         assert_eq!(f.kernel, "k");

@@ -172,3 +172,25 @@ fn block_tiles_transpose() {
         }
     }
 }
+
+/// A block-shape contract: the emulator, like the launcher, refuses any other block.
+#[kernel(block = "32x8")]
+pub fn fixed_block(mut out: DisjointSlice<u32>) {
+    let n = thread::block_dim_x() * thread::block_dim_y();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = n;
+    }
+}
+
+#[test]
+fn block_contracts_are_checked_before_running() {
+    let mut out = vec![0u32; 512];
+    fixed_block::emulate(&cfg((2, 1, 1), (32, 8, 1)), &mut out).unwrap();
+    assert!(out.iter().all(|&n| n == 256));
+    let e = fixed_block::emulate(&cfg((2, 1, 1), (256, 1, 1)), &mut out).unwrap_err();
+    assert!(
+        matches!(e.kind, oxide::emulate::FailureKind::LaunchShape(_)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("block = \"32x8x1\""), "{e}");
+}

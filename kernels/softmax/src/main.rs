@@ -10,10 +10,13 @@ use oxide::prelude::*;
 use oxide::warp::{self, WARP_SIZE};
 use oxide_bench as bench;
 
-/// `out` row `r` is the softmax of `input` row `r` (rows of `out.width()`).
-#[kernel(grid = "1d")]
+/// `out` row `r` is the softmax of `input` row `r`, rows of [`WIDTH`] (as the CUDA twin, the
+/// width is a constant, so the loops over a lane's columns unroll; a buffer of another width
+/// traps).
+#[kernel(grid = "1d", block = "256")]
 pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
-    let width = out.width();
+    assert!(out.width() == WIDTH, "rows of {WIDTH}");
+    let width = WIDTH;
     let lanes = WARP_SIZE as usize;
     let mut row = out.row_mut();
     // Warps past the last row take part in the warp collectives with nothing to add.

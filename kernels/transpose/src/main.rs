@@ -14,8 +14,9 @@ const TILE: usize = 32;
 const ROWS_PER_THREAD: usize = 4;
 
 /// `out` is the transpose of `input` (`out.width()` rows of `out.rows()`): the block that owns
-/// output tile `(y, x)` reads input tile `(x, y)`.
-#[kernel]
+/// output tile `(y, x)` reads input tile `(x, y)`. The exact block shape is a launch contract:
+/// the block's loops over its tiles then have constant strides and unroll.
+#[kernel(block = "32x8")]
 pub fn transpose(
     input: &[f32],
     mut out: BlockTiles<f32, TILE, TILE>,
