@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Writes the PTX probes of ptxas faults that llvm-emit/src/workarounds/ works around, into OUT:
 neg16.ptx (16-bit negation forms, each followed by a use), wide.ptx (32/64-bit neg and abs of
-the most negative value), abs.ptx (abs written as abs, select, max and shifts). The .cu harnesses
+the most negative value), abs.ptx (abs written as abs, select, max and shifts), narrow.ptx (8- and 16-bit values sign-extended
+into a 16- or 32-bit register by each form NVPTX and ptxas meet, then used by max/min/setp/shr/
+zero-extension and the exact trailing_zeros sequence of `max(x, 0)`). The .cu harnesses
 next to this file load each at JIT -O0 and -O3 and check every output against the host.
 Usage: gen.py OUT"""
 import sys
@@ -118,8 +120,95 @@ def abs_forms(out):
     open(out+'/abs_names.txt','w').write(' '.join(names)+'\n')
 
 
+# narrow.ptx: where a sign-extended i8 (or i16) in a register goes wrong. Each source puts the
+# low 8 (or 16) bits of the input, sign-extended, into a 16-bit (%rs1) or 32-bit (%r1) register;
+# each use then computes from it. Names: n_<source>_<use>; narrow_names.txt has per kernel
+# "name h W BITS USE" (W the register width, BITS the width of the value), which narrow.cu reads.
+NARROW_SOURCES = {
+    # 16-bit register, i8 value
+    's8a': (16, 8, 'cvt.s8.s64 %rs1, %rd1;'),  # what NVPTX emits for `x as i8` (fuzz 620, 2224)
+    's8b': (16, 8, 'cvt.u32.u64 %r20, %rd1; cvt.s8.s32 %rs1, %r20;'),
+    's8c': (16, 8, 'cvt.u16.u64 %rs10, %rd1; cvt.s16.s8 %rs1, %rs10;'),
+    's8d': (16, 8, 'cvt.u16.u64 %rs10, %rd1; cvt.s8.s16 %rs1, %rs10;'),
+    's8e': (16, 8, 'ld.global.nc.s8 %rs1, [%rd6];'),
+    's8f': (16, 8, 'cvt.u32.u64 %r20, %rd1; cvt.s32.s8 %r20, %r20; cvt.u16.u32 %rs1, %r20;'),  # the rewrite
+    's8g': (16, 8, 'cvt.u16.u64 %rs10, %rd1; shl.b16 %rs10, %rs10, 8; shr.s16 %rs1, %rs10, 8;'),
+    # 16-bit register, i16 value
+    's16a': (16, 16, 'cvt.u16.u64 %rs1, %rd1;'),
+    's16b': (16, 16, 'cvt.s16.s64 %rs1, %rd1;'),
+    's16c': (16, 16, 'ld.global.nc.s16 %rs1, [%rd6];'),
+    # 32-bit register
+    'w8a': (32, 8, 'cvt.u32.u64 %r20, %rd1; cvt.s32.s8 %r1, %r20;'),
+    'w8b': (32, 8, 'cvt.s8.s64 %r1, %rd1;'),
+    'w8c': (32, 8, 'cvt.s8.s64 %rs10, %rd1; cvt.s32.s16 %r1, %rs10;'),
+    'w16a': (32, 16, 'cvt.u32.u64 %r20, %rd1; cvt.s32.s16 %r1, %r20;'),
+    'w16b': (32, 16, 'cvt.u16.u64 %rs10, %rd1; cvt.s32.s16 %r1, %rs10;'),
+}
+
+def _tz(R, W, x, lab, branch):
+    """trailing_zeros of an i8 in register x as NVPTX emits it: 8 at zero, else
+    popc(~x & (x - 1) & 255); the result in %{R}7, then zero-extended into %rd9."""
+    to32 = f'cvt.u32.u16 %r15, %{R}6;' if W == 16 else f'mov.b32 %r15, %{R}6;'
+    back = f'cvt.u16.u32 %{R}8, %r16;' if W == 16 else f'mov.b32 %{R}8, %r16;'
+    body = (f'add.s{W} %{R}3, {x}, -1; not.b{W} %{R}4, {x}; and.b{W} %{R}5, %{R}4, %{R}3; '
+            f'and.b{W} %{R}6, %{R}5, 255; {to32} popc.b32 %r16, %r15; {back}')
+    if branch:
+        return (f'setp.eq.b{W} %p2, {x}, 0; mov.b{W} %{R}7, 8; @%p2 bra {lab}; {body} '
+                f'mov.b{W} %{R}7, %{R}8;\n{lab}:\n cvt.u64.u{W} %rd9, %{R}7;')
+    return (f'setp.eq.b{W} %p2, {x}, 0; {body} selp.b{W} %{R}7, 8, %{R}8, %p2; '
+            f'cvt.u64.u{W} %rd9, %{R}7;')
+
+def narrow_uses(R, W, lab):
+    to32 = (lambda x: f'cvt.u32.u16 %r30, {x};') if W == 16 else (lambda x: f'mov.b32 %r30, {x};')
+    m = f'max.s{W} %{R}2, %{R}1, 0;'
+    return {
+        'id': f'cvt.s64.s{W} %rd9, %{R}1;',
+        'zx': f'cvt.u64.u{W} %rd9, %{R}1;',
+        'max0': f'{m} cvt.s64.s{W} %rd9, %{R}2;',
+        'max0z': f'{m} cvt.u64.u{W} %rd9, %{R}2;',
+        'maxr': f'cvt.u{W}.u64 %{R}11, %rd2; max.s{W} %{R}2, %{R}1, %{R}11; cvt.s64.s{W} %rd9, %{R}2;',
+        'min0': f'min.s{W} %{R}2, %{R}1, 0; cvt.s64.s{W} %rd9, %{R}2;',
+        'maxn': f'max.s{W} %{R}2, %{R}1, -3; cvt.s64.s{W} %rd9, %{R}2;',
+        'lt0': f'setp.lt.s{W} %p1, %{R}1, 0; selp.u64 %rd9, 1, 0, %p1;',
+        'le0m': f'{m} setp.eq.b{W} %p1, %{R}2, 0; selp.u64 %rd9, 1, 0, %p1;',
+        'sar': f'shr.s{W} %{R}2, %{R}1, {W - 1}; cvt.s64.s{W} %rd9, %{R}2;',
+        'and255': f'and.b{W} %{R}2, %{R}1, 255; cvt.u64.u{W} %rd9, %{R}2;',
+        'tzmb': f'{m} ' + _tz(R, W, f'%{R}2', lab, True),
+        'tzms': f'{m} ' + _tz(R, W, f'%{R}2', lab, False),
+        'tza': _tz(R, W, f'%{R}1', lab, True),
+        'popm': f'{m} {to32(f"%{R}2")} popc.b32 %r31, %r30; cvt.u64.u32 %rd9, %r31;',
+        'clzm': f'{m} {to32(f"%{R}2")} clz.b32 %r31, %r30; cvt.u64.u32 %rd9, %r31;',
+        'addm': f'{m} add.s{W} %{R}2, %{R}2, -1; cvt.s64.s{W} %rd9, %{R}2;',
+    }
+
+def narrow(out):
+    ptx = ['.version 8.0', '.target sm_90', '.address_size 64']
+    rows = []
+    for sn, (w, bits, src) in NARROW_SOURCES.items():
+        R = 'rs' if w == 16 else 'r'
+        for un, use in narrow_uses(R, w, 'LAB').items():
+            n = f'n_{sn}_{un}'
+            rows.append(f'{n} h {w} {bits} {un}')
+            use = use.replace('LAB', f'$L_{n}')
+            ptx.append(f'''.visible .entry {n}(.param .u64 pa, .param .u64 pb, .param .u64 po)
+    {{
+     .reg .pred %p<3>; .reg .b16 %rs<12>; .reg .b32 %r<32>; .reg .b64 %rd<16>;
+     ld.param.u64 %rd11, [pa]; ld.param.u64 %rd12, [pb]; ld.param.u64 %rd13, [po];
+     mov.u32 %r24, %tid.x; mov.u32 %r25, %ctaid.x; mov.u32 %r26, %ntid.x; mad.lo.s32 %r24, %r25, %r26, %r24; cvt.u64.u32 %rd4, %r24;
+     shl.b64 %rd5, %rd4, 3; add.s64 %rd6, %rd11, %rd5; add.s64 %rd7, %rd12, %rd5;
+     ld.global.nc.u64 %rd1, [%rd6]; ld.global.nc.u64 %rd2, [%rd7];
+     {src}
+     {use}
+     add.s64 %rd14, %rd13, %rd5; st.global.u64 [%rd14], %rd9;
+     ret;
+    }}''')
+    open(out + '/narrow.ptx', 'w').write('\n'.join(ptx) + '\n')
+    open(out + '/narrow_names.txt', 'w').write('\n'.join(rows) + '\n')
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     neg16(out)
     wide(out)
     abs_forms(out)
+    narrow(out)

@@ -7,7 +7,9 @@
 //!   when only some bits of the result are used).
 //! - [`ptx_rewrites`]: `neg.s16`/`abs.s16`, and `abs.s32`/`abs.s64`, are rewritten in the PTX
 //!   (ptxas at -O3 reads a 16-bit negation of -32768 as +32768, and takes `abs` of the most
-//!   negative value for non-negative).
+//!   negative value for non-negative); and, suspected but not yet confirmed on the GPU, an `i8`
+//!   sign-extended into a 16-bit register (`cvt.s8.s64 %rs..`) is sign-extended in 32 bits
+//!   (fuzz programs 620 and 2224 cut down to `max(x, 0).trailing_zeros()` of an `i8`).
 
 mod ptx_rewrites;
 mod wide_shifts;
