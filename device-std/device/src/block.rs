@@ -84,18 +84,13 @@ pub fn sum<T: WarpValue + Add<Output = T>>(value: T) -> T {
 /// are NaN, as `f32::max` does).
 #[inline]
 pub fn max<T: WarpValue + PartialOrd>(value: T) -> T {
-    reduce(value, |a, b| if b > a || is_nan(a) { b } else { a })
+    reduce(value, warp::larger)
 }
 
 /// The smallest of the block's values, in every thread (NaNs as [`max`]).
 #[inline]
 pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
-    reduce(value, |a, b| if b < a || is_nan(a) { b } else { a })
-}
-
-#[inline]
-fn is_nan<T: PartialOrd>(a: T) -> bool {
-    a.partial_cmp(&a).is_none()
+    reduce(value, warp::smaller)
 }
 
 /// `__syncthreads_count(predicate)`: how many threads of the block have `predicate` true, in

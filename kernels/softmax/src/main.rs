@@ -23,18 +23,15 @@ pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
     let r = row.as_ref().map(|row| row.row());
     let x = |col: usize| r.and_then(|r| input.get(r * width + col)).copied();
     let lane = warp::lane_id() as usize;
+    // A constant count of columns per lane (WIDTH / 32), so that the loops unroll.
     let mut max = f32::NEG_INFINITY;
-    let mut col = lane;
-    while col < width {
-        max = max.max(x(col).unwrap_or(f32::NEG_INFINITY));
-        col += lanes;
+    for k in 0..width / lanes {
+        max = max.max(x(lane + k * lanes).unwrap_or(f32::NEG_INFINITY));
     }
     let max = warp::max(max);
     let mut sum = 0.0f32;
-    let mut col = lane;
-    while col < width {
-        sum += x(col).map_or(0.0, |v| (v - max).exp());
-        col += lanes;
+    for k in 0..width / lanes {
+        sum += x(lane + k * lanes).map_or(0.0, |v| (v - max).exp());
     }
     let sum = warp::sum(sum);
     if let Some(row) = &mut row {

@@ -30,11 +30,11 @@ pub fn transpose(
     let tile = tile
         .init(|(r, c)| {
             let (row, col) = (bx * TILE + r, by * TILE + c);
-            if c < TILE && row < in_rows && col < in_cols {
-                input[row * in_cols + col]
-            } else {
-                0.0
-            }
+            // `get`, not indexing: no trap branch between the thread's loads, which can then
+            // all be in flight at once.
+            let inside = c < TILE && row < in_rows && col < in_cols;
+            let value = input.get(row * in_cols + col).copied().unwrap_or(0.0);
+            if inside { value } else { 0.0 }
         })
         .sync();
     if let Some(mut mine) = out.tile_mut() {

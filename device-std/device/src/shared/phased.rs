@@ -156,10 +156,13 @@ unsafe impl<T: SharedElem + 'static, const N: usize> SharedLayout for [T; N] {
     #[inline]
     fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, usize)) {
         let (t, n) = me.linear();
-        let mut slot = t;
-        while slot < N {
-            f(slot, slot);
-            slot += n;
+        // A count of rounds that is a constant when the block's size is (a `block = "..."`
+        // contract), so that the loop unrolls and its loads are issued together.
+        for k in 0..N.div_ceil(n) {
+            let slot = t + k * n;
+            if slot < N {
+                f(slot, slot);
+            }
         }
     }
 }
@@ -189,14 +192,15 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
         if z != 0 {
             return;
         }
-        let mut row = y;
-        while row < R {
-            let mut col = x;
-            while col < C {
-                f(row * C + col, (row, col));
-                col += bx;
+        // Counts of rounds that are constants when the block's shape is (as above).
+        for i in 0..R.div_ceil(by) {
+            let row = y + i * by;
+            for j in 0..C.div_ceil(bx) {
+                let col = x + j * bx;
+                if row < R && col < C {
+                    f(row * C + col, (row, col));
+                }
             }
-            row += by;
         }
     }
 }

@@ -203,19 +203,32 @@ pub fn sum<T: WarpValue + Add<Output = T>>(value: T) -> T {
 /// are NaN, as `f32::max` does).
 #[inline]
 pub fn max<T: WarpValue + PartialOrd>(value: T) -> T {
-    reduce(value, |a, b| if b > a || is_nan(a) { b } else { a })
+    reduce(value, larger)
+}
+
+/// The larger of `a` and `b`, a NaN losing to a number (`f32::max`'s rule), for any
+/// `PartialOrd` value; the warp's and the block's `max` combine with it.
+#[inline]
+pub(crate) fn larger<T: PartialOrd>(a: T, b: T) -> T {
+    if b > a || is_nan(&a) { b } else { a }
+}
+
+/// The smaller of `a` and `b`, as [`larger`].
+#[inline]
+pub(crate) fn smaller<T: PartialOrd>(a: T, b: T) -> T {
+    if b < a || is_nan(&a) { b } else { a }
 }
 
 /// The smallest of the warp's values, in every lane (NaNs as [`max`]).
 #[inline]
 pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
-    reduce(value, |a, b| if b < a || is_nan(a) { b } else { a })
+    reduce(value, smaller)
 }
 
 /// Whether `a` is unordered with itself: a NaN.
 #[inline]
-fn is_nan<T: PartialOrd>(a: T) -> bool {
-    a.partial_cmp(&a).is_none()
+fn is_nan<T: PartialOrd>(a: &T) -> bool {
+    a.partial_cmp(a).is_none()
 }
 
 /// The inclusive scan of the warp's values with `op` (associative): lane `l` gets

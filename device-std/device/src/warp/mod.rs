@@ -17,11 +17,11 @@ use crate::host_context;
 
 mod collective;
 
-pub(crate) use collective::reduce_first_lanes;
 pub use collective::{
     WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, max, min, reduce,
     shuffle_down, shuffle_up, shuffle_xor, sum,
 };
+pub(crate) use collective::{larger, reduce_first_lanes, smaller};
 
 /// Threads per warp on every GPU the backend targets.
 pub const WARP_SIZE: u32 = 32;
