@@ -294,10 +294,10 @@ map_cases! {
     }
 
     /// Bit counts of an i8 or i16 clamped at zero: `max(x, 0).trailing_zeros()` of a negative
-    /// i8 is 8 (two oxide-fuzz programs that differ on the H200 were cut down to it; NVPTX
-    /// sign-extends the i8 into a 16-bit register with `cvt.s8.s64` before `max.s16`, which
-    /// llvm-emit now does in 32 bits, suspected but not yet confirmed as the GPU fault). Half of
-    /// the inputs are negative.
+    /// i8 is 8 (two oxide-fuzz programs that differ on the H200 were cut down to it: ptxas, at
+    /// -O3, gets `max.s16 d, x, 0` compared with 0 wrong, so llvm-emit computes 16-bit
+    /// `max`/`min` in 32 bits; this case failed on the H200 before). Half of the inputs are
+    /// negative.
     narrow_max_trailing_zeros(Exact) |x| -> u64 {
         let v = x as i8;
         let w = (x >> 8) as i16;
