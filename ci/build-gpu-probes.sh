@@ -2,9 +2,11 @@
 # Lays out .gpu-probes/ (git-ignored) for the GPU machine: the PTX probes of the ptxas faults that
 # llvm-emit/src/workarounds/ avoids, and their harnesses. Then, with the device tool: carry
 # [".gpu-probes"], command `bash .gpu-probes/run.sh`. docs/gpu-results/2026-12-01-ptx-probes.txt
-# is its output on the H200 with driver 580 (CUDA 13.0), before narrow.ptx and the cttz probes.
+# is its output on the H200 with driver 580 (CUDA 13.0), before narrow.ptx and the cttz probes;
+# 2026-12-01-ptx-probes-narrow-before.txt and -narrow.txt are with them, before and after the
+# 16-bit max/min rewrite.
 # The backend's PTX of tests/ui/pass_cttz_probe.rs is kept in ci/gpu-probes/cttz_rust_nofix.ptx
-# (before the 8-bit sign-extension rewrite of llvm-emit/src/workarounds/ptx_rewrites.rs) and
+# (before the 16-bit max/min rewrite of llvm-emit/src/workarounds/ptx_rewrites.rs) and
 # cttz_rust_fix.ptx (with it; `cargo test -p oxide-tests --test ui` writes it to
 # target/oxide/ui/pass_cttz_probe.ptx).
 set -euo pipefail

@@ -1,5 +1,5 @@
 //! Rewrites around faults of LLVM's NVPTX code generator and of ptxas, each measured on the H200
-//! (docs/gpu-results/2026-12-01-ptx-probes.txt) and found by oxide-fuzz (docs/fuzzing.md). Each
+//! (docs/gpu-results/2026-12-01-ptx-probes.txt, 2026-12-01-ptx-probes-narrow.txt) and found by oxide-fuzz (docs/fuzzing.md). Each
 //! keeps the program's meaning and avoids the instructions that break it:
 //!
 //! - [`wide_shifts`]: 128-bit shifts by a variable amount are expanded into 64-bit shifts before
@@ -7,9 +7,9 @@
 //!   when only some bits of the result are used).
 //! - [`ptx_rewrites`]: `neg.s16`/`abs.s16`, and `abs.s32`/`abs.s64`, are rewritten in the PTX
 //!   (ptxas at -O3 reads a 16-bit negation of -32768 as +32768, and takes `abs` of the most
-//!   negative value for non-negative); and, suspected but not yet confirmed on the GPU, an `i8`
-//!   sign-extended into a 16-bit register (`cvt.s8.s64 %rs..`) is sign-extended in 32 bits
-//!   (fuzz programs 620 and 2224 cut down to `max(x, 0).trailing_zeros()` of an `i8`).
+//!   negative value for non-negative); and `max.s16`/`min.s16` are computed in 32 bits (ptxas at
+//!   -O3 gets a 16-bit `max(x, 0)` compared with 0 wrong: fuzz programs 620 and 2224,
+//!   docs/gpu-results/2026-12-01-ptx-probes-narrow.txt).
 
 mod ptx_rewrites;
 mod wide_shifts;
