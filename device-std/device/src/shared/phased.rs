@@ -45,6 +45,11 @@ use crate::thread;
 /// A value that can live in block-shared memory: written by one thread, then read (by
 /// reference) by all the threads of the block. Integers, floats, `bool` and the `core` atomics
 /// are; implement it for a type of your own that is `Send` and `Sync` (it says nothing more).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be an element of block-shared memory",
+    label = "not a `SharedElem`",
+    note = "integers, floats, `bool` and the integer atomics are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
+)]
 pub trait SharedElem: Sized + Send + Sync {}
 
 macro_rules! shared_elems {
@@ -120,6 +125,11 @@ impl BlockPosition {
 /// - *every slot has an owner*, and [`for_each_own`](Self::for_each_own) visits each slot its
 ///   thread owns, so that after every thread ran it every slot has been written;
 /// - slots are below [`LEN`](Self::LEN), the number of `Elem`s in `Self`, laid out as an array.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a block-shared array",
+    label = "not an array",
+    note = "a shared array is `Shared<[T; N]>` or `Shared<[[T; C]; R]>` (R rows of C)"
+)]
 pub unsafe trait SharedLayout: Sized + 'static {
     /// The element type.
     type Elem: SharedElem;
