@@ -37,6 +37,34 @@ fn parse_int(text: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
+/// Runs per timing; the nvcc twins time as many (ci/gpu-suite/twins/common.cuh).
+pub const REPS: u32 = 10;
+
+/// Times [`REPS`] runs of `launch` on `gpu`'s stream (CUDA events around all of them) and
+/// prints the line ci/gpu-suite/run.sh reads, `<name> n=<n> PASS [<detail> ]<x> GB/s <y> ms`,
+/// `bytes` being what one run moves and `y` the milliseconds per run. `Ok(true)`: the PASS of
+/// [`main`]'s `run`.
+pub fn report_timed(
+    gpu: &oxide_host::Gpu,
+    name: &str,
+    n: usize,
+    detail: &str,
+    bytes: u64,
+    mut launch: impl FnMut() -> Result<(), oxide_host::Error>,
+) -> Result<bool, oxide_host::Error> {
+    let ms = gpu.time(|| (0..REPS).try_for_each(|_| launch()))? / REPS as f32;
+    let detail = if detail.is_empty() {
+        String::new()
+    } else {
+        format!("{detail} ")
+    };
+    println!(
+        "{name} n={n} PASS {detail}{:.1} GB/s {ms:.4} ms",
+        gb_per_s(bytes, ms)
+    );
+    Ok(true)
+}
+
 /// Throughput in GB/s (10^9 bytes per second) of moving `bytes` in `ms` milliseconds.
 pub fn gb_per_s(bytes: u64, ms: f32) -> f64 {
     bytes as f64 / (f64::from(ms) * 1e6)

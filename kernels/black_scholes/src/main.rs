@@ -65,7 +65,6 @@ pub fn black_scholes(
 }
 
 const BLOCK: u32 = 128;
-const REPS: u32 = 10;
 
 /// Options as CUDA's sample draws them: spot in [5, 30], strike in [1, 100], years in
 /// [0.25, 10], from a fixed linear congruential sequence.
@@ -146,18 +145,15 @@ fn run(n: usize) -> Result<bool, Error> {
                 .max((f64::from(put[i]) - p).abs()),
         );
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            launch(&mut dcall, &mut dput)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 5 * n as u64 * size_of::<f32>() as u64;
-    println!(
-        "black_scholes n={n} PASS (largest difference from f64 {worst:.2e}) {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(
+        &gpu,
+        "black_scholes",
+        n,
+        &format!("(largest difference from f64 {worst:.2e})"),
+        bytes,
+        || launch(&mut dcall, &mut dput),
+    )
 }
 
 #[cfg(test)]

@@ -43,7 +43,6 @@ pub fn histogram(bytes: &[u32], bins: &[AtomicU32], counts: Shared<[AtomicU32; B
 const BLOCK: u32 = 256;
 /// 8 blocks of 256 threads per SM of the H200 (132 SMs): a full machine.
 const MAX_BLOCKS: usize = 8 * 132;
-const REPS: u32 = 10;
 
 /// The launch shape over `words` words: at least 8 words per thread, at most [`MAX_BLOCKS`].
 fn shape(words: usize) -> LaunchConfig {
@@ -98,18 +97,10 @@ fn run(n: usize) -> Result<bool, Error> {
         );
         return Ok(false);
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            histogram::launch(&gpu, cfg, &dwords, &mut bins)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = words.len() as u64 * size_of::<u32>() as u64;
-    println!(
-        "histogram n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "histogram", n, "", bytes, || {
+        histogram::launch(&gpu, cfg, &dwords, &mut bins)
+    })
 }
 
 #[cfg(test)]

@@ -30,7 +30,6 @@ pub fn block_sum(input: &[u32], total: &[AtomicU64]) {
 const BLOCK: u32 = 256;
 /// 8 blocks of 256 threads per SM of the H200 (132 SMs): a full machine.
 const MAX_BLOCKS: usize = 8 * 132;
-const REPS: u32 = 10;
 
 /// The launch shape: at least 8 elements per thread, at most [`MAX_BLOCKS`] blocks.
 fn shape(n: usize) -> LaunchConfig {
@@ -67,18 +66,10 @@ fn run(n: usize) -> Result<bool, Error> {
         println!("reduce n={n} FAIL: got {got} expected {expected}");
         return Ok(false);
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            block_sum::launch(&gpu, cfg, &dinput, &mut total)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = n as u64 * size_of::<u32>() as u64;
-    println!(
-        "reduce n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "reduce", n, "", bytes, || {
+        block_sum::launch(&gpu, cfg, &dinput, &mut total)
+    })
 }
 
 #[cfg(test)]

@@ -23,7 +23,6 @@ pub fn saxpy(a: f32, x: &[f32], y_in: &[f32], mut y: DisjointSlice<f32>) {
 }
 
 const BLOCK: u32 = 256;
-const REPS: u32 = 10;
 const A: f32 = 1.75;
 
 fn main() -> ExitCode {
@@ -56,16 +55,8 @@ fn run(n: usize) -> Result<bool, Error> {
         }
     }
 
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            saxpy::launch(&gpu, cfg, A, &dx, &dy_in, &mut dy)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 3 * n as u64 * size_of::<f32>() as u64;
-    println!(
-        "saxpy n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "saxpy", n, "", bytes, || {
+        saxpy::launch(&gpu, cfg, A, &dx, &dy_in, &mut dy)
+    })
 }

@@ -62,8 +62,6 @@ pub fn add_carries(totals: &[AtomicU32], mut out: DisjointSlice<u32>) {
     }
 }
 
-const REPS: u32 = 10;
-
 fn input(n: usize) -> Vec<u32> {
     (0..n)
         .map(|i| ((i as u32).wrapping_mul(2_654_435_761) >> 20) ^ (i as u32 & 7))
@@ -120,18 +118,10 @@ fn run(n: usize) -> Result<bool, Error> {
         );
         return Ok(false);
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            scan(&gpu, &dinput, &mut dout, &mut dtotals)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 2 * n as u64 * size_of::<u32>() as u64;
-    println!(
-        "scan n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "scan", n, "", bytes, || {
+        scan(&gpu, &dinput, &mut dout, &mut dtotals)
+    })
 }
 
 #[cfg(test)]

@@ -41,7 +41,6 @@ pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
 
 const WIDTH: usize = 1024;
 const BLOCK: u32 = 256;
-const REPS: u32 = 10;
 
 fn shape(rows: usize) -> LaunchConfig {
     let warps_per_block = BLOCK as usize / WARP_SIZE as usize;
@@ -94,18 +93,15 @@ fn run(n: usize) -> Result<bool, Error> {
             }
         }
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            softmax::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, WIDTH)?)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 2 * (rows * WIDTH) as u64 * size_of::<f32>() as u64;
-    println!(
-        "softmax n={n} PASS ({rows} rows of {WIDTH}) {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(
+        &gpu,
+        "softmax",
+        n,
+        &format!("({rows} rows of {WIDTH})"),
+        bytes,
+        || softmax::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, WIDTH)?),
+    )
 }
 
 #[cfg(test)]

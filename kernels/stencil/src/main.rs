@@ -61,8 +61,6 @@ pub fn stencil(
     }
 }
 
-const REPS: u32 = 10;
-
 /// The side of the square grid for `n` cells: a multiple of 16, at least 16.
 fn side(n: usize) -> usize {
     (n.isqrt() / TILE * TILE).max(TILE)
@@ -131,18 +129,15 @@ fn run(n: usize) -> Result<bool, Error> {
         );
         return Ok(false);
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            stencil::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 2 * (side * side) as u64 * size_of::<f32>() as u64;
-    println!(
-        "stencil n={n} PASS ({side} x {side}) {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(
+        &gpu,
+        "stencil",
+        n,
+        &format!("({side} x {side})"),
+        bytes,
+        || stencil::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?),
+    )
 }
 
 #[cfg(test)]

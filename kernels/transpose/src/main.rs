@@ -47,8 +47,6 @@ pub fn transpose(
     }
 }
 
-const REPS: u32 = 10;
-
 /// The side of the square matrix for `n` elements: a multiple of 32, at least 32.
 fn side(n: usize) -> usize {
     (n.isqrt() / TILE * TILE).max(TILE)
@@ -90,18 +88,15 @@ fn run(n: usize) -> Result<bool, Error> {
             }
         }
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            transpose::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 2 * (side * side) as u64 * size_of::<f32>() as u64;
-    println!(
-        "transpose n={n} PASS ({side} x {side}) {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(
+        &gpu,
+        "transpose",
+        n,
+        &format!("({side} x {side})"),
+        bytes,
+        || transpose::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?),
+    )
 }
 
 #[cfg(test)]

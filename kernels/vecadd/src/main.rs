@@ -22,7 +22,6 @@ pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
 }
 
 const BLOCK: u32 = 256;
-const REPS: u32 = 10;
 
 fn main() -> ExitCode {
     bench::main("vecadd", 1 << 28, run)
@@ -55,16 +54,8 @@ fn run(n: usize) -> Result<bool, Error> {
         }
     }
 
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            vecadd::launch(&gpu, cfg, &da, &db, &mut dc)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 3 * n as u64 * size_of::<f32>() as u64;
-    println!(
-        "vecadd n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "vecadd", n, "", bytes, || {
+        vecadd::launch(&gpu, cfg, &da, &db, &mut dc)
+    })
 }

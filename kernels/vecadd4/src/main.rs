@@ -37,7 +37,6 @@ pub fn vecadd4(a: &[f32], b: &[f32], mut c: DisjointChunks<f32, 4>) {
 const BLOCK: u32 = 512;
 /// 8 blocks of 512 threads per SM of the H200 (132 SMs).
 const MAX_BLOCKS: usize = 8 * 132;
-const REPS: u32 = 10;
 
 /// The launch shape: one chunk of four per thread for small inputs, a full machine for large.
 fn shape(n: usize) -> LaunchConfig {
@@ -78,18 +77,10 @@ fn run(n: usize) -> Result<bool, Error> {
             return Ok(false);
         }
     }
-    let ms = gpu.time(|| {
-        for _ in 0..REPS {
-            vecadd4::launch(&gpu, cfg, &da, &db, &mut dc)?;
-        }
-        Ok(())
-    })? / REPS as f32;
     let bytes = 3 * n as u64 * size_of::<f32>() as u64;
-    println!(
-        "vecadd4 n={n} PASS {:.1} GB/s {ms:.4} ms",
-        bench::gb_per_s(bytes, ms)
-    );
-    Ok(true)
+    bench::report_timed(&gpu, "vecadd4", n, "", bytes, || {
+        vecadd4::launch(&gpu, cfg, &da, &db, &mut dc)
+    })
 }
 
 #[cfg(test)]
