@@ -198,6 +198,21 @@ fn is_disjoint_slice(m: &DeviceModule<'_>, ty: Ty<'_>) -> bool {
     matches!(ty.kind(), ty::Adt(adt, _) if m.registry.is_disjoint_slice(adt.did()))
 }
 
+/// Whether a marked output's layout is what the kernel ABI passes for one: a data pointer, then
+/// one or two more pointer-sized scalars (length, row width), besides zero-sized fields.
+fn is_words<'tcx>(m: &DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> bool {
+    let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
+    let words: Vec<TyAndLayout<'tcx>> = (0..layout.fields.count())
+        .map(|f| layout.field(&cx, f))
+        .filter(|f| !f.is_zst())
+        .collect();
+    (2..=3).contains(&words.len())
+        && words.iter().all(|w| {
+            types::as_scalar(*w).is_some()
+                && w.size.bytes() == m.tcx.data_layout.pointer_size().bytes()
+        })
+}
+
 fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> KernelParam {
     let ty = layout.ty;
     if layout.is_zst() {
@@ -286,6 +301,22 @@ pub(crate) fn kernel_signature<'tcx>(
     let mut params = Vec::new();
     let mut attrs = Vec::new();
     for (_, _, layout) in arg_layouts(m, instance, body, span)? {
+        if is_disjoint_slice(m, layout.ty) && !is_words(m, layout) {
+            // A type of the user's own marked as an output: its words could not be passed.
+            return Err(DeviceError::new(
+                span,
+                DeviceErrorKind::BadKernel {
+                    kernel: name,
+                    why: format!(
+                        "the argument type `{}` is marked `#[oxide_gpu::disjoint_slice]`, which \
+                         needs a pointer, a length and optionally a row width, each a \
+                         pointer-sized field (and zero-sized ones); pass it as a \
+                         `DisjointSlice` or another type of `oxide::outputs`",
+                        layout.ty
+                    ),
+                },
+            ));
+        }
         match kernel_param(m, layout) {
             KernelParam::Ignore => {}
             KernelParam::PointerAndLength {

@@ -1,0 +1,23 @@
+// A kernel crate's own type marked as an output (`#[oxide_gpu::disjoint_slice]`) must have an
+// output's words: a pointer, a length and optionally a row width. Another layout is an error
+// at the kernel, not an internal error of the backend.
+#![feature(register_tool)]
+#![register_tool(oxide_gpu)]
+
+use oxide::prelude::*;
+
+#[oxide_gpu::disjoint_slice]
+#[derive(Clone, Copy)]
+pub struct NotAnOutput {
+    pub small: u8,
+    pub values: [f32; 3],
+}
+
+#[kernel]
+pub fn marked(x: NotAnOutput, mut out: DisjointSlice<f32>) {
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = x.values[0] + f32::from(x.small);
+    }
+}
+
+fn main() {}
