@@ -11,6 +11,8 @@
 //! | `#[oxide_gpu::warp_collective]` | nothing: it marks a point every thread of the block must reach (the safe warp functions call it) |
 //! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
 //! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
+//! | `#[oxide_gpu::atomic(op = "add", scope = "block", ordering = "relaxed")]` | an LLVM atomic (`atomicrmw`, `cmpxchg`, `fence`) at that scope, on the call's arguments |
+//! | `#[oxide_gpu::device_runtime("vprintf")]` | a call of that function of CUDA's device runtime, which the driver links |
 //! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its one (pointer) argument |
 //! | `#[oxide_gpu::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
 //! | `#[oxide_gpu::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
@@ -24,11 +26,14 @@
 use std::cell::RefCell;
 
 use oxide_dialects::gpu::SpecialRegister;
+use pliron_llvm::attributes::AtomicOrderingAttr;
 use rustc_ast::{LitKind, MetaItemInner};
 use rustc_data_structures::fx::FxHashMap;
 use rustc_hir::{LangItem, def::DefKind, def_id::DefId};
 use rustc_middle::ty::TyCtxt;
 use rustc_span::{Symbol, sym};
+
+use crate::import::atomics::{AtomicScope, ScopedOp, ordering_from_name};
 
 /// The tool name device-std registers (`#![register_tool(oxide_gpu)]`).
 const TOOL: &str = "oxide_gpu";
@@ -50,6 +55,18 @@ pub(crate) enum DeviceFn {
     /// The call returns its one argument: on the GPU the address of a shared-memory static is
     /// already the block's own, which the host implementation has to look up per block.
     SharedAddress,
+    /// An atomic operation at an explicit scope and ordering (device-std's scoped and float
+    /// atomics, scoped fences).
+    Atomic {
+        op: ScopedOp,
+        scope: AtomicScope,
+        ordering: AtomicOrderingAttr,
+    },
+    /// A function of CUDA's device runtime (`vprintf`), declared and called with the
+    /// function's arguments; the driver links it when it loads the PTX.
+    DeviceRuntime {
+        symbol: String,
+    },
     /// Inline PTX with LLVM constraints (`=r,r`), given the function's arguments.
     Ptx {
         template: String,
@@ -201,6 +218,17 @@ impl<'tcx> Registry<'tcx> {
                     intrinsic: single_string(attr, "nvvm")?,
                 },
                 "ptx" => parse_ptx(attr)?,
+                "atomic" => parse_atomic(attr)?,
+                "device_runtime" => {
+                    let symbol = single_string(attr, "device_runtime")?;
+                    if !oxide_contract::DEVICE_RUNTIME_FUNCTIONS.contains(&symbol.as_str()) {
+                        return Err(BadAttribute(format!(
+                            "`{symbol}` is not a device-runtime function oxide declares ({})",
+                            oxide_contract::DEVICE_RUNTIME_FUNCTIONS.join(", ")
+                        )));
+                    }
+                    DeviceFn::DeviceRuntime { symbol }
+                }
                 // Marks of types, read elsewhere.
                 "disjoint_slice" | "shared_memory" => continue,
                 other => {
@@ -309,6 +337,44 @@ fn single_string(attr: &rustc_hir::Attribute, what: &str) -> Result<String, BadA
         },
         _ => Err(bad()),
     }
+}
+
+/// `#[oxide_gpu::atomic(op = "...", scope = "...", ordering = "...")]`.
+fn parse_atomic(attr: &rustc_hir::Attribute) -> Result<DeviceFn, BadAttribute> {
+    let bad = |why: &str| BadAttribute(format!("`#[{TOOL}::atomic(..)]`: {why}"));
+    let items = attr
+        .meta_item_list()
+        .ok_or_else(|| bad("expected `op = \"...\", scope = \"...\", ordering = \"...\"`"))?;
+    let (mut op, mut scope, mut ordering) = (None, None, None);
+    for item in items.iter() {
+        let name = item.name().map(|n| n.to_string()).unwrap_or_default();
+        let value = item.value_str().map(|s| s.to_string()).unwrap_or_default();
+        match name.as_str() {
+            "op" => {
+                op = Some(
+                    ScopedOp::from_name(&value)
+                        .ok_or_else(|| bad(&format!("unknown op `{value}`")))?,
+                )
+            }
+            "scope" => {
+                scope = Some(AtomicScope::from_name(&value).ok_or_else(|| {
+                    bad(&format!("unknown scope `{value}` (block, device, system)"))
+                })?)
+            }
+            "ordering" => {
+                ordering = Some(
+                    ordering_from_name(&value)
+                        .ok_or_else(|| bad(&format!("unknown ordering `{value}`")))?,
+                )
+            }
+            _ => return Err(bad(&format!("unknown argument `{name}`"))),
+        }
+    }
+    Ok(DeviceFn::Atomic {
+        op: op.ok_or_else(|| bad("missing `op`"))?,
+        scope: scope.ok_or_else(|| bad("missing `scope`"))?,
+        ordering: ordering.ok_or_else(|| bad("missing `ordering`"))?,
+    })
 }
 
 /// `#[oxide_gpu::ptx(template = "...", constraints = "...", volatile)]`.

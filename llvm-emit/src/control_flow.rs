@@ -310,8 +310,11 @@ impl<'ll> Translator<'_, 'll> {
         fn_ty: FunctionType<'ll>,
     ) -> Result<FunctionValue<'ll>, EmitError> {
         let ctx = self.ctx;
-        if name.starts_with(crate::LIBDEVICE_PREFIX) {
-            // A libdevice function: an external declaration that `libdevice::link` defines.
+        if name.starts_with(crate::LIBDEVICE_PREFIX)
+            || oxide_contract::DEVICE_RUNTIME_FUNCTIONS.contains(&name)
+        {
+            // A libdevice function: an external declaration that `libdevice::link` defines; or
+            // one of the device runtime's, which the driver links at load time.
             return Ok(self
                 .module
                 .get_function(name)

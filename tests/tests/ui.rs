@@ -7,7 +7,7 @@
 //!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it.
 //!
 //! `OXIDE_BLESS=1 cargo test -p oxide-tests --test ui` rewrites the .stderr files from what the
-//! compiler prints now.
+//! compiler prints now; `OXIDE_UI=<text>` runs only the cases whose name contains it.
 
 use std::path::{Path, PathBuf};
 
@@ -62,6 +62,10 @@ fn cases(dir: &Path) -> Vec<PathBuf> {
         .filter_map(|e| e.ok())
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| match std::env::var("OXIDE_UI") {
+            Ok(only) => p.to_string_lossy().contains(&only),
+            Err(_) => true,
+        })
         .collect();
     cases.sort();
     cases

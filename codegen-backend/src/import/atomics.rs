@@ -40,6 +40,8 @@ pub(crate) enum AtomicIntrinsic {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RmwKind {
     Xchg,
+    /// Float addition (`atom.add.f32`/`.f64`): only device-std's scoped atomics ask for it.
+    FAdd,
     Add,
     Sub,
     And,
@@ -56,6 +58,7 @@ impl RmwKind {
     fn attr(self) -> AtomicRmwKindAttr {
         match self {
             RmwKind::Xchg => AtomicRmwKindAttr::Xchg,
+            RmwKind::FAdd => AtomicRmwKindAttr::FAdd,
             RmwKind::Add => AtomicRmwKindAttr::Add,
             RmwKind::Sub => AtomicRmwKindAttr::Sub,
             RmwKind::And => AtomicRmwKindAttr::And,
@@ -97,7 +100,97 @@ impl AtomicIntrinsic {
 }
 
 fn device_scope() -> SyncScopeAttr {
-    SyncScopeAttr::NamedScope(StringAttr::new("device".to_string()))
+    AtomicScope::Device.attr()
+}
+
+/// What a device-std scoped atomic (`#[oxide_gpu::atomic(op = "...", scope = "...", ordering =
+/// "...")]`) does with its arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScopedOp {
+    /// `(ptr, value) -> old`.
+    ReadModifyWrite(RmwKind),
+    /// `(ptr, current, new) -> old`: CUDA's `atomicCAS`, the caller compares.
+    CompareExchange,
+    /// `()`.
+    Fence,
+}
+
+impl ScopedOp {
+    /// The operation an attribute names: `core`'s intrinsic names without `atomic_` (`add`,
+    /// `umax`, `xchg`), plus `fadd`, `cas` and `fence`.
+    pub(crate) fn from_name(name: &str) -> Option<ScopedOp> {
+        use ScopedOp::ReadModifyWrite as Rmw;
+        Some(match name {
+            "xchg" => Rmw(RmwKind::Xchg),
+            "add" => Rmw(RmwKind::Add),
+            "fadd" => Rmw(RmwKind::FAdd),
+            "sub" => Rmw(RmwKind::Sub),
+            "and" => Rmw(RmwKind::And),
+            "or" => Rmw(RmwKind::Or),
+            "xor" => Rmw(RmwKind::Xor),
+            "max" => Rmw(RmwKind::Max),
+            "min" => Rmw(RmwKind::Min),
+            "umax" => Rmw(RmwKind::UMax),
+            "umin" => Rmw(RmwKind::UMin),
+            "cas" => ScopedOp::CompareExchange,
+            "fence" => ScopedOp::Fence,
+            _ => return None,
+        })
+    }
+}
+
+/// The threads an atomic is atomic and ordered with respect to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicScope {
+    /// The block (PTX `.cta`).
+    Block,
+    /// The launch's device (`.gpu`), `core`'s atomics' scope.
+    Device,
+    /// The device and the host (`.sys`).
+    System,
+}
+
+impl AtomicScope {
+    pub(crate) fn from_name(name: &str) -> Option<AtomicScope> {
+        Some(match name {
+            "block" => AtomicScope::Block,
+            "device" => AtomicScope::Device,
+            "system" => AtomicScope::System,
+            _ => return None,
+        })
+    }
+
+    fn attr(self) -> SyncScopeAttr {
+        match self {
+            AtomicScope::Block => SyncScopeAttr::NamedScope(StringAttr::new("block".to_string())),
+            AtomicScope::Device => SyncScopeAttr::NamedScope(StringAttr::new("device".to_string())),
+            AtomicScope::System => SyncScopeAttr::System,
+        }
+    }
+}
+
+/// An atomic ordering by its `core::sync::atomic::Ordering` name in snake case.
+pub(crate) fn ordering_from_name(name: &str) -> Option<AtomicOrderingAttr> {
+    Some(match name {
+        "relaxed" => AtomicOrderingAttr::Monotonic,
+        "acquire" => AtomicOrderingAttr::Acquire,
+        "release" => AtomicOrderingAttr::Release,
+        "acq_rel" => AtomicOrderingAttr::AcqRel,
+        "seq_cst" => AtomicOrderingAttr::SeqCst,
+        _ => return None,
+    })
+}
+
+/// The failure ordering of a compare-exchange whose success ordering is `success`: the
+/// strongest a failed load may have (a load cannot release).
+fn failure_ordering(success: &AtomicOrderingAttr) -> AtomicOrderingAttr {
+    match success {
+        AtomicOrderingAttr::Monotonic | AtomicOrderingAttr::Release => {
+            AtomicOrderingAttr::Monotonic
+        }
+        AtomicOrderingAttr::Acquire | AtomicOrderingAttr::AcqRel => AtomicOrderingAttr::Acquire,
+        AtomicOrderingAttr::SeqCst => AtomicOrderingAttr::SeqCst,
+    }
 }
 
 impl<'tcx> FnCx<'tcx, '_> {
@@ -195,6 +288,41 @@ impl<'tcx> FnCx<'tcx, '_> {
             )?;
         }
         self.finish_call(target)
+    }
+
+    /// A call of a device-std scoped atomic: `op` at `scope` with `ordering`, on the call's
+    /// scalar arguments (docs/contracts.md, "Device intrinsics").
+    pub(crate) fn scoped_atomic(
+        &mut self,
+        path: &str,
+        (op, scope, ordering): (ScopedOp, AtomicScope, AtomicOrderingAttr),
+        values: &[pliron::value::Value],
+    ) -> DeviceResult<Option<pliron::value::Value>> {
+        let scope = scope.attr();
+        match (op, values) {
+            (ScopedOp::ReadModifyWrite(kind), &[ptr, value]) => Ok(Some(self.emit_value(|ctx| {
+                AtomicRmwOp::new(ctx, ptr, value, kind.attr(), ordering, scope)
+            }))),
+            (ScopedOp::CompareExchange, &[ptr, expected, new]) => {
+                let failure = failure_ordering(&ordering);
+                let pair = self.emit_value(|ctx| {
+                    AtomicCmpxchgOp::new(ctx, ptr, expected, new, ordering, failure, scope)
+                });
+                let old = ExtractValueOp::new(&mut self.m.ctx, pair, vec![0])
+                    .map_err(|e| self.internal(e))?;
+                Ok(Some(self.push_value(old)))
+            }
+            (ScopedOp::Fence, &[]) => {
+                if ordering != AtomicOrderingAttr::Monotonic {
+                    self.emit(|ctx| FenceOp::new(ctx, ordering, scope));
+                }
+                Ok(None)
+            }
+            _ => unsupported(
+                self.span,
+                format!("`{path}` (a scoped atomic with {} arguments)", values.len()),
+            ),
+        }
     }
 
     /// The instance's const generic `AtomicOrdering` arguments, in order.

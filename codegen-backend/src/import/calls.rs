@@ -222,6 +222,20 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let call = self.emit(|ctx| IntrinsicCallOp::new(ctx, &intrinsic, result, values));
                 self.non_void_result(call.get_operation(), dest.layout)
             }
+            DeviceFn::Atomic {
+                op,
+                scope,
+                ordering,
+            } => {
+                let values = self.scalar_arguments(path, args)?;
+                self.scoped_atomic(path, (op, scope, ordering), &values)?
+            }
+            DeviceFn::DeviceRuntime { symbol } => {
+                let values = self.scalar_arguments(path, args)?;
+                let result = self.result_type(path, dest.layout)?;
+                let value = self.intrinsic(&symbol, result, values);
+                (!dest.layout.is_zst()).then_some(value)
+            }
             DeviceFn::Ptx {
                 template,
                 constraints,

@@ -6,7 +6,7 @@
 //! `calls`.
 
 mod abi;
-mod atomics;
+pub(crate) mod atomics;
 mod calls;
 mod casts;
 mod core_intrinsics;

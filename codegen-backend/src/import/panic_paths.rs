@@ -1,6 +1,8 @@
 //! Blocks from which every path panics. A panic traps on the GPU, so such a block is compiled to
 //! one `mir.trap`: the code that builds the panic's message (formatting, `&dyn Debug`, function
 //! pointers) is never compiled, and `assert!(x, "{y}")` or `Result::unwrap` work in kernels.
+//! A call of a function outside the standard library stops the walk: what it does before the
+//! panic is kept (`device_assert!` prints its message with `printf!`, then panics).
 
 use rustc_index::IndexVec;
 use rustc_middle::{
@@ -16,6 +18,22 @@ impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn panic_only_blocks(&self) -> IndexVec<mir::BasicBlock, Option<String>> {
         panic_only_blocks(self.m.tcx, &self.m.registry, self.instance, self.mir)
     }
+}
+
+/// Whether `func` is a function outside the standard library (the user's, device-std's).
+fn calls_non_std<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    registry: &Registry<'tcx>,
+    instance: Instance<'tcx>,
+    body: &mir::Body<'tcx>,
+    func: &mir::Operand<'tcx>,
+) -> bool {
+    let callee_ty = instance.instantiate_mir_and_normalize_erasing_regions(
+        tcx,
+        TypingEnv::fully_monomorphized(),
+        EarlyBinder::bind(func.ty(body, tcx)),
+    );
+    matches!(*callee_ty.kind(), ty::FnDef(def_id, _) if !registry.is_std(def_id))
 }
 
 /// The path of the standard-library panic function `func` calls, if it is one.
@@ -63,6 +81,11 @@ pub(crate) fn panic_only_blocks<'tcx>(
         let mut changed = false;
         for (bb, data) in blocks.iter_enumerated() {
             if panics[bb].is_some() || data.is_cleanup {
+                continue;
+            }
+            if let TerminatorKind::Call { func, .. } = &data.terminator().kind
+                && calls_non_std(tcx, registry, instance, body, func)
+            {
                 continue;
             }
             let successors: Vec<mir::BasicBlock> = data

@@ -10,12 +10,15 @@
 //! - [`cfg`]: the `--cfg` names `cargo oxide` passes to the backend;
 //! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
 //!   each one is compiled with;
-//! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer.
+//! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer;
+//! - [`DEVICE_RUNTIME_FUNCTIONS`]: the functions of CUDA's device runtime kernels may call;
+//! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments.
 //!
 //! std only, no dependencies: a proc-macro crate, the rustc backend and the host runtime all link it.
 
 mod arch;
 mod marker;
+pub mod printf;
 
 pub use arch::{ArchError, DEFAULT_ARCH, GpuArch, PtxIsa};
 pub use marker::{
@@ -30,6 +33,13 @@ pub use marker::{
 /// when larger), so that 16-byte chunks of a slice load and store as one vector instruction
 /// (`ld.global.nc.v4.f32`); the launcher checks it before every launch.
 pub const SLICE_ALIGN: u64 = 16;
+
+/// The functions of CUDA's device runtime that device code may call by name
+/// (`#[oxide_gpu::device_runtime("vprintf")]`): the backend declares them external, llvm-emit
+/// lets the declarations through to the PTX (`.extern .func`), and the driver links them when
+/// it loads the module. `vprintf(format, args)` prints from the GPU (docs/contracts.md, "Device
+/// intrinsics").
+pub const DEVICE_RUNTIME_FUNCTIONS: &[&str] = &["vprintf"];
 
 /// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,
 /// "Backend configuration"). Configuration travels as cfgs, not environment variables, so that

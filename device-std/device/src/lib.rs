@@ -13,13 +13,16 @@
 //! - [`shared`]: block-shared memory (CUDA's `__shared__`): safe arrays declared as kernel
 //!   parameters ([`shared::Shared`]), written and read in phases the types track, and the unsafe
 //!   primitive under them ([`shared::SharedArray`]);
+//! - [`atomic`]: float atomics, atomics at block and system scope, fences at each scope;
+//! - [`debug`]: the runtime of `oxide::printf!` and `oxide::device_assert!`;
 //! - [`block`]: block-wide reductions, scans and votes (`cub::BlockReduce`, `__syncthreads_count`);
 //! - [`soft`]: Rust operations the GPU has no exact instruction for, in Rust;
 //! - [`host_context`]: what the intrinsics do on the host, where they read the simulated thread
 //!   that a host runner (the CPU emulator, `oxide-emulator`) installs on each OS thread.
 //!
 //! Kernel authors use it through the `oxide` crate (`use oxide::prelude::*;`), which re-exports
-//! it under the same paths. It depends on nothing; everything a kernel calls is plain Rust with
+//! it under the same paths. It depends only on oxide-contract (whose printf format the host side
+//! of `vprintf` reads); everything a kernel calls is plain Rust with
 //! no trait objects, formatting or allocation, `#[inline]` so that its MIR crosses crates to the
 //! backend, except the intrinsics, which are `#[inline(never)]` so that the backend sees the
 //! call and replaces it (their host bodies are never compiled for the GPU).
@@ -35,8 +38,10 @@
 
 use core::marker::PhantomData;
 
+pub mod atomic;
 pub mod block;
 mod data;
+pub mod debug;
 pub mod host_context;
 pub mod math;
 pub mod outputs;

@@ -18,7 +18,7 @@ pub enum ArgKind {
     },
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
-    /// `&[AtomicU32]` and the other integer atomics (the atomic type, and the plain integer the
+    /// `&[AtomicU32]`, the other integer atomics and `AtomicF32`/`AtomicF64` (the atomic type, and the plain value the
     /// host's buffer holds): a device pointer and a length, which every thread may update
     /// atomically. The launch borrows the buffer mutably.
     Atomics { atomic: Box<Type>, plain: Box<Type> },
@@ -94,8 +94,8 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
     }
 }
 
-/// The integer an atomic of `core::sync::atomic` holds, when `ty` names one (`AtomicU64`,
-/// `core::sync::atomic::AtomicU64`...).
+/// The value an atomic of `core::sync::atomic` or `oxide::atomic` holds, when `ty` names one
+/// (`AtomicU64`, `core::sync::atomic::AtomicU64`, `AtomicF32`...).
 fn atomic_integer(ty: &Type) -> Option<Type> {
     let Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
@@ -109,6 +109,8 @@ fn atomic_integer(ty: &Type) -> Option<Type> {
         "AtomicI64" => "i64",
         "AtomicUsize" => "usize",
         "AtomicIsize" => "isize",
+        "AtomicF32" => "f32",
+        "AtomicF64" => "f64",
         _ => return None,
     };
     syn::parse_str(plain).ok()

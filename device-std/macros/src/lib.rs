@@ -22,9 +22,36 @@ use syn::{
 
 mod args;
 mod options;
+mod printf;
 
 use args::ArgKind;
 use oxide_contract::KernelOptions;
+
+/// `printf!("x = %d, y = %.3f\n", x, y)`: CUDA's device `printf`, with C's format (`%d`
+/// `%i` take an `i32`, `%u` `%x` `%X` `%o` `%c` a `u32`, `%lld` an `i64`, `%llu` `%llx` a
+/// `u64`, `%f` `%e` `%g` `%a` an `f64` or `f32`, `%s` a `&CStr`, `%p` a pointer; narrower
+/// integers widen), checked at compile time against the arguments. On the GPU it calls the
+/// driver's `vprintf` (the output appears when the host next synchronises, as CUDA's); on the
+/// CPU emulator and in plain Rust it prints the same text to stdout (docs/debugging.md).
+#[proc_macro]
+pub fn printf(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as printf::PrintfInput);
+    printf::expand_printf(input)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// `device_assert!(cond)` or `device_assert!(cond, "format", args...)`: when `cond` is false,
+/// prints `file:line: block (x, y, z), thread (x, y, z): assertion `cond` failed: <message>`
+/// (the message formatted as by [`printf!`]) and stops the kernel: on the GPU the launch fails
+/// (`Error::KernelFailed`), on the emulator the thread panics.
+#[proc_macro]
+pub fn device_assert(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as printf::AssertInput);
+    printf::expand_assert(input)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
 
 /// Marks a `pub fn` as a GPU kernel and generates its host launcher `<name>::launch` and its
 /// CPU emulator `<name>::emulate`.

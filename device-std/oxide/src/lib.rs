@@ -30,7 +30,8 @@
 //! This crate is a facade over the crates that hold the code, under stable paths:
 //!
 //! - device side, crate `oxide-device`: [`thread`] (indices and the intrinsics the backend
-//!   replaces), [`warp`] (lanes and shuffles), [`block`] (block reductions, scans, votes),
+//!   replaces), [`warp`] (lanes and shuffles), [`atomic`] (float atomics, scoped atomics and
+//!   fences), [`block`] (block reductions, scans, votes),
 //!   [`shared`] (block-shared memory: safe arrays declared as kernel parameters,
 //!   [`shared::Shared`], over the unsafe primitive [`shared::SharedArray`]), [`soft`], [`DisjointSlice`] (the only safe way to
 //!   write memory shared by the grid) and [`DeviceData`] (what a kernel may take by value: no
@@ -45,11 +46,11 @@
 
 pub use oxide_device::{
     BlockTiles, DeviceData, DisjointChunks, DisjointRows, DisjointSlice, ThreadIndex, WarpRows,
-    block, math, outputs, shared, soft, thread, warp,
+    atomic, block, debug, math, outputs, shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
-pub use oxide_macros::kernel;
+pub use oxide_macros::{device_assert, kernel, printf};
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -493,3 +493,49 @@ fn blocks_reverse_through_shared_memory() {
     assert_eq!(out[..896], expected[..896]);
     assert_eq!(out[920..], expected[920..]);
 }
+
+/// Every thread adds its value to one of four float sums and to one `f64` total (`&[AtomicF32]`
+/// and `&[AtomicF64]` arguments, passed as plain float buffers), and writes the lanes of its
+/// warp holding its value modulo 3 (`warp::match_any`).
+#[kernel]
+pub fn float_sums(
+    values: &[f32],
+    sums: &[oxide::atomic::AtomicF32],
+    total: &[oxide::atomic::AtomicF64],
+    mut same: DisjointSlice<u32>,
+) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    let v = values.get(i).copied().unwrap_or(0.0);
+    sums[i % 4].fetch_add(v, Ordering::Relaxed);
+    total[0].fetch_add(f64::from(v), Ordering::Relaxed);
+    let lanes = oxide::warp::match_any(v as u32 % 3);
+    if let Some(o) = same.get_mut(idx) {
+        *o = lanes;
+    }
+}
+
+#[test]
+fn float_atomics_sum_every_thread_and_match_groups_lanes() {
+    let n = 1000;
+    // Small integers: every order of the additions gives the same sums.
+    let values: Vec<f32> = (0..n).map(|i| (i % 10) as f32).collect();
+    let (mut sums, mut total, mut same) = (vec![0.0f32; 4], vec![0.5f64], vec![0u32; n]);
+    let cfg = LaunchConfig::for_num_elems(n, 64).unwrap();
+    float_sums::emulate(&cfg, &values, &mut sums, &mut total, &mut same).unwrap();
+    for (k, &sum) in sums.iter().enumerate() {
+        let expected: f32 = values.iter().skip(k).step_by(4).sum();
+        assert_eq!(sum, expected, "sum {k}");
+    }
+    assert_eq!(
+        total[0],
+        0.5 + values.iter().map(|&v| f64::from(v)).sum::<f64>()
+    );
+    for (i, &lanes) in same.iter().enumerate() {
+        let warp = i / 32 * 32;
+        let expected = (warp..(warp + 32).min(1024))
+            .filter(|&j| values.get(j).copied().unwrap_or(0.0) as u32 % 3 == values[i] as u32 % 3)
+            .fold(0u32, |m, j| m | 1 << (j - warp));
+        assert_eq!(lanes, expected, "thread {i}");
+    }
+}

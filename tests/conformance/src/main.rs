@@ -1,4 +1,5 @@
-//! The conformance runner: `conformance --cpu | --gpu [--case NAME] [--no-traps] [--list]`.
+//! The conformance runner: `conformance --cpu | --gpu [--case NAME] [--no-traps] [--list]`
+//! (and `--print <reference|emulator|gpu>`, the child process of the printing case).
 //! `--no-traps` leaves out the cases that trap on purpose (what compute-sanitizer runs: a trap
 //! is an error to it).
 
@@ -30,6 +31,20 @@ fn main() -> ExitCode {
         .position(|a| a == "--case")
         .and_then(|i| args.get(i + 1))
         .cloned();
+    if let Some(how) = args
+        .iter()
+        .position(|a| a == "--print")
+        .map(|i| args.get(i + 1).map_or("", String::as_str))
+    {
+        // A child of the printing case (cases/debug.rs).
+        return match cases::debug::print_for_parent(how, &inputs()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("conformance --print {how}: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
     let all = cases::all();
     if args.iter().any(|a| a == "--list") {
         for case in &all {

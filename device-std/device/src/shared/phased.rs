@@ -48,7 +48,7 @@ use crate::thread;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of block-shared memory",
     label = "not a `SharedElem`",
-    note = "integers, floats, `bool` and the integer atomics are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
+    note = "integers, floats, `bool`, the integer atomics and `AtomicF32`/`AtomicF64` are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
 )]
 pub trait SharedElem: Sized + Send + Sync {}
 
@@ -64,7 +64,9 @@ shared_elems!(
     core::sync::atomic::AtomicU64,
     core::sync::atomic::AtomicI64,
     core::sync::atomic::AtomicUsize,
-    core::sync::atomic::AtomicBool
+    core::sync::atomic::AtomicBool,
+    crate::atomic::AtomicF32,
+    crate::atomic::AtomicF64
 );
 
 /// Where the calling thread is in its block: what decides which slots it owns.

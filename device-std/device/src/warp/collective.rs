@@ -20,7 +20,10 @@
 
 use core::ops::Add;
 
-use super::{WARP_SIZE, lane_id, shfl_sync_idx_i32, vote_ballot_sync};
+use super::{
+    WARP_SIZE, lane_id, match_any_sync_i32, match_any_sync_i64, shfl_sync_idx_i32, sync_warp_raw,
+    vote_ballot_sync,
+};
 use crate::thread;
 
 /// A value that can cross lanes: 32- or 64-bit integers and floats.
@@ -154,6 +157,43 @@ pub fn ballot(predicate: bool) -> u32 {
     // SAFETY: every existing lane of the warp executes this vote (the call is block-uniform),
     // and the mask names exactly those lanes.
     unsafe { vote_ballot_sync(existing_lanes(), predicate) }
+}
+
+/// `__match_any_sync(all, value)`: the lanes of the warp whose `value` has the caller's bits
+/// (the caller's own bit always set). For floats the bits decide: `0.0` and `-0.0` differ, a
+/// NaN matches its own bits.
+#[inline]
+pub fn match_any<T: WarpValue>(value: T) -> u32 {
+    warp_collective();
+    let bits = value.to_warp_bits();
+    // SAFETY: every existing lane of the warp executes this match (the call is block-uniform),
+    // and the mask names exactly those lanes.
+    unsafe {
+        if T::WIDE {
+            match_any_sync_i64(existing_lanes(), bits as i64)
+        } else {
+            match_any_sync_i32(existing_lanes(), bits as u32 as i32)
+        }
+    }
+}
+
+/// `__match_all_sync(all, value)`: the warp's lanes when every one holds the caller's bits,
+/// `None` when some lane differs.
+#[inline]
+pub fn match_all<T: WarpValue>(value: T) -> Option<u32> {
+    let lanes = match_any(value);
+    (lanes == existing_lanes()).then_some(lanes)
+}
+
+/// `__syncwarp()`: the lanes of the warp wait for each other, and what each wrote before is
+/// visible to the others after. (Block-shared memory written by one lane and read by another
+/// still needs the phases of `Shared`, whose barrier covers the whole block.)
+#[inline]
+pub fn sync() {
+    warp_collective();
+    // SAFETY: every existing lane of the warp reaches this call (block-uniform), and the mask
+    // names exactly those lanes.
+    unsafe { sync_warp_raw(existing_lanes()) }
 }
 
 /// `__all_sync(all, predicate)`: whether `predicate` is true in every lane of the warp.

@@ -18,8 +18,8 @@ use crate::host_context;
 mod collective;
 
 pub use collective::{
-    WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, max, min, reduce,
-    shuffle_down, shuffle_up, shuffle_xor, sum,
+    WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, match_all, match_any,
+    max, min, reduce, shuffle_down, shuffle_up, shuffle_xor, sum, sync,
 };
 pub(crate) use collective::{larger, reduce_first_lanes, smaller};
 
@@ -102,6 +102,63 @@ pub unsafe fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
     (0..WARP_SIZE)
         .filter(|&l| values.get(l) == Some(1))
         .fold(0, |ballot, l| ballot | 1 << l)
+}
+
+/// `__activemask()` (PTX `activemask.b32`): the lanes of the warp executing this call together
+/// with the caller right now. Which lanes those are is up to the GPU's scheduling (a diverged
+/// warp may run its branches one after the other), so the mask is a hint, not a rule: it never
+/// makes a following `.sync` instruction safe by itself. The emulator answers the lanes that
+/// exist in the warp.
+#[oxide_gpu::nvvm("llvm.nvvm.activemask")]
+#[inline(never)]
+pub fn active_mask() -> u32 {
+    existing_lanes()
+}
+
+/// `__match_any_sync(mask, value)` (PTX `match.any.sync.b32`): the lanes of `mask` whose
+/// `value` equals the caller's.
+///
+/// # Safety
+/// As [`shfl_sync_idx_i32`]: every calling lane is in `mask`, and every lane of `mask` that has
+/// not exited makes the same call.
+#[oxide_gpu::nvvm("llvm.nvvm.match.any.sync.i32")]
+#[inline(never)]
+pub unsafe fn match_any_sync_i32(mask: u32, value: i32) -> u32 {
+    match_lanes("match_any_sync_i32", mask, u64::from(value as u32))
+}
+
+/// `__match_any_sync(mask, value)` on 64 bits (PTX `match.any.sync.b64`).
+///
+/// # Safety
+/// As [`match_any_sync_i32`].
+#[oxide_gpu::nvvm("llvm.nvvm.match.any.sync.i64")]
+#[inline(never)]
+pub unsafe fn match_any_sync_i64(mask: u32, value: i64) -> u32 {
+    match_lanes("match_any_sync_i64", mask, value as u64)
+}
+
+/// `__syncwarp(mask)` (PTX `bar.warp.sync`): the lanes of `mask` wait for each other, and
+/// their memory accesses before it are seen by the others after it.
+///
+/// # Safety
+/// Every calling lane is in `mask`, and every lane of `mask` that has not exited reaches a
+/// `__syncwarp` with the same mask.
+#[oxide_gpu::nvvm("llvm.nvvm.bar.warp.sync")]
+#[inline(never)]
+pub unsafe fn sync_warp_raw(mask: u32) {
+    calling_lane("sync_warp_raw", mask);
+    host_context::warp_exchange(mask, 0);
+}
+
+/// The host side of a match: the lanes of `mask` that published the caller's `bits`.
+fn match_lanes(what: &str, mask: u32, bits: u64) -> u32 {
+    let lane = calling_lane(what, mask);
+    let Some(values) = host_context::warp_exchange(mask, bits) else {
+        return 1 << lane;
+    };
+    (0..WARP_SIZE)
+        .filter(|&l| values.get(l) == Some(bits))
+        .fold(0, |lanes, l| lanes | 1 << l)
 }
 
 /// The calling lane, which must be in `mask` (undefined behaviour on the GPU otherwise).

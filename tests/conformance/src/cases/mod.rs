@@ -42,9 +42,11 @@ macro_rules! map_cases {
 
 pub mod abstraction;
 pub mod atomics;
+pub mod atomics_scoped;
 pub mod casts;
 pub mod control;
 pub mod data;
+pub mod debug;
 pub mod kernels;
 pub mod library;
 pub mod math;
@@ -74,7 +76,9 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(warp_safe::cases());
     all.extend(shared_safe::cases());
     all.extend(atomics::cases());
+    all.extend(atomics_scoped::cases());
     all.extend(std_overflow::cases());
     all.extend(math::cases());
+    all.extend(debug::cases());
     all
 }
