@@ -78,6 +78,15 @@ pub enum Error {
         /// The width asked for.
         width: usize,
     },
+    /// `Pairs::new` was given a distance that is not a power of two.
+    #[error(
+        "pairs of elements {distance} apart cannot partition a buffer: the distance of a \
+         compare-exchange network's pairs must be a power of two (1, 2, 4, ...)"
+    )]
+    BadPairs {
+        /// The distance asked for.
+        distance: usize,
+    },
     /// A buffer's device address is not aligned as kernels assume (the driver's allocations
     /// always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
     #[error(

@@ -243,6 +243,15 @@ mod sealed {
     impl<T> Sealed for &mut super::DeviceBuffer<T> {}
     impl<T> Sealed for super::ByValue<'_, T> {}
     impl<T> Sealed for &mut crate::Rows<&mut super::DeviceBuffer<T>> {}
+    impl<T> Sealed for &mut crate::Pairs<&mut super::DeviceBuffer<T>> {}
+}
+
+/// `DisjointPairs<T>`: the buffer's pointer and length, then the pairs' distance (in the place
+/// of a row width).
+impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Pairs<&'b mut DeviceBuffer<T>> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        (&mut self.rows).push_params(launch);
+    }
 }
 
 /// `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`: the buffer's pointer and length

@@ -1,5 +1,6 @@
 //! [`Rows`]: a buffer seen as rows of one width, what a launch or an emulation passes for a
-//! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`).
+//! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`); [`Pairs`]: a
+//! buffer seen as pairs of elements a power of two apart, for `DisjointPairs<T>`.
 
 use crate::{DeviceBuffer, Error};
 
@@ -70,9 +71,56 @@ impl<B: RowStorage> Rows<B> {
     }
 }
 
+/// A buffer seen as the pairs `(lo, lo + distance)` of a compare-exchange network (bit
+/// `distance` clear in `lo`): pass `Pairs::new(&mut buf, distance)?` to a launch or an
+/// emulation for a kernel's `DisjointPairs<T>`. The distance is the launch's, the same for every
+/// thread, which is what makes the pairs a partition. It travels in the kernel's parameters as
+/// a row width does (docs/contracts.md).
+pub struct Pairs<B> {
+    pub(crate) rows: Rows<B>,
+}
+
+impl<B: RowStorage> Pairs<B> {
+    /// `buf` as pairs `distance` apart. Fails with [`Error::BadPairs`] unless `distance` is a
+    /// power of two.
+    pub fn new(buf: B, distance: usize) -> Result<Self, Error> {
+        if !distance.is_power_of_two() {
+            return Err(Error::BadPairs { distance });
+        }
+        Ok(Pairs {
+            rows: Rows {
+                buf,
+                width: distance,
+                width_param: distance as u64,
+            },
+        })
+    }
+
+    /// How far apart the two elements of a pair are.
+    pub fn distance(&self) -> usize {
+        self.rows.width
+    }
+
+    /// The buffer.
+    pub fn into_inner(self) -> B {
+        self.rows.buf
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_are_a_power_of_two_apart() {
+        let mut data = [0u8; 12];
+        assert_eq!(Pairs::new(&mut data[..], 4).unwrap().distance(), 4);
+        assert_eq!(Pairs::new(&mut data[..], 16).unwrap().distance(), 16);
+        for distance in [0, 3, 6] {
+            let e = Pairs::new(&mut data[..], distance).err().unwrap();
+            assert!(matches!(e, Error::BadPairs { distance: d } if d == distance));
+        }
+    }
 
     #[test]
     fn the_width_must_divide_the_length() {

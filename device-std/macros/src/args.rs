@@ -15,6 +15,9 @@ pub enum ArgKind {
         elem: Box<Type>,
         ty: Box<Type>,
         rows: bool,
+        /// `DisjointPairs<T>`: the third word is a pairs' distance, and the host passes a
+        /// `Pairs` (with `rows` also set).
+        pairs: bool,
     },
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
@@ -71,11 +74,13 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
             match last {
                 Some(seg) if OUTPUTS.contains(&seg.ident.to_string().as_str()) => {
                     let rows = ROW_OUTPUTS.contains(&seg.ident.to_string().as_str());
+                    let pairs = seg.ident == "DisjointPairs";
                     let elem = output_element(seg)?;
                     Ok(ArgKind::Disjoint {
                         elem: Box::new(elem),
                         ty: Box::new(ty.clone()),
                         rows,
+                        pairs,
                     })
                 }
                 Some(seg) if seg.ident == "Shared" => shared_array(seg),
@@ -117,15 +122,16 @@ fn atomic_integer(ty: &Type) -> Option<Type> {
 }
 
 /// The output types of `oxide::outputs` (and `DisjointSlice`), by name.
-const OUTPUTS: [&str; 5] = [
+const OUTPUTS: [&str; 6] = [
     "DisjointSlice",
     "DisjointChunks",
     "DisjointRows",
     "WarpRows",
     "BlockTiles",
+    "DisjointPairs",
 ];
-/// The outputs that the launch passes with a row width.
-const ROW_OUTPUTS: [&str; 3] = ["DisjointRows", "WarpRows", "BlockTiles"];
+/// The outputs that the launch passes with a third word: a row width, or a pairs' distance.
+const ROW_OUTPUTS: [&str; 4] = ["DisjointRows", "WarpRows", "BlockTiles", "DisjointPairs"];
 
 /// `DisjointSlice<T>`, `DisjointSlice<'_, T>`, `DisjointChunks<T, 4>`...: its element type, the
 /// first type argument (what follows are the shape's constants).

@@ -269,14 +269,26 @@ impl Kernel {
                     emu_args.push(quote!(#arg.get()));
                     uses_sync = true;
                 }
-                ArgKind::Disjoint { elem, ty, rows } => {
+                ArgKind::Disjoint {
+                    elem,
+                    ty,
+                    rows,
+                    pairs,
+                } => {
+                    // The host type carrying the third word, and its accessor.
+                    let (host, word) = if *pairs {
+                        (quote!(Pairs), quote!(distance))
+                    } else {
+                        (quote!(Rows), quote!(width))
+                    };
                     if *rows {
-                        // The row width travels with the buffer: `Rows::new` checked it.
+                        // The row width (or distance) travels with the buffer: `Rows::new`
+                        // (`Pairs::new`) checked it.
                         params.push(quote!(
-                            mut #arg: ::oxide::host::Rows<&mut ::oxide::host::DeviceBuffer<#elem>>
+                            mut #arg: ::oxide::host::#host<&mut ::oxide::host::DeviceBuffer<#elem>>
                         ));
                         pushes.push(quote!(#launch.push(&mut #arg);));
-                        emu_params.push(quote!(#arg: ::oxide::host::Rows<&mut [#elem]>));
+                        emu_params.push(quote!(#arg: ::oxide::host::#host<&mut [#elem]>));
                     } else {
                         params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#elem>));
                         pushes.push(quote!(#launch.push(#arg);));
@@ -288,7 +300,7 @@ impl Kernel {
                     } else {
                         (quote!(#arg), None)
                     };
-                    let width_of = rows.then(|| quote!(let #width = #arg.width();));
+                    let width_of = rows.then(|| quote!(let #width = #arg.#word();));
                     // The emulated threads write the elements: `T: Send`.
                     emu_shared.push(quote_spanned! {elem.span()=>
                         #width_of

@@ -45,8 +45,8 @@
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
-    BlockTiles, DeviceData, DisjointChunks, DisjointRows, DisjointSlice, ThreadIndex, WarpRows,
-    atomic, block, debug, math, outputs, shared, soft, thread, warp,
+    BlockTiles, DeviceData, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
+    ThreadIndex, WarpRows, atomic, block, debug, math, outputs, shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -58,11 +58,13 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
-    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Rows};
+    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Pairs, Rows};
     pub use crate::math::FastMath;
     pub use crate::shared::{Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
-    pub use crate::{BlockTiles, DisjointChunks, DisjointRows, DisjointSlice, WarpRows, kernel};
+    pub use crate::{
+        BlockTiles, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice, WarpRows, kernel,
+    };
 }
 
 /// `__embedded_ptx!("__oxide_ptx_<crate>")`: the PTX the backend embedded in the crate that

@@ -9,6 +9,7 @@
 //! | [`DisjointChunks<T, C>`] | chunk `q` of `C` elements: thread `q mod T` | `&mut DeviceBuffer<T>` |
 //! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?` |
 //! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | `Rows::new(&mut buf, width)?` |
+//! | [`DisjointPairs<T>`] | the pair `(lo, lo + d)`, `d` a power of two: thread `lo` with the bit of `d` removed | `Pairs::new(&mut buf, d)?` |
 //! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | `Rows::new(&mut buf, width)?` |
 //!
 //! `T` is the grid's thread count. The 2-D shapes get their row width from the launch (the
@@ -16,10 +17,12 @@
 //! launch sees the same width.
 
 mod chunks;
+mod pairs;
 mod rows;
 mod stride;
 
 pub use chunks::{ChunkStride, DisjointChunks};
+pub use pairs::DisjointPairs;
 pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
 pub use stride::GridStride;
 
