@@ -38,6 +38,9 @@ fn kernel_mode(options: oxide_contract::KernelOptions) -> KernelMode {
         },
         grid_1d: options.grid_1d,
         block: options.block,
+        max_threads: options.max_threads,
+        min_blocks_per_sm: options.min_blocks_per_sm,
+        min_sm: options.min_sm,
     }
 }
 
@@ -70,6 +73,32 @@ pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     let crate_name = tcx.crate_name(rustc_span::def_id::LOCAL_CRATE).to_string();
     let _span = tracing::info_span!("device", krate = %crate_name).entered();
     let config = DeviceConfig::from_session(tcx.sess)?;
+    // The contract `sm = n` against the architecture of this build.
+    let arch_cc = config.arch.compute_capability();
+    let too_new: Vec<DeviceError> = kernels
+        .iter()
+        .filter_map(|k| {
+            let needs = k.mode.min_sm.filter(|&needs| needs > arch_cc)?;
+            Some(DeviceError::new(
+                tcx.def_span(k.instance.def_id()),
+                DeviceErrorKind::BadKernel {
+                    kernel: k.entry.clone(),
+                    why: format!(
+                        "it is declared `#[kernel(sm = {needs})]` and this build compiles for {} \
+                         (compute capability {}.{}): build for a newer architecture \
+                         (`cargo oxide build --arch sm_{needs}`), or lower the contract",
+                        config.arch,
+                        arch_cc / 10,
+                        arch_cc % 10
+                    ),
+                },
+            ))
+        })
+        .collect();
+    if !too_new.is_empty() {
+        report_all(tcx, too_new);
+        return None;
+    }
 
     let result = crate::ice::catch(|| compile(tcx, &crate_name, &kernels, &config));
     let (ptx, dumps) = match result {
@@ -490,6 +519,9 @@ mod tests {
                 float: FloatMode::Contract,
                 grid_1d: false,
                 block: None,
+                max_threads: None,
+                min_blocks_per_sm: None,
+                min_sm: None,
             }
         );
         let both = kernel_prefix("__oxide_kernel_grid1d_strict__my_kernel")
@@ -502,7 +534,21 @@ mod tests {
                 float: FloatMode::Strict,
                 grid_1d: true,
                 block: None,
+                max_threads: None,
+                min_blocks_per_sm: None,
+                min_sm: None,
             }
+        );
+        let bounded = kernel_prefix("__oxide_kernel_maxthreads256_minblocks2_sm80__k")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (
+                bounded.1.max_threads,
+                bounded.1.min_blocks_per_sm,
+                bounded.1.min_sm
+            ),
+            (Some(256), Some(2), Some(80))
         );
         assert_eq!(
             kernel_prefix("__oxide_kernel_bogus__k")

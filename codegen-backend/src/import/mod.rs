@@ -67,6 +67,12 @@ pub(crate) struct KernelMode {
     /// The launch contract `block = "..."`: every block has exactly these (x, y, z) threads
     /// (the launcher checks it), so `blockDim` is these constants.
     pub(crate) block: Option<[u32; 3]>,
+    /// The launch contract `max_threads = n` (`.maxntid n, 1, 1`).
+    pub(crate) max_threads: Option<u32>,
+    /// The occupancy hint `min_blocks_per_sm = n` (`.minnctapersm n`).
+    pub(crate) min_blocks_per_sm: Option<u32>,
+    /// The contract `sm = n`: the build's architecture must be at least compute capability n.
+    pub(crate) min_sm: Option<u32>,
 }
 
 /// A function of the device module: its symbol, LLVM type and how it passes values.
@@ -347,6 +353,22 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
                 "nvvm.reqntid",
                 pliron_llvm::llvm_attrs::LlvmAttrValue::Str(format!("{x},{y},{z}")),
             );
+        }
+        if is_kernel {
+            // The most threads a block may have (`.maxntid n, 1, 1`) and the occupancy hint
+            // (`.minnctapersm n`), for ptxas's register allocation.
+            if let Some(n) = mode.max_threads {
+                func_attrs.set(
+                    "nvvm.maxntid",
+                    pliron_llvm::llvm_attrs::LlvmAttrValue::Str(format!("{n},1,1")),
+                );
+            }
+            if let Some(n) = mode.min_blocks_per_sm {
+                func_attrs.set(
+                    "nvvm.minctasm",
+                    pliron_llvm::llvm_attrs::LlvmAttrValue::Str(n.to_string()),
+                );
+            }
         }
         if !func_attrs.is_empty() {
             func.set_attr_llvm_func_attrs(&m.ctx, func_attrs);

@@ -87,6 +87,16 @@ impl GpuArch {
         SUPPORTED[self.index].1
     }
 
+    /// The compute capability as one number, major·10 + minor: 90 for `sm_90` and `sm_90a`,
+    /// 100 for `sm_100f` (what `#[kernel(sm = 80)]` compares with).
+    pub fn compute_capability(self) -> u32 {
+        let digits: String = self.name()[3..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().unwrap_or(0)
+    }
+
     /// Every supported architecture, oldest first.
     pub fn supported() -> impl Iterator<Item = GpuArch> {
         (0..SUPPORTED.len()).map(|index| GpuArch { index })
@@ -157,6 +167,15 @@ impl std::error::Error for ArchError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compute_capabilities_come_from_the_names() {
+        let cc = |name: &str| name.parse::<GpuArch>().unwrap().compute_capability();
+        assert_eq!(
+            (cc("sm_75"), cc("sm_90a"), cc("sm_100f"), cc("sm_121")),
+            (75, 90, 100, 121)
+        );
+    }
 
     #[test]
     fn the_default_is_sm_90_on_ptx_8_0() {

@@ -19,11 +19,39 @@ pub struct KernelOptions {
     /// the launcher), so the backend folds `blockDim` to these constants and declares the
     /// shape in the PTX (`.reqntid 32, 8, 1`).
     pub block: Option<[u32; 3]>,
+    /// `max_threads = 256` (tag `maxthreads256`): launched with at most this many threads per
+    /// block (checked by the launcher); the PTX declares `.maxntid 256, 1, 1`, so ptxas may
+    /// give each thread more registers.
+    pub max_threads: Option<u32>,
+    /// `min_blocks_per_sm = 2` (tag `minblocks2`): ptxas limits registers so that this many
+    /// blocks of the largest allowed shape fit on one multiprocessor (`.minnctapersm 2`); an
+    /// occupancy hint, nothing to check.
+    pub min_blocks_per_sm: Option<u32>,
+    /// `sm = 80` (tag `sm80`): the kernel needs a GPU of compute capability 8.0 or later; the
+    /// launcher checks the device, and the backend refuses a build for an older architecture.
+    pub min_sm: Option<u32>,
 }
 
 /// The tag of an exact block shape: `block32x8x1`.
 fn block_tag([x, y, z]: [u32; 3]) -> String {
     format!("block{x}x{y}x{z}")
+}
+
+/// The numbered tags, in marker order after the block shape: `maxthreads<n>`, `minblocks<n>`,
+/// `sm<n>`, each with its option.
+type NumberField = fn(&mut KernelOptions) -> &mut Option<u32>;
+const NUMBER_TAGS: [(&str, NumberField); 3] = [
+    ("maxthreads", |o| &mut o.max_threads),
+    ("minblocks", |o| &mut o.min_blocks_per_sm),
+    ("sm", |o| &mut o.min_sm),
+];
+
+/// The number of a `<prefix><n>` tag, `n` at least 1.
+fn parse_number_tag(tag: &str, prefix: &str) -> Option<u32> {
+    tag.strip_prefix(prefix)?
+        .parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
 }
 
 /// The block shape of a `block<x>x<y>x<z>` tag (each at least 1).
@@ -53,10 +81,15 @@ const TAGS: [(&str, OptionField); 2] = [
 pub fn kernel_marker(name: &str, options: &KernelOptions) -> String {
     let mut options = *options;
     // `block...` sorts before the other tags.
+    let numbered: Vec<String> = NUMBER_TAGS
+        .iter()
+        .filter_map(|(tag, field)| field(&mut options).map(|n| format!("{tag}{n}")))
+        .collect();
     let tags: Vec<String> = options
         .block
         .map(block_tag)
         .into_iter()
+        .chain(numbered)
         .chain(
             TAGS.iter()
                 .filter_map(|(tag, field)| (*field(&mut options)).then_some(tag.to_string())),
@@ -108,6 +141,13 @@ pub fn parse_kernel_marker(
     for tag in tags.split('_').filter(|t| !t.is_empty()) {
         if let Some(shape) = parse_block_tag(tag) {
             options.block = Some(shape);
+            continue;
+        }
+        if let Some((field, n)) = NUMBER_TAGS
+            .iter()
+            .find_map(|(prefix, field)| parse_number_tag(tag, prefix).map(|n| (field, n)))
+        {
+            *field(&mut options) = Some(n);
             continue;
         }
         match TAGS.iter().find(|(known, _)| *known == tag) {
@@ -178,10 +218,23 @@ mod tests {
             [false, true].into_iter().flat_map(move |grid_1d| {
                 [None, Some([32, 8, 1]), Some([256, 1, 1])]
                     .into_iter()
-                    .map(move |block| KernelOptions {
-                        strict_float,
-                        grid_1d,
-                        block,
+                    .flat_map(move |block| {
+                        [
+                            (None, None, None),
+                            (Some(256), Some(2), Some(80)),
+                            (Some(1024), None, Some(90)),
+                        ]
+                        .into_iter()
+                        .map(
+                            move |(max_threads, min_blocks_per_sm, min_sm)| KernelOptions {
+                                strict_float,
+                                grid_1d,
+                                block,
+                                max_threads,
+                                min_blocks_per_sm,
+                                min_sm,
+                            },
+                        )
                     })
             })
         })
@@ -192,7 +245,7 @@ mod tests {
         let opts = |strict_float, grid_1d| KernelOptions {
             strict_float,
             grid_1d,
-            block: None,
+            ..KernelOptions::default()
         };
         for (options, marker) in [
             (opts(false, false), "__oxide_kernel__vecadd"),
@@ -205,6 +258,15 @@ mod tests {
                     ..opts(true, false)
                 },
                 "__oxide_kernel_block32x8x1_strict__vecadd",
+            ),
+            (
+                KernelOptions {
+                    max_threads: Some(256),
+                    min_blocks_per_sm: Some(2),
+                    min_sm: Some(80),
+                    ..opts(false, true)
+                },
+                "__oxide_kernel_maxthreads256_minblocks2_sm80_grid1d__vecadd",
             ),
         ] {
             assert_eq!(kernel_marker("vecadd", &options), marker);
@@ -250,7 +312,7 @@ mod tests {
         let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
-            block: None,
+            ..KernelOptions::default()
         };
         assert_eq!(
             parse_kernel_marker("__oxide_kernel_strict_grid1d__k"),

@@ -44,6 +44,24 @@ pub enum Error {
         /// The kernel looked for.
         kernel: String,
     },
+    /// The device is older than a kernel's `#[kernel(sm = ...)]` contract asks for; nothing was
+    /// launched.
+    #[error(
+        "kernel `{kernel}` is declared `#[kernel(sm = {needs})]`: it needs a GPU of compute \
+         capability {}.{} or later, and device {ordinal} ({device}) has {}.{}",
+        needs / 10, needs % 10, has / 10, has % 10
+    )]
+    UnsupportedDevice {
+        /// The kernel.
+        kernel: String,
+        /// The compute capability it needs, major·10 + minor.
+        needs: u32,
+        /// The device's ordinal and name.
+        ordinal: usize,
+        device: String,
+        /// The device's compute capability, major·10 + minor.
+        has: u32,
+    },
     /// A grid or block shape the GPU cannot run.
     #[error("invalid launch shape: {0}")]
     LaunchShape(String),

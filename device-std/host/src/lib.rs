@@ -41,6 +41,8 @@ pub struct Gpu {
     modules: Mutex<launch::ModuleCache<launch::LoadedModule>>,
     /// Launches, and waits that succeeded: which kernel an asynchronous failure belongs to.
     launches: Mutex<LaunchLog>,
+    /// Read once, for the launch contract `#[kernel(sm = ...)]`.
+    compute_capability: std::sync::OnceLock<u32>,
 }
 
 impl Gpu {
@@ -75,12 +77,23 @@ impl Gpu {
             stream,
             modules: Mutex::new(launch::ModuleCache::new()),
             launches: Mutex::new(LaunchLog::default()),
+            compute_capability: std::sync::OnceLock::new(),
         })
     }
 
     /// The device's name, e.g. "NVIDIA H200".
     pub fn name(&self) -> Result<String, Error> {
         Ok(self.ctx.name()?)
+    }
+
+    /// The device's compute capability as major·10 + minor: 90 for an H200 (9.0).
+    pub fn compute_capability(&self) -> Result<u32, Error> {
+        if let Some(&cc) = self.compute_capability.get() {
+            return Ok(cc);
+        }
+        let (major, minor) = self.ctx.compute_capability()?;
+        let cc = u32::try_from(major * 10 + minor).unwrap_or(0);
+        Ok(*self.compute_capability.get_or_init(|| cc))
     }
 
     /// The device ordinal this was opened with.

@@ -414,12 +414,24 @@ impl Kernel {
         } else {
             ""
         };
-        let grid_doc = if self.options.grid_1d {
-            " The kernel is `grid = \"1d\"`: a `cfg` whose grid or block has y or z other than \
-             1 is an `Error::LaunchShape`, and nothing is launched."
+        let grid_doc = if self.options.grid_1d
+            || self.options.block.is_some()
+            || self.options.max_threads.is_some()
+            || self.options.min_sm.is_some()
+        {
+            " The kernel's launch contract (`#[kernel(...)]`'s `grid`, `block`, `max_threads`, \
+             `sm`) is checked first: a `cfg` that breaks it is an `Error::LaunchShape`, a device \
+             older than `sm` an `Error::UnsupportedDevice`, and nothing is launched."
         } else {
             ""
         };
+        let unchecked_doc = format!(
+            "`launch` without the checks of the kernel's launch contract (`#[kernel(...)]`'s \
+             `grid`, `block`, `max_threads` and `sm`, if any); the buffers are still checked.\n\n\
+             # Safety\n\n`cfg` and the device meet the kernel's launch contract: the backend \
+             compiled `{entry}` assuming them (a `block` shape is folded into its index \
+             arithmetic, so another shape can give two threads one element)."
+        );
         let launch_doc = format!(
             "Queues the `{entry}` kernel on `gpu`'s stream with shape `cfg` and returns without \
              waiting for it (`Gpu::dtoh` and `Gpu::synchronize` wait, and report its failure). \
@@ -463,20 +475,13 @@ impl Kernel {
             quote!(super::#name #turbofish (#(#emu_args),*))
         };
 
-        let grid_check = self
-            .options
-            .grid_1d
-            .then(|| quote!(::oxide::__private::check_grid_1d(#kernel_name, &#cfg)?;));
-        let emu_grid_check = self
-            .options
-            .grid_1d
-            .then(|| quote!(::oxide::__private::emulate_check_grid_1d(#kernel_name, #cfg)?;));
-        let block_check = self.options.block.map(|[x, y, z]| {
-            quote!(::oxide::__private::check_block(#kernel_name, &#cfg, [#x, #y, #z])?;)
-        });
-        let emu_block_check = self.options.block.map(|[x, y, z]| {
-            quote!(::oxide::__private::emulate_check_block(#kernel_name, #cfg, [#x, #y, #z])?;)
-        });
+        let options = options_tokens(&self.options);
+        let contract_check = quote! {
+            ::oxide::__private::check_launch(#gpu, #kernel_name, &#cfg, &#options)?;
+        };
+        let emu_contract_check = quote! {
+            ::oxide::__private::emulate_check_launch(#kernel_name, #cfg, &#options)?;
+        };
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,
@@ -550,13 +555,33 @@ impl Kernel {
                     #cfg: ::oxide::host::LaunchConfig,
                     #(#params),*
                 ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
-                    #grid_check
-                    #block_check
+                    #contract_check
                     #get_function
                     let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
                     #(#pushes)*
                     // SAFETY: the parameters were pushed from this kernel's own signature, in
-                    // order, and the PTX is the backend's compilation of this same function.
+                    // order, and the PTX is the backend's compilation of this same function;
+                    // the launch contract was checked above.
+                    unsafe { #launch.launch(#cfg) }
+                }
+
+                #[doc = #unchecked_doc]
+                #[allow(
+                    unsafe_code,
+                    clippy::too_many_arguments,
+                    clippy::multiple_bound_locations
+                )]
+                pub unsafe fn launch_unchecked #launch_params (
+                    #gpu: &::oxide::host::Gpu,
+                    #cfg: ::oxide::host::LaunchConfig,
+                    #(#params),*
+                ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
+                    #get_function
+                    let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
+                    #(#pushes)*
+                    // SAFETY: the parameters were pushed from this kernel's own signature, in
+                    // order, and the PTX is the backend's compilation of this same function;
+                    // the caller vouches for the launch contract.
                     unsafe { #launch.launch(#cfg) }
                 }
 
@@ -570,8 +595,7 @@ impl Kernel {
                     #cfg: &::oxide::host::LaunchConfig,
                     #(#emu_params),*
                 ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
-                    #emu_grid_check
-                    #emu_block_check
+                    #emu_contract_check
                     #(#emu_shared)*
                     ::oxide::emulate::run(#kernel_name, #cfg, || {
                         #(#emu_thread)*
@@ -783,6 +807,41 @@ impl Kernel {
     }
 }
 
+/// `::oxide::__private::KernelOptions { ... }` with the values of `options`.
+fn options_tokens(options: &KernelOptions) -> TokenStream2 {
+    let number = |v: Option<u32>| match v {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let KernelOptions {
+        strict_float,
+        grid_1d,
+        block,
+        max_threads,
+        min_blocks_per_sm,
+        min_sm,
+    } = *options;
+    let block = match block {
+        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+        None => quote!(::core::option::Option::None),
+    };
+    let (max_threads, min_blocks_per_sm, min_sm) = (
+        number(max_threads),
+        number(min_blocks_per_sm),
+        number(min_sm),
+    );
+    quote! {
+        ::oxide::__private::KernelOptions {
+            strict_float: #strict_float,
+            grid_1d: #grid_1d,
+            block: #block,
+            max_threads: #max_threads,
+            min_blocks_per_sm: #min_blocks_per_sm,
+            min_sm: #min_sm,
+        }
+    }
+}
+
 /// The crate being compiled, as rustc names it (`-` becomes `_`); the backend names the PTX
 /// symbol after it.
 fn crate_name() -> syn::Result<String> {
@@ -844,7 +903,9 @@ mod tests {
             out.contains(&constant("__oxide_kernel_grid1d__fill")),
             "{out}"
         );
-        assert!(out.contains("check_grid_1d"), "{out}");
+        assert!(out.contains("check_launch"), "{out}");
+        assert!(out.contains("grid_1d : true"), "{out}");
+        assert!(out.contains("pub unsafe fn launch_unchecked"), "{out}");
         let out = expanded(quote!(grid = "1d", strict_float), item);
         assert!(
             out.contains(&constant("__oxide_kernel_grid1d_strict__fill")),

@@ -9,8 +9,36 @@ use syn::spanned::Spanned;
 use syn::{Expr, ExprLit, Lit, Meta, Token};
 
 const VALID: &str = "the options are `strict_float` (no FMA contraction: bit-for-bit Rust float \
-                     semantics), `grid = \"1d\"` (launched with grid and block y = z = 1) and \
-                     `block = \"32x8\"` (launched with exactly this block shape)";
+                     semantics), `grid = \"1d\"` (launched with grid and block y = z = 1), \
+                     `block = \"32x8\"` (launched with exactly this block shape), \
+                     `max_threads = 256` (at most this many threads per block), \
+                     `min_blocks_per_sm = 2` (an occupancy hint for ptxas) and `sm = 80` (needs \
+                     a GPU of compute capability 8.0 or later)";
+
+/// The integer of `name = <int>` within `range`, or the error saying what it takes.
+fn number(
+    value: &Expr,
+    name: &str,
+    range: core::ops::RangeInclusive<u32>,
+    what: &str,
+) -> syn::Result<u32> {
+    let n = match value {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse::<u32>().ok(),
+        _ => None,
+    };
+    n.filter(|n| range.contains(n)).ok_or_else(|| {
+        syn::Error::new(
+            value.span(),
+            format!(
+                "`{name}` takes an integer from {} to {}: {what}",
+                range.start(),
+                range.end()
+            ),
+        )
+    })
+}
 
 /// `"256"`, `"32x8"` or `"32x8x1"`: each dimension at least 1, at most 1024 threads in all.
 fn block_shape(text: &str) -> Option<[u32; 3]> {
@@ -80,6 +108,55 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
                 }
                 continue;
             }
+            Meta::NameValue(nv)
+                if ["max_threads", "min_blocks_per_sm", "sm"]
+                    .iter()
+                    .any(|n| nv.path.is_ident(n)) =>
+            {
+                let name = quote::ToTokens::to_token_stream(&nv.path).to_string();
+                let (field, parsed) = match name.as_str() {
+                    "max_threads" => (
+                        &mut options.max_threads,
+                        number(
+                            &nv.value,
+                            &name,
+                            1..=1024,
+                            "the most threads a block may have",
+                        ),
+                    ),
+                    "min_blocks_per_sm" => (
+                        &mut options.min_blocks_per_sm,
+                        number(
+                            &nv.value,
+                            &name,
+                            1..=32,
+                            "how many blocks ptxas should fit on one multiprocessor",
+                        ),
+                    ),
+                    _ => (
+                        &mut options.min_sm,
+                        number(
+                            &nv.value,
+                            &name,
+                            50..=129,
+                            "the compute capability the kernel needs, as major·10 + minor \
+                             (`sm = 80` for 8.0)",
+                        ),
+                    ),
+                };
+                match parsed {
+                    Ok(n) => {
+                        if field.replace(n).is_some() {
+                            fail(syn::Error::new(
+                                meta.span(),
+                                format!("`{name}` is given twice"),
+                            ));
+                        }
+                    }
+                    Err(e) => fail(e),
+                }
+                continue;
+            }
             Meta::NameValue(_) | Meta::List(_) if meta.path().is_ident("strict_float") => {
                 fail(syn::Error::new(
                     meta.span(),
@@ -131,6 +208,27 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
             ),
         ));
     }
+    if let (Some(shape), Some(max)) = (options.block, options.max_threads)
+        && shape.iter().product::<u32>() > max
+    {
+        fail(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            format!(
+                "`block` is {shape:?}, {} threads, more than `max_threads = {max}`",
+                shape.iter().product::<u32>()
+            ),
+        ));
+    }
+    if options.min_blocks_per_sm.is_some()
+        && options.max_threads.is_none()
+        && options.block.is_none()
+    {
+        fail(syn::Error::new(
+            proc_macro2::Span::call_site(),
+            "`min_blocks_per_sm` needs the block's size to mean something: give `max_threads` \
+             or `block` too (ptxas ignores `.minnctapersm` without `.maxntid` or `.reqntid`)",
+        ));
+    }
     errors.map_or(Ok(options), Err)
 }
 
@@ -145,7 +243,7 @@ mod tests {
         let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
-            block: None,
+            ..KernelOptions::default()
         };
         assert_eq!(parse(quote!(strict_float, grid = "1d")).unwrap(), both);
         assert_eq!(parse(quote!(grid = "1d", strict_float,)).unwrap(), both);
@@ -153,8 +251,16 @@ mod tests {
             parse(quote!(strict_float)).unwrap(),
             KernelOptions {
                 strict_float: true,
-                grid_1d: false,
-                block: None,
+                ..KernelOptions::default()
+            }
+        );
+        assert_eq!(
+            parse(quote!(max_threads = 256, min_blocks_per_sm = 2, sm = 80)).unwrap(),
+            KernelOptions {
+                max_threads: Some(256),
+                min_blocks_per_sm: Some(2),
+                min_sm: Some(80),
+                ..KernelOptions::default()
             }
         );
         assert_eq!(
@@ -206,6 +312,21 @@ mod tests {
                 quote!(grid = "1d", block = "32x8"),
                 "`grid = \"1d\"` promises",
             ),
+            (
+                quote!(max_threads = 2048),
+                "`max_threads` takes an integer from 1 to 1024",
+            ),
+            (
+                quote!(max_threads = "256"),
+                "`max_threads` takes an integer",
+            ),
+            (quote!(sm = 35), "`sm` takes an integer from 50 to 129"),
+            (quote!(sm = 80, sm = 90), "`sm` is given twice"),
+            (
+                quote!(block = "32x8", max_threads = 128),
+                "`block` is [32, 8, 1], 256 threads, more than `max_threads = 128`",
+            ),
+            (quote!(min_blocks_per_sm = 2), "`min_blocks_per_sm` needs"),
         ] {
             let e = parse(attr.clone()).unwrap_err().to_string();
             assert!(e.starts_with(expected), "{attr}: {e}");

@@ -2,7 +2,7 @@
 //! the macro.
 
 use crate::emulate::{FailureKind, KernelFailure};
-use crate::host::{Error, KernelFunction, KernelModule, LaunchConfig};
+use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 
 /// The PTX entry of one instance of a generic kernel, named as the backend names the entries
 /// it compiles (docs/contracts.md).
@@ -18,96 +18,134 @@ pub fn generic_function(
     crate::host::generic_function(module, name, type_names)
 }
 
-/// The launch contract of a `#[kernel(grid = "1d")]` kernel, checked before its launch: grid and
-/// block have y = z = 1.
-pub fn check_grid_1d(kernel: &str, cfg: &LaunchConfig) -> Result<(), Error> {
-    grid_1d(kernel, cfg).map_err(Error::LaunchShape)
+/// What `#[kernel(...)]` stated: the generated launcher and emulator pass it to
+/// [`check_launch`] and [`emulate_check_launch`].
+pub use oxide_contract::KernelOptions;
+
+/// The launch contract of a kernel, checked before its launch: its shape options (`grid =
+/// "1d"`, `block`, `max_threads`) against `cfg`, and `sm` against the device.
+pub fn check_launch(
+    gpu: &Gpu,
+    kernel: &str,
+    cfg: &LaunchConfig,
+    options: &KernelOptions,
+) -> Result<(), Error> {
+    launch_shape(kernel, cfg, options).map_err(Error::LaunchShape)?;
+    if let Some(needs) = options.min_sm {
+        let has = gpu.compute_capability()?;
+        if has < needs {
+            return Err(Error::UnsupportedDevice {
+                kernel: kernel.to_string(),
+                needs,
+                ordinal: gpu.ordinal(),
+                device: gpu.name().unwrap_or_else(|_| "?".to_string()),
+                has,
+            });
+        }
+    }
+    Ok(())
 }
 
-/// [`check_grid_1d`] for the emulator.
-pub fn emulate_check_grid_1d(
+/// [`check_launch`] for the emulator: the shape options (the emulator has no device).
+pub fn emulate_check_launch(
     kernel: &'static str,
     cfg: &LaunchConfig,
+    options: &KernelOptions,
 ) -> Result<(), KernelFailure> {
-    grid_1d(kernel, cfg).map_err(|reason| KernelFailure {
+    launch_shape(kernel, cfg, options).map_err(|reason| KernelFailure {
         kernel,
         kind: FailureKind::LaunchShape(reason),
     })
 }
 
-fn grid_1d(kernel: &str, cfg: &LaunchConfig) -> Result<(), String> {
-    if cfg.is_1d() {
-        Ok(())
-    } else {
-        Err(format!(
+/// Why `cfg` breaks the shape contract of `options`, if it does.
+fn launch_shape(kernel: &str, cfg: &LaunchConfig, options: &KernelOptions) -> Result<(), String> {
+    if options.grid_1d && !cfg.is_1d() {
+        return Err(format!(
             "kernel `{kernel}` is declared `#[kernel(grid = \"1d\")]`: grid and block must have \
              y = z = 1, and this launch has grid {:?} and block {:?}",
             cfg.grid, cfg.block
-        ))
+        ));
     }
-}
-
-/// The launch contract of a `#[kernel(block = "...")]` kernel, checked before its launch: the
-/// block is exactly `shape`.
-pub fn check_block(kernel: &str, cfg: &LaunchConfig, shape: [u32; 3]) -> Result<(), Error> {
-    exact_block(kernel, cfg, shape).map_err(Error::LaunchShape)
-}
-
-/// [`check_block`] for the emulator.
-pub fn emulate_check_block(
-    kernel: &'static str,
-    cfg: &LaunchConfig,
-    shape: [u32; 3],
-) -> Result<(), KernelFailure> {
-    exact_block(kernel, cfg, shape).map_err(|reason| KernelFailure {
-        kernel,
-        kind: FailureKind::LaunchShape(reason),
-    })
-}
-
-fn exact_block(kernel: &str, cfg: &LaunchConfig, [x, y, z]: [u32; 3]) -> Result<(), String> {
-    if cfg.block == (x, y, z) {
-        Ok(())
-    } else {
-        Err(format!(
+    if let Some([x, y, z]) = options.block
+        && cfg.block != (x, y, z)
+    {
+        return Err(format!(
             "kernel `{kernel}` is declared `#[kernel(block = \"{x}x{y}x{z}\")]`: its blocks must \
              be exactly ({x}, {y}, {z}), and this launch has block {:?}",
             cfg.block
-        ))
+        ));
     }
+    let (x, y, z) = cfg.block;
+    let threads = u64::from(x) * u64::from(y) * u64::from(z);
+    if let Some(max) = options.max_threads
+        && threads > u64::from(max)
+    {
+        return Err(format!(
+            "kernel `{kernel}` is declared `#[kernel(max_threads = {max})]`: its blocks have at \
+             most {max} threads, and this launch has block {:?}, {threads} threads",
+            cfg.block
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn options() -> KernelOptions {
+        KernelOptions::default()
+    }
+
     #[test]
-    fn grid_1d_contract() {
+    fn shape_contracts() {
         let one_d = LaunchConfig::for_num_elems(100, 32).unwrap();
-        assert!(check_grid_1d("k", &one_d).is_ok());
-        assert!(emulate_check_grid_1d("k", &one_d).is_ok());
+        let grid_1d = KernelOptions {
+            grid_1d: true,
+            ..options()
+        };
+        assert!(launch_shape("k", &one_d, &grid_1d).is_ok());
+        assert!(emulate_check_launch("k", &one_d, &grid_1d).is_ok());
         let two_d = LaunchConfig {
             grid: (2, 2, 1),
             block: (8, 8, 1),
             shared_mem_bytes: 0,
         };
-        let e = check_grid_1d("k", &two_d).unwrap_err();
-        assert!(matches!(&e, Error::LaunchShape(_)), "{e}");
         assert_eq!(
-            e.to_string(),
-            "invalid launch shape: kernel `k` is declared `#[kernel(grid = \"1d\")]`: grid and \
-             block must have y = z = 1, and this launch has grid (2, 2, 1) and block (8, 8, 1)"
+            launch_shape("k", &two_d, &grid_1d).unwrap_err(),
+            "kernel `k` is declared `#[kernel(grid = \"1d\")]`: grid and block must have y = z \
+             = 1, and this launch has grid (2, 2, 1) and block (8, 8, 1)"
         );
-        assert!(check_block("k", &two_d, [8, 8, 1]).is_ok());
-        let e = check_block("k", &two_d, [32, 8, 1]).unwrap_err();
+        let block = |shape| KernelOptions {
+            block: Some(shape),
+            ..options()
+        };
+        assert!(launch_shape("k", &two_d, &block([8, 8, 1])).is_ok());
         assert_eq!(
-            e.to_string(),
-            "invalid launch shape: kernel `k` is declared `#[kernel(block = \"32x8x1\")]`: its \
-             blocks must be exactly (32, 8, 1), and this launch has block (8, 8, 1)"
+            launch_shape("k", &two_d, &block([32, 8, 1])).unwrap_err(),
+            "kernel `k` is declared `#[kernel(block = \"32x8x1\")]`: its blocks must be exactly \
+             (32, 8, 1), and this launch has block (8, 8, 1)"
         );
-        assert!(emulate_check_block("k", &two_d, [64, 1, 1]).is_err());
-        let f = emulate_check_grid_1d("k", &two_d).unwrap_err();
+        let max = |n| KernelOptions {
+            max_threads: Some(n),
+            ..options()
+        };
+        assert!(launch_shape("k", &two_d, &max(64)).is_ok());
+        assert_eq!(
+            launch_shape("k", &two_d, &max(32)).unwrap_err(),
+            "kernel `k` is declared `#[kernel(max_threads = 32)]`: its blocks have at most 32 \
+             threads, and this launch has block (8, 8, 1), 64 threads"
+        );
+        let f = emulate_check_launch("k", &two_d, &grid_1d).unwrap_err();
         assert!(matches!(f.kind, FailureKind::LaunchShape(_)), "{f}");
         assert_eq!(f.kernel, "k");
+        // The occupancy hint and the device contract say nothing about the shape.
+        let hints = KernelOptions {
+            min_blocks_per_sm: Some(4),
+            min_sm: Some(90),
+            ..max(64)
+        };
+        assert!(emulate_check_launch("k", &two_d, &hints).is_ok());
     }
 }

@@ -269,3 +269,17 @@ fn errors_are_results() -> Result<(), Error> {
     assert!(matches!(e, Error::NoDevice { ordinal: 1000, .. }), "{e}");
     Ok(())
 }
+
+/// The device's compute capability, which `#[kernel(sm = ...)]` is checked against: an H200
+/// says 90, and every GPU oxide compiles for says at least 75.
+#[test]
+fn the_compute_capability_is_read_once_and_plausible() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let cc = gpu.compute_capability()?;
+    assert!((75..200).contains(&cc), "compute capability {cc}");
+    assert_eq!(gpu.compute_capability()?, cc);
+    if gpu.name()?.contains("H200") {
+        assert_eq!(cc, 90);
+    }
+    Ok(())
+}

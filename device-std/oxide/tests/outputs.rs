@@ -194,3 +194,27 @@ fn block_contracts_are_checked_before_running() {
     );
     assert!(e.to_string().contains("block = \"32x8x1\""), "{e}");
 }
+
+/// A bounded block and an occupancy hint: the emulator, like the launcher, refuses a block of
+/// more threads; `sm` is about the device, which the emulator does not have.
+#[kernel(max_threads = 128, min_blocks_per_sm = 4, sm = 80)]
+pub fn bounded_block(mut out: DisjointSlice<u32>) {
+    let n = thread::block_dim_x() * thread::block_dim_y();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = n;
+    }
+}
+
+#[test]
+fn max_threads_is_checked_before_running() {
+    let mut out = vec![0u32; 512];
+    bounded_block::emulate(&cfg((8, 1, 1), (64, 1, 1)), &mut out).unwrap();
+    assert!(out.iter().all(|&n| n == 64));
+    bounded_block::emulate(&cfg((4, 1, 1), (16, 8, 1)), &mut out).unwrap();
+    let e = bounded_block::emulate(&cfg((2, 1, 1), (256, 1, 1)), &mut out).unwrap_err();
+    assert!(
+        matches!(e.kind, oxide::emulate::FailureKind::LaunchShape(_)),
+        "{e}"
+    );
+    assert!(e.to_string().contains("max_threads = 128"), "{e}");
+}
