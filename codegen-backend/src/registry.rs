@@ -13,9 +13,10 @@
 //! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
 //! | `#[oxide_gpu::atomic(op = "add", scope = "block", ordering = "relaxed")]` | an LLVM atomic (`atomicrmw`, `cmpxchg`, `fence`) at that scope, on the call's arguments |
 //! | `#[oxide_gpu::device_runtime("vprintf")]` | a call of that function of CUDA's device runtime, which the driver links |
-//! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its one (pointer) argument |
+//! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its first (pointer) argument |
 //! | `#[oxide_gpu::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
 //! | `#[oxide_gpu::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
+//! | `#[oxide_gpu::dynamic_shared_memory]` (on a type) | a `static` of the type is the start of the dynamic shared memory (`.extern .shared .align 16`) |
 //!
 //! The function's body is its host implementation (the CPU emulator's), so a new instruction is
 //! a function of device-std with an attribute: no backend change. Functions the backend itself
@@ -230,7 +231,7 @@ impl<'tcx> Registry<'tcx> {
                     DeviceFn::DeviceRuntime { symbol }
                 }
                 // Marks of types, read elsewhere.
-                "disjoint_slice" | "shared_memory" => continue,
+                "disjoint_slice" | "shared_memory" | "dynamic_shared_memory" => continue,
                 other => {
                     return Err(BadAttribute(format!(
                         "`#[{TOOL}::{other}]` is not an attribute this backend knows"
@@ -256,6 +257,12 @@ impl<'tcx> Registry<'tcx> {
     pub(crate) fn is_shared_memory(&self, adt: DefId) -> bool {
         self.marks(adt)
             .any(|(name, _)| name.as_str() == "shared_memory")
+    }
+
+    /// Whether a `static` of the type `adt` is the start of the block's dynamic shared memory.
+    pub(crate) fn is_dynamic_shared_memory(&self, adt: DefId) -> bool {
+        self.marks(adt)
+            .any(|(name, _)| name.as_str() == "dynamic_shared_memory")
     }
 
     /// The device-std function implementing `soft`, if device-std is linked.

@@ -207,12 +207,13 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             // Checked by the uniformity analysis; nothing to execute.
             DeviceFn::WarpCollective => None,
+            // The other arguments (a dynamic array's size) are the host's.
             DeviceFn::SharedAddress => match self.scalar_arguments(path, args)?.as_slice() {
-                &[address] => Some(address),
+                &[address, ..] => Some(address),
                 _ => {
                     return unsupported(
                         self.span,
-                        format!("`{path}` (a shared address takes one pointer argument)"),
+                        format!("`{path}` (a shared address takes a pointer argument first)"),
                     );
                 }
             },

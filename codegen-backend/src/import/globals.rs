@@ -37,6 +37,8 @@ use crate::error::{DeviceError, DeviceErrorKind, DeviceResult, not_on_gpu, unsup
 const GLOBAL_ADDRESS_SPACE: u32 = 1;
 /// Memory each block has its own copy of (`__shared__`).
 const SHARED_ADDRESS_SPACE: u32 = 3;
+/// The alignment of dynamic shared memory (`oxide_device::shared::DYNAMIC_SHARED_ALIGN`).
+const DYNAMIC_SHARED_ALIGN: u32 = 16;
 
 impl<'tcx> DeviceModule<'tcx> {
     /// The global holding `alloc_id`'s bytes, created on first use.
@@ -138,15 +140,26 @@ impl<'tcx> DeviceModule<'tcx> {
         Ok(name)
     }
 
-    /// Whether the static `def_id` is block-shared memory (its type is marked so).
+    /// Whether the static `def_id` is block-shared memory (its type is marked so), static or
+    /// dynamic.
     fn is_shared_static(&self, def_id: rustc_hir::def_id::DefId) -> bool {
-        // Only the type constructor matters, which normalisation does not change.
+        self.static_adt(def_id).is_some_and(|adt| {
+            self.registry.is_shared_memory(adt) || self.registry.is_dynamic_shared_memory(adt)
+        })
+    }
+
+    /// The type constructor of the static `def_id`'s type, when it is an ADT (normalisation
+    /// does not change it).
+    fn static_adt(&self, def_id: rustc_hir::def_id::DefId) -> Option<rustc_hir::def_id::DefId> {
         let ty = self
             .tcx
             .type_of(def_id)
             .instantiate_identity()
             .skip_normalization();
-        matches!(ty.kind(), rustc_middle::ty::Adt(adt, _) if self.registry.is_shared_memory(adt.did()))
+        match ty.kind() {
+            rustc_middle::ty::Adt(adt, _) => Some(adt.did()),
+            _ => None,
+        }
     }
 
     /// A shared-memory static: uninitialised bytes in the shared address space (the GPU cannot
@@ -160,10 +173,23 @@ impl<'tcx> DeviceModule<'tcx> {
         let name = self.unique_name(&format!("__oxide_shared_{}", self.tcx.item_name(def_id)));
         self.globals.insert(alloc_id, name.clone());
         let alloc = alloc.inner();
-        let ty = self.byte_type(alloc.len());
+        let dynamic = self
+            .static_adt(def_id)
+            .is_some_and(|adt| self.registry.is_dynamic_shared_memory(adt));
+        // Dynamic shared memory (`extern __shared__`): an external `[0 x i8]` declaration
+        // aligned to 16, which the launch sizes (`.extern .shared .align 16 .b8 name[]`).
+        let ty = self.byte_type(if dynamic { 0 } else { alloc.len() });
         let global = GlobalOp::new(&mut self.ctx, name.clone(), ty);
         global.set_address_space(&mut self.ctx, SHARED_ADDRESS_SPACE);
-        global.set_alignment(&self.ctx, alloc.align.bytes() as u32);
+        if dynamic {
+            global.set_alignment(&self.ctx, DYNAMIC_SHARED_ALIGN);
+            global.set_attr_llvm_global_linkage(
+                &self.ctx,
+                pliron_llvm::attributes::LinkageAttr::ExternalLinkage,
+            );
+        } else {
+            global.set_alignment(&self.ctx, alloc.align.bytes() as u32);
+        }
         self.module
             .append_operation(&mut self.ctx, global.get_operation(), 0);
         name

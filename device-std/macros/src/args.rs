@@ -28,6 +28,9 @@ pub enum ArgKind {
     /// `Shared<A>` (the array type `A`): block-shared memory, which the launch does not pass;
     /// the kernel makes it.
     Shared(Type),
+    /// `DynShared<T>` (the element type): the block's dynamic shared memory, whose length in
+    /// elements the launch passes (a `usize`) and sets the launch's dynamic shared memory from.
+    DynShared(Type),
 }
 
 impl ArgKind {
@@ -40,7 +43,8 @@ impl ArgKind {
             ArgKind::Slice(_)
             | ArgKind::Disjoint { .. }
             | ArgKind::Atomics { .. }
-            | ArgKind::Shared(_) => None,
+            | ArgKind::Shared(_)
+            | ArgKind::DynShared(_) => None,
         }
     }
 }
@@ -84,6 +88,13 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
                     })
                 }
                 Some(seg) if seg.ident == "Shared" => shared_array(seg),
+                Some(seg) if seg.ident == "DynShared" => match shared_array(seg) {
+                    Ok(ArgKind::Shared(elem)) => Ok(ArgKind::DynShared(elem)),
+                    _ => Err(syn::Error::new(
+                        seg.span(),
+                        "expected `DynShared<T>` with its element type, e.g. `DynShared<f32>`",
+                    )),
+                },
                 _ => Ok(ArgKind::Value(ty.clone())),
             }
         }

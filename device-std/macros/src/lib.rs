@@ -198,8 +198,20 @@ impl Kernel {
             type_params,
             args,
         };
+        let dynamic: Vec<&Type> = kernel
+            .args
+            .iter()
+            .filter_map(|(_, ty, kind)| matches!(kind, ArgKind::DynShared(_)).then_some(ty))
+            .collect();
+        if let [_, second, ..] = dynamic[..] {
+            errors.add(
+                second.span(),
+                "a kernel has at most one `DynShared` array (CUDA's one `extern __shared__` \
+                 region): put the others in it, or make them `Shared<[T; N]>`",
+            );
+        }
         for (_, _, kind) in &kernel.args {
-            if let ArgKind::Shared(array) = kind
+            if let ArgKind::Shared(array) | ArgKind::DynShared(array) = kind
                 && kernel.mentions_type_param(array)
             {
                 errors.add(
@@ -346,6 +358,22 @@ impl Kernel {
                 }
                 // Made by the kernel itself: neither the launch nor the emulator passes it.
                 ArgKind::Shared(_) => {}
+                // The length, in elements: a by-value `usize` the kernel makes its array from,
+                // and the launch's dynamic shared memory in bytes.
+                ArgKind::DynShared(elem) => {
+                    params.push(quote!(#arg: usize));
+                    pushes.push(quote! {
+                        let #cfg = ::oxide::__private::with_dynamic_shared::<#elem>(#cfg, #arg)?;
+                        #launch.push(::oxide::host::ByValue(&#arg));
+                    });
+                    emu_params.push(quote!(#arg: usize));
+                    emu_shared.push(quote! {
+                        let #cfg = &::oxide::__private::emulate_with_dynamic_shared::<#elem>(
+                            #kernel_name, #cfg, #arg,
+                        )?;
+                    });
+                    emu_args.push(quote!(#arg));
+                }
                 ArgKind::Value(ty) => {
                     params.push(quote!(#arg: #ty));
                     pushes.push(quote!(#launch.push(::oxide::host::ByValue(&#arg));));
@@ -629,15 +657,22 @@ impl Kernel {
     fn has_shared(&self) -> bool {
         self.args
             .iter()
-            .any(|(_, _, kind)| matches!(kind, ArgKind::Shared(_)))
+            .any(|(_, _, kind)| matches!(kind, ArgKind::Shared(_) | ArgKind::DynShared(_)))
     }
 
-    /// The types of the arguments a launch passes (all but the shared arrays).
-    fn launch_arg_types(&self) -> impl Iterator<Item = &Type> {
-        self.args
-            .iter()
-            .filter(|(_, _, kind)| !matches!(kind, ArgKind::Shared(_)))
-            .map(|(_, ty, _)| ty)
+    /// The types of the parameters of the function a launch enters: the arguments but the
+    /// shared arrays, a dynamic one's length (`usize`) in its place.
+    fn launch_arg_types(&self) -> impl Iterator<Item = Type> + '_ {
+        self.launched_args().map(|(_, ty)| ty)
+    }
+
+    /// The parameters of the function a launch enters, as `(name, type)`.
+    fn launched_args(&self) -> impl Iterator<Item = (&Ident, Type)> + '_ {
+        self.args.iter().filter_map(|(name, ty, kind)| match kind {
+            ArgKind::Shared(_) => None,
+            ArgKind::DynShared(_) => Some((name, syn::parse_quote!(usize))),
+            _ => Some((name, ty.clone())),
+        })
     }
 
     /// `fn`, or `unsafe fn` for a kernel with shared memory.
@@ -669,6 +704,20 @@ impl Kernel {
         let mut call_args = Vec::new();
         for (name, ty, kind) in &self.args {
             match kind {
+                ArgKind::DynShared(elem) => {
+                    let region = Ident::new("__OXIDE_DYNAMIC_SHARED", Span::mixed_site());
+                    outer
+                        .sig
+                        .inputs
+                        .push(parse_quote_spanned!(name.span()=> #name: usize));
+                    // SAFETY (quote drops comments): as for `Shared` below; the launch set its
+                    // dynamic shared memory to `#name` elements of `#elem`.
+                    call_args.push(quote_spanned! {elem.span()=> {
+                        static #region: ::oxide::shared::DynamicSharedMemory =
+                            ::oxide::shared::DynamicSharedMemory::new();
+                        unsafe { ::oxide::shared::DynShared::claim(&#region, #name, &#call) }
+                    }});
+                }
                 ArgKind::Shared(array) => {
                     // The static lives in a block of its own, which nothing else can name.
                     // SAFETY (quote drops comments): the launch enters this function once per
@@ -718,12 +767,9 @@ impl Kernel {
         let where_clause = &generics.where_clause;
         let (_, kernel_args, _) = generics.split_for_impl();
         let turbofish = kernel_args.as_turbofish();
-        let launched = self
-            .args
-            .iter()
-            .filter(|(_, _, kind)| !matches!(kind, ArgKind::Shared(_)));
-        let params = launched.clone().map(|(arg, ty, _)| quote!(#arg: #ty));
-        let args = launched.map(|(arg, _, _)| arg);
+        let launched: Vec<(&Ident, Type)> = self.launched_args().collect();
+        let params = launched.iter().map(|(arg, ty)| quote!(#arg: #ty));
+        let args = launched.iter().map(|(arg, _)| arg);
         let fn_type = self.fn_type_keyword();
         let call = quote!(#name #turbofish (#(#args),*));
         let call = if self.has_shared() {
@@ -796,7 +842,7 @@ impl Kernel {
                     parse_quote_spanned!(elem.span()=> #elem: ::core::marker::Send)
                 }
                 (ArgKind::Slice(_) | ArgKind::Disjoint { .. }, false)
-                | (ArgKind::Shared(_) | ArgKind::Atomics { .. }, _) => {
+                | (ArgKind::Shared(_) | ArgKind::DynShared(_) | ArgKind::Atomics { .. }, _) => {
                     continue;
                 }
             };

@@ -60,7 +60,7 @@ pub mod __private;
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Pairs, Rows};
     pub use crate::math::FastMath;
-    pub use crate::shared::{Shared, SharedArray};
+    pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockTiles, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice, WarpRows, kernel,

@@ -58,6 +58,49 @@ pub fn emulate_check_launch(
     })
 }
 
+/// `cfg` with its dynamic shared memory set to `len` elements of `T`, for a kernel's
+/// `DynShared<T>` (the launch's own `shared_mem_bytes` is replaced: nothing else can use the
+/// region safely). Too much is an `Error::SharedMemory`, before anything runs.
+pub fn with_dynamic_shared<T>(mut cfg: LaunchConfig, len: usize) -> Result<LaunchConfig, Error> {
+    cfg.shared_mem_bytes =
+        dynamic_shared_bytes::<T>(len).map_err(|requested| Error::SharedMemory {
+            requested,
+            limit: crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES,
+        })?;
+    Ok(cfg)
+}
+
+/// [`with_dynamic_shared`] for the emulator.
+pub fn emulate_with_dynamic_shared<T>(
+    kernel: &'static str,
+    cfg: &LaunchConfig,
+    len: usize,
+) -> Result<LaunchConfig, KernelFailure> {
+    let mut cfg = *cfg;
+    cfg.shared_mem_bytes = dynamic_shared_bytes::<T>(len).map_err(|requested| KernelFailure {
+        kernel,
+        kind: FailureKind::SharedMemory {
+            requested,
+            limit: crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES,
+        },
+    })?;
+    Ok(cfg)
+}
+
+/// The bytes of `len` elements of `T`, or `Err` with what was asked (`u32::MAX` past it) when
+/// a launch may not have that much.
+fn dynamic_shared_bytes<T>(len: usize) -> Result<u32, u32> {
+    let bytes = len
+        .checked_mul(size_of::<T>())
+        .and_then(|b| u32::try_from(b).ok())
+        .ok_or(u32::MAX)?;
+    if bytes > crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES {
+        Err(bytes)
+    } else {
+        Ok(bytes)
+    }
+}
+
 /// Why `cfg` breaks the shape contract of `options`, if it does.
 fn launch_shape(kernel: &str, cfg: &LaunchConfig, options: &KernelOptions) -> Result<(), String> {
     if options.grid_1d && !cfg.is_1d() {
@@ -147,5 +190,42 @@ mod tests {
             ..max(64)
         };
         assert!(emulate_check_launch("k", &two_d, &hints).is_ok());
+    }
+
+    #[test]
+    fn dynamic_shared_memory_is_sized_and_bounded() {
+        let cfg = LaunchConfig::for_num_elems(100, 32).unwrap();
+        assert_eq!(
+            with_dynamic_shared::<f32>(cfg, 256)
+                .unwrap()
+                .shared_mem_bytes,
+            1024
+        );
+        assert_eq!(
+            with_dynamic_shared::<u8>(cfg, 0).unwrap().shared_mem_bytes,
+            0
+        );
+        let e = with_dynamic_shared::<f64>(cfg, 6145).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::SharedMemory {
+                    requested: 49160,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = emulate_with_dynamic_shared::<u64>("k", &cfg, usize::MAX).unwrap_err();
+        assert!(
+            matches!(
+                e.kind,
+                FailureKind::SharedMemory {
+                    requested: u32::MAX,
+                    ..
+                }
+            ),
+            "{e}"
+        );
     }
 }

@@ -313,3 +313,43 @@ fn float_block_sums_follow_the_tree() {
         "{out:?} vs {expected}"
     );
 }
+
+/// Dynamic shared memory: each block reverses its values through a `DynShared<u32>` whose
+/// length the launch gives (one slot per thread), and reports the length it saw.
+#[kernel]
+pub fn dynamic_reverse(values: &[u32], mut out: DisjointSlice<u32>, tile: DynShared<u32>) {
+    let idx = ThreadIndex::linear();
+    let mine = values.get(idx.get()).copied().unwrap_or(0);
+    let len = tile.len() as u32;
+    let tile = tile.init(|_| mine).sync();
+    let (t, n) = (
+        thread::thread_idx_x() as usize,
+        thread::block_dim_x() as usize,
+    );
+    let reversed = tile[n - 1 - t];
+    if let Some(o) = out.get_mut(idx) {
+        *o = reversed ^ (len << 24);
+    }
+}
+
+#[test]
+fn dynamic_shared_memory_is_sized_by_the_launch() {
+    let values: Vec<u32> = (0..256).collect();
+    let mut out = vec![0u32; 256];
+    let cfg = LaunchConfig::for_num_elems(256, 64).unwrap();
+    dynamic_reverse::emulate(&cfg, &values, &mut out, 64).unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let block = i / 64 * 64;
+        assert_eq!(
+            o,
+            (block + 63 - (i - block)) as u32 ^ (64 << 24),
+            "thread {i}"
+        );
+    }
+    // Too much for a launch: refused before anything runs.
+    let e = dynamic_reverse::emulate(&cfg, &values, &mut out, 1 << 20).unwrap_err();
+    assert!(
+        matches!(e.kind, oxide::emulate::FailureKind::SharedMemory { .. }),
+        "{e}"
+    );
+}

@@ -2,7 +2,9 @@
 //!
 //! The safe form is a kernel parameter of type [`Shared<A>`](Shared) (`tile: Shared<[f32; 256]>`,
 //! `tile: Shared<[[f32; 33]; 32]>`), which the launch does not pass, used in write and read phases
-//! that the types track (see [`Shared`] and `phased.rs`).
+//! that the types track (see [`Shared`] and `phased.rs`); or, sized by the launch (CUDA's
+//! `extern __shared__`), one [`DynShared<T>`](DynShared) parameter, whose length in elements
+//! the launch passes.
 //!
 //! Under it is the unsafe primitive: a `static` of type [`SharedArray`]; every block of a launch has its own copy
 //! of it, which all the threads of that block read and write through
@@ -33,8 +35,12 @@ use core::mem::MaybeUninit;
 
 use crate::host_context;
 
+mod dynamic;
 mod phased;
 
+pub use dynamic::{
+    DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory,
+};
 pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
 
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.

@@ -71,6 +71,45 @@ fn phase_exchange_reference(input: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// Dynamic shared memory of [`DYNAMIC_LEN`] slots (the launch's length: thread `t` owns `t`,
+/// `t + 80`, `t + 160`), the phases of [`shared_phase_exchange`].
+#[kernel]
+pub fn shared_dynamic_exchange(input: &[u64], mut out: DisjointSlice<u64>, slots: DynShared<u64>) {
+    let idx = ThreadIndex::linear();
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let len = slots.len();
+    let slots = slots.init(|s| value_of(input, first + s % BLOCK).rotate_left(s as u32));
+    let read = slots.sync();
+    let t = thread::thread_idx_x() as usize;
+    let mixed = read[(3 * t + 1) % len] ^ read[(7 * t) % len].rotate_left(13);
+    let mut slots = read.sync();
+    if let Some((_, own)) = slots.own_mut(0) {
+        *own = mixed;
+    }
+    let read = slots.sync();
+    let result = read[(t + 1) % BLOCK] ^ read[t + BLOCK] ^ read[len - 1];
+    if let Some(o) = out.get_mut(idx) {
+        *o = result;
+    }
+}
+
+/// The launch's length of [`shared_dynamic_exchange`]'s array.
+const DYNAMIC_LEN: usize = 2 * BLOCK + 7;
+
+fn dynamic_exchange_reference(input: &[u64]) -> Vec<u64> {
+    let len = DYNAMIC_LEN;
+    (0..input.len())
+        .map(|i| {
+            let first = block_of(i).start;
+            let init = |s: usize| value_of(input, first + s % BLOCK).rotate_left(s as u32);
+            let mixed = |t: usize| init((3 * t + 1) % len) ^ init((7 * t) % len).rotate_left(13);
+            let slot = |s: usize| if s < BLOCK { mixed(s) } else { init(s) };
+            let t = i - first;
+            slot((t + 1) % BLOCK) ^ slot(t + BLOCK) ^ slot(len - 1)
+        })
+        .collect()
+}
+
 /// A 12 x 16 tile in a one-dimensional block: thread `x < 16` owns column `x` of every row.
 #[kernel]
 pub fn shared_tile_columns(
@@ -257,6 +296,21 @@ pub fn cases() -> Vec<Box<dyn Case>> {
     vec![
         case!(shared_phase_exchange, u64, phase_exchange_reference),
         case!(shared_tile_columns, u32, tile_columns_reference),
+        Box::new(KernelCase::<u64> {
+            name: "shared_dynamic_exchange",
+            check: Exact,
+            reference: dynamic_exchange_reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<u64>|
+             -> Result<(), Error> {
+                shared_dynamic_exchange::launch(gpu, config(input.len()), input, out, DYNAMIC_LEN)
+            },
+            emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
+                shared_dynamic_exchange::emulate(&config(input.len()), input, out, DYNAMIC_LEN)
+            },
+        }),
         case!(shared_atomic_histogram, u32, histogram_reference),
         case!(block_collectives, u64, collectives_reference),
         case!(block_float_sum, f32, float_sum_reference),
