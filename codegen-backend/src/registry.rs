@@ -8,6 +8,7 @@
 //! |---|---|
 //! | `#[oxide_gpu::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
 //! | `#[oxide_gpu::barrier]` | `gpu.barrier` |
+//! | `#[oxide_gpu::emulator_check]` | nothing: a hook of the CPU emulator's race detector |
 //! | `#[oxide_gpu::warp_collective]` | nothing: it marks a point every thread of the block must reach (the safe warp functions call it) |
 //! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
 //! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
@@ -48,6 +49,8 @@ pub(crate) enum DeviceFn {
     /// it, as it does for barriers: the safe warp collectives call it, so that their full-warp
     /// shuffles are executed by every lane of the warp.
     WarpCollective,
+    /// Emits nothing: the host body is a check of the CPU emulator (its race detector).
+    EmulatorCheck,
     /// An LLVM (usually NVVM) intrinsic, called with the function's arguments; its result is
     /// the function's.
     Nvvm {
@@ -214,6 +217,7 @@ impl<'tcx> Registry<'tcx> {
                 }
                 "barrier" => DeviceFn::Barrier,
                 "warp_collective" => DeviceFn::WarpCollective,
+                "emulator_check" => DeviceFn::EmulatorCheck,
                 "shared_address" => DeviceFn::SharedAddress,
                 "nvvm" => DeviceFn::Nvvm {
                     intrinsic: single_string(attr, "nvvm")?,

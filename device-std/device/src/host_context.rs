@@ -123,6 +123,44 @@ pub trait ThreadHost {
     /// for every thread of the block, a fresh copy for each block, valid until the block ends.
     /// A fresh copy holds [`SHARED_GARBAGE`] in every byte ([`BlockShared`] does all that).
     fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8;
+
+    /// Checks the calling thread's `access` against the others' since their last common
+    /// barrier (the CPU emulator's race detector, docs/safety.md); `Err` says what races, and
+    /// the thread then panics with it. The default checks nothing.
+    fn check_access(&self, access: &MemoryAccess) -> Result<(), String> {
+        let _ = access;
+        Ok(())
+    }
+}
+
+/// Which memory an access the race detector checks is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Memory {
+    /// A block-shared static, by the address of the static (each block has its own copy).
+    Shared,
+    /// A buffer of the launch (a kernel's output), by its address.
+    Global,
+}
+
+/// Whether an access reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessKind {
+    Read,
+    Write,
+}
+
+/// One read or write of an element, as the race detector sees it: `unsafe` code's accesses
+/// through `SharedArray::read`/`write` and `DisjointSlice::get_unchecked_mut`.
+#[derive(Clone, Copy, Debug)]
+pub struct MemoryAccess {
+    pub memory: Memory,
+    /// The static's or the buffer's address.
+    pub region: usize,
+    /// The element's index.
+    pub index: usize,
+    pub kind: AccessKind,
+    /// Where the kernel's code made the access.
+    pub location: &'static core::panic::Location<'static>,
 }
 
 /// The byte a fresh host copy of block-shared memory is filled with. On the GPU the memory is
@@ -291,6 +329,23 @@ pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
 pub(crate) fn sync_threads() {
     if let Some(host) = host() {
         host.sync_threads();
+    }
+}
+
+/// The host body of the race detector's hook: a race the runner finds is a panic of the
+/// calling thread, at the kernel's line.
+#[track_caller]
+pub(crate) fn check_access(memory: Memory, region: usize, index: usize, kind: AccessKind) {
+    let Some(host) = host() else { return };
+    let access = MemoryAccess {
+        memory,
+        region,
+        index,
+        kind,
+        location: core::panic::Location::caller(),
+    };
+    if let Err(race) = host.check_access(&access) {
+        panic!("{race}");
     }
 }
 

@@ -45,6 +45,7 @@ pub mod debug;
 pub mod host_context;
 pub mod math;
 pub mod outputs;
+mod race;
 pub mod shared;
 pub mod soft;
 pub mod thread;
@@ -127,8 +128,14 @@ impl<'a, T> DisjointSlice<'a, T> {
     /// # Safety
     /// `index < self.len()`, and no other thread of the launch may read or write element `index`
     /// while the returned reference lives (data races are undefined behaviour).
+    ///
+    /// In the CPU emulator the call counts as a write of the element, checked against the
+    /// other threads' (a race detector): two threads of a launch writing one element fail it
+    /// with both threads and lines.
+    #[track_caller]
     #[inline]
     pub unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
+        race::global_write(self.ptr.addr(), index);
         // SAFETY: forwarded to the caller.
         unsafe { &mut *self.ptr.add(index) }
     }

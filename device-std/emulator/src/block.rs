@@ -4,9 +4,10 @@
 use std::panic;
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-use oxide_device::host_context::{self, BlockShared, WarpValues};
+use oxide_device::host_context::{self, BlockShared, MemoryAccess, WarpValues};
 use oxide_device::warp::WARP_SIZE;
 
+use crate::race::Shadow;
 use crate::{FailureKind, unlinear};
 
 /// The payload with which threads waiting at (or reaching) `sync_threads()` or a shuffle in a
@@ -137,6 +138,8 @@ pub(crate) struct State {
     pub(crate) failure: Option<Failure>,
     /// This block's copies of block-shared statics, freed when it ends.
     shared: BlockShared,
+    /// The race detector's record of `unsafe` accesses.
+    shadow: Shadow,
 }
 
 #[derive(Default)]
@@ -208,6 +211,7 @@ impl Block {
                 stopped: false,
                 failure: None,
                 shared: BlockShared::new(),
+                shadow: Shadow::default(),
             }),
             changed: Condvar::new(),
             warp_changed: (0..warps).map(|_| Condvar::new()).collect(),
@@ -397,6 +401,21 @@ impl Block {
         self.lock().shared.get(key, size, align)
     }
 
+    /// The race detector's check of `access` by `thread` of block `block_idx`
+    /// ([`Shadow::check`]).
+    pub(crate) fn check_access(
+        &self,
+        thread: u32,
+        block_idx: [u32; 3],
+        block_dim: [u32; 3],
+        access: &MemoryAccess,
+    ) -> Result<(), String> {
+        let st = &mut *self.lock();
+        let (block, phase) = (st.blocks_done, st.generation);
+        st.shadow
+            .check(access, (block, block_idx, block_dim), thread, phase)
+    }
+
     /// Thread `thread` has finished block `block` with `outcome`. Waits until every thread of
     /// the block has finished; returns whether to stop (the block failed).
     pub(crate) fn finish(&self, thread: u32, block: [u32; 3], outcome: Outcome) -> bool {
@@ -431,6 +450,7 @@ impl Block {
             }
             // Every thread has left the block: nothing uses its shared memory any more.
             st.shared.clear();
+            st.shadow.end_block();
             st.blocks_done += 1;
             st.stopped = st.failed;
             self.changed.notify_all();

@@ -113,6 +113,7 @@ pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
 mod block;
 pub mod launch;
+mod race;
 
 use block::{Block, Failure, Outcome, Unwound};
 pub use launch::{LaunchConfig, LaunchConfigError, LaunchShapeError};
@@ -140,6 +141,12 @@ impl ThreadHost for Worker {
 
     fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8 {
         self.block.shared(key, size, align)
+    }
+
+    fn check_access(&self, access: &host_context::MemoryAccess) -> Result<(), String> {
+        let ctx = host_context::current();
+        self.block
+            .check_access(self.thread, ctx.block_idx, ctx.block_dim, access)
     }
 }
 

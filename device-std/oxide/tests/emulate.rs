@@ -539,3 +539,77 @@ fn float_atomics_sum_every_thread_and_match_groups_lanes() {
         assert_eq!(lanes, expected, "thread {i}");
     }
 }
+
+static RACY: SharedArray<u32, 64> = SharedArray::new();
+
+/// `unsafe` shared memory used four ways, by `how`: 0 correctly (own slot, barrier, the
+/// neighbour's), 1 two threads writing one slot, 2 reading the neighbour's slot before the
+/// barrier, 3 reading a slot nobody wrote.
+#[kernel]
+pub fn shared_races(how: u32, mut out: DisjointSlice<u32>) {
+    let t = thread::thread_idx_x() as usize;
+    // SAFETY: the point of the test: the emulator must find what is wrong in cases 1 to 3.
+    let value = unsafe {
+        match how {
+            1 => RACY.write(t / 2, t as u32),
+            3 => {}
+            _ => RACY.write(t, t as u32),
+        }
+        if how == 2 {
+            let early = RACY.read((t + 1) % 32);
+            thread::sync_threads();
+            early
+        } else {
+            thread::sync_threads();
+            RACY.read(if how == 3 { 40 } else { (t + 1) % 32 })
+        }
+    };
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = value;
+    }
+}
+
+/// Every thread writes element `i / 2` through the unchecked accessor: pairs of threads race.
+#[kernel]
+pub fn unchecked_writes(halve: bool, mut out: DisjointSlice<u32>) {
+    let i = thread::index_1d();
+    let target = if halve { i / 2 } else { i };
+    // SAFETY: the point of the test (with `halve`, two threads write one element).
+    unsafe { *out.get_unchecked_mut(target) = i as u32 };
+}
+
+#[test]
+fn the_emulator_finds_races_in_unsafe_code() {
+    let cfg = LaunchConfig::for_num_elems(64, 32).unwrap();
+    let mut out = vec![0u32; 64];
+    shared_races::emulate(&cfg, 0, &mut out).unwrap();
+    assert_eq!(
+        out[..32],
+        (0..32).map(|t| (t + 1) % 32).collect::<Vec<u32>>()[..]
+    );
+    for (how, expected) in [
+        (1, "which thread [0, 0, 0] wrote at"),
+        (2, "reads slot"),
+        (3, "that no thread of the block wrote"),
+    ] {
+        let e = shared_races::emulate(&cfg, how, &mut out)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(expected), "case {how}: {e}");
+        assert!(e.contains("emulate.rs:"), "case {how} names the line: {e}");
+        // Case 2's read comes before or after its neighbour's write, as the OS threads run:
+        // either way a failure (a race, or a slot nobody wrote yet).
+        if how == 1 {
+            assert!(
+                e.contains("data race in block [0, 0, 0]"),
+                "case {how}: {e}"
+            );
+        }
+    }
+    unchecked_writes::emulate(&cfg, false, &mut out).unwrap();
+    assert_eq!(out, (0..64).collect::<Vec<u32>>());
+    let e = unchecked_writes::emulate(&cfg, true, &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("data race") && e.contains("element"), "{e}");
+}

@@ -119,6 +119,53 @@ impl<T, const N: usize> SharedArray<T, N> {
     }
 }
 
+impl<T: Copy, const N: usize> SharedArray<T, N> {
+    /// Element `index` of the block's copy, read. In the CPU emulator the read is checked
+    /// against the other threads' accesses since their last barrier (a race detector): a slot
+    /// another thread wrote in the same phase, or one nobody of the block wrote, fails the
+    /// launch with both threads and lines.
+    ///
+    /// # Safety
+    /// No other thread of the block writes element `index` between the barriers around this
+    /// read, and the block wrote it before.
+    ///
+    /// # Panics
+    /// When `index >= N` (a trap on the GPU).
+    #[track_caller]
+    #[inline]
+    pub unsafe fn read(&'static self, index: usize) -> T {
+        assert!(index < N, "shared index out of bounds");
+        crate::race::shared_read(self.key(), index);
+        // SAFETY: in bounds; forwarded to the caller.
+        unsafe { self.as_mut_ptr().add(index).read() }
+    }
+
+    /// Writes element `index` of the block's copy; checked in the emulator as [`read`](Self::read).
+    ///
+    /// # Safety
+    /// No other thread of the block reads or writes element `index` between the barriers
+    /// around this write.
+    ///
+    /// # Panics
+    /// When `index >= N` (a trap on the GPU).
+    #[track_caller]
+    #[inline]
+    pub unsafe fn write(&'static self, index: usize, value: T) {
+        assert!(index < N, "shared index out of bounds");
+        crate::race::shared_write(self.key(), index);
+        // SAFETY: in bounds; forwarded to the caller.
+        unsafe { self.as_mut_ptr().add(index).write(value) }
+    }
+}
+
+impl<T, const N: usize> SharedArray<T, N> {
+    /// What names the static to the race detector: its address.
+    #[inline]
+    fn key(&'static self) -> usize {
+        core::ptr::from_ref(self).addr()
+    }
+}
+
 impl<T, const N: usize> Default for SharedArray<T, N> {
     fn default() -> Self {
         Self::new()
