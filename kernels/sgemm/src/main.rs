@@ -1,0 +1,281 @@
+//! Tiled single-precision matrix multiply `C = A·B` through block-shared tiles, with register
+//! blocking: each thread accumulates a 4 × 4 block of `C` in registers.
+//!
+//! `sgemm [N]` (N defaults to 2^28 elements: the side of the square matrices is the largest
+//! multiple of 64 whose square is at most N, at most 4096). Exit 0 on PASS, 1 on FAIL or a GPU
+//! error, 2 when this machine or build cannot run kernels.
+
+use std::process::ExitCode;
+
+use oxide::host::{Error, Rows};
+use oxide::prelude::*;
+use oxide::shared::{SharedLayout, SharedWrite};
+use oxide_bench as bench;
+
+/// Rows and columns of the tile of `C` a block computes.
+const TILE: usize = 64;
+/// The `k` extent of the tiles of `A` and `B` in shared memory.
+const BK: usize = 16;
+/// Threads per block on each axis (`block = "16x16"`).
+const THREADS: usize = 16;
+/// Rows (and columns) of `C` per thread: thread `(x, y)` computes `(y + 16i, x + 16j)`.
+const PER: usize = TILE / THREADS;
+/// The largest side the program multiplies.
+const MAX_SIDE: usize = 4096;
+
+/// Element `(row, col)` of the `side × side` row-major matrix `m`, 0 outside it. `get`, not
+/// indexing, and the position's test folded into the index: one predicated load and nothing
+/// that waits for it, so a thread's loads can all be in flight at once.
+#[inline]
+fn at(m: &[f32], side: usize, row: usize, col: usize) -> f32 {
+    let index = if row < side && col < side {
+        row * side + col
+    } else {
+        usize::MAX
+    };
+    m.get(index).copied().unwrap_or(0.0)
+}
+
+/// Writes the thread's slots `(i, j)`, `i < rows`, `j < cols` (`own_mut((i, j))`), of a shared
+/// array's write phase with `value((i, j))`.
+#[inline]
+fn refill<A>(
+    tile: &mut SharedWrite<'_, A>,
+    (rows, cols): (usize, usize),
+    mut value: impl FnMut((usize, usize)) -> f32,
+) where
+    A: SharedLayout<Elem = f32, Own = (usize, usize)>,
+{
+    for i in 0..rows {
+        for j in 0..cols {
+            if let Some(slot) = tile.own_mut((i, j)) {
+                *slot = value((i, j));
+            }
+        }
+    }
+}
+
+/// `v[i]` (`v[3]` for any `i > 2`) by selects: indexing a local array with a value that is not
+/// a constant puts the array in local memory.
+#[inline]
+fn pick(v: [f32; PER], i: usize) -> f32 {
+    match i {
+        0 => v[0],
+        1 => v[1],
+        2 => v[2],
+        _ => v[3],
+    }
+}
+
+/// `c = a · b` for square `side × side` row-major matrices, `side = c.width()`. Block `(bx, by)`
+/// computes the 64 × 64 tile of `c` at `(64·by, 64·bx)`; it walks `k` in steps of 16, staging
+/// the 64 × 16 tile of `a` and the 16 × 64 tile of `b` in shared memory (each thread loads four
+/// elements of each: its slots of the tiles), and thread `(x, y)` accumulates its 16 elements
+/// `(y + 16i, x + 16j)` of the tile (its slots of `BlockTiles<f32, 64, 64>`) in registers.
+// Range loops over the small arrays, not iterators: `for x in array` loops stay in local memory
+// in this compiler (README, "Not there yet"), and constant-bound ranges unroll.
+#[allow(clippy::needless_range_loop)]
+#[kernel(block = "16x16")]
+pub fn sgemm(
+    a: &[f32],
+    b: &[f32],
+    mut c: BlockTiles<f32, TILE, TILE>,
+    a_tile: Shared<[[f32; BK]; TILE]>,
+    b_tile: Shared<[[f32; TILE]; BK]>,
+) {
+    let side = c.width();
+    let (row0, col0) = (
+        thread::block_idx_y() as usize * TILE,
+        thread::block_idx_x() as usize * TILE,
+    );
+    // `% THREADS` changes nothing under the block contract, but tells LLVM that `y + 16i < 64`
+    // and `x + 16j < 64`: the read phase's indexing then has no bounds checks.
+    let (x, y) = (
+        thread::thread_idx_x() as usize % THREADS,
+        thread::thread_idx_y() as usize % THREADS,
+    );
+    // The thread's slots of the tiles at `k0`: a_tile's (y + 16i, x) and b_tile's (y, x + 16j),
+    // i, j < 4 (the ownership rule of a 2-D `Shared`). They are loaded before the write phase
+    // picks them by position, so that no load waits behind a test of the slot's owner.
+    let load = move |k0: usize| {
+        let (mut av, mut bv) = ([0.0f32; PER], [0.0f32; PER]);
+        for i in 0..PER {
+            av[i] = at(a, side, row0 + y + THREADS * i, k0 + x);
+        }
+        for j in 0..PER {
+            bv[j] = at(b, side, k0 + y, col0 + x + THREADS * j);
+        }
+        (av, bv)
+    };
+    // `move` closures for `init`: one that borrowed `side` (`|(r, k)| at(a, side, ..)`) made
+    // the backend's barrier check take `side`, and so the loop's trip count, as divergent.
+    let (av, bv) = load(0);
+    let mut a_w = a_tile.init(move |(r, _)| pick(av, r / THREADS));
+    let mut b_w = b_tile.init(move |(_, cc)| pick(bv, cc / THREADS));
+    let mut acc = [[0.0f32; PER]; PER];
+    for t in 0..side.div_ceil(BK) {
+        if t > 0 {
+            let (av, bv) = load(t * BK);
+            refill(&mut a_w, (PER, 1), move |(i, _)| av[i]);
+            refill(&mut b_w, (1, PER), move |(_, j)| bv[j]);
+        }
+        let (a_r, b_r) = (a_w.sync(), b_w.sync());
+        // Four steps of `k` per iteration: LLVM unrolls the inner loop fully, not a 16-step one
+        // (too large for its threshold, and there is no `#pragma unroll`).
+        for k4 in 0..BK / 4 {
+            for kk in 0..4 {
+                let k = 4 * k4 + kk;
+                let mut av = [0.0f32; PER];
+                let mut bv = [0.0f32; PER];
+                for i in 0..PER {
+                    av[i] = a_r[y + THREADS * i][k];
+                }
+                for j in 0..PER {
+                    bv[j] = b_r[k][x + THREADS * j];
+                }
+                for i in 0..PER {
+                    for j in 0..PER {
+                        acc[i][j] += av[i] * bv[j];
+                    }
+                }
+            }
+        }
+        (a_w, b_w) = (a_r.sync(), b_r.sync());
+    }
+    if let Some(mut tile) = c.tile_mut() {
+        for i in 0..PER {
+            for j in 0..PER {
+                if let Some((_, out)) = tile.own_mut((i, j)) {
+                    *out = acc[i][j];
+                }
+            }
+        }
+    }
+}
+
+/// The side of the square matrices for `n` elements: a multiple of 64, at least 64, at most
+/// 4096.
+fn side(n: usize) -> usize {
+    (n.isqrt() / TILE * TILE).clamp(TILE, MAX_SIDE)
+}
+
+fn shape(side: usize) -> LaunchConfig {
+    let tiles = side.div_ceil(TILE) as u32;
+    LaunchConfig {
+        grid: (tiles, tiles, 1),
+        block: (THREADS as u32, THREADS as u32, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// `A` and `B`: multiples of 1/8 and 1/4 in [-1, 1] and [-1.5, 1.5], so that every partial sum
+/// of a row-column product is exact in f32 at these sides (whatever the order and the FMAs).
+fn inputs(side: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..side * side)
+        .map(|i| ((i * 7 + 3) % 17) as f32 / 8.0 - 1.0)
+        .collect();
+    let b = (0..side * side)
+        .map(|i| ((i * 5 + 1) % 13) as f32 / 4.0 - 1.5)
+        .collect();
+    (a, b)
+}
+
+/// `Err((exact, bound))` when `got` is not within the tolerance of the f64 product at `(r, c)`:
+/// `1e-3 · Σ_k |a[r][k]·b[k][c]| + 1e-5`.
+fn check(
+    a: &[f32],
+    b: &[f32],
+    side: usize,
+    r: usize,
+    c: usize,
+    got: f32,
+) -> Result<(), (f64, f64)> {
+    let (mut exact, mut magnitude) = (0.0f64, 0.0f64);
+    for k in 0..side {
+        let p = f64::from(a[r * side + k]) * f64::from(b[k * side + c]);
+        exact += p;
+        magnitude += p.abs();
+    }
+    let bound = 1e-3 * magnitude + 1e-5;
+    if (f64::from(got) - exact).abs() <= bound {
+        Ok(())
+    } else {
+        Err((exact, bound))
+    }
+}
+
+/// 64 × 64 positions spread over the matrix, the four corners among them.
+fn samples(side: usize) -> impl Iterator<Item = (usize, usize)> {
+    let at = move |p: usize| p * (side - 1) / 63;
+    (0..64).flat_map(move |p| (0..64).map(move |q| (at(p), at(q))))
+}
+
+fn main() -> ExitCode {
+    bench::main("sgemm", 1 << 28, run)
+}
+
+/// Prints the PASS or FAIL line; `Ok(false)` on FAIL.
+fn run(n: usize) -> Result<bool, Error> {
+    let gpu = Gpu::new(0)?;
+    sgemm::load(&gpu)?;
+    let side = side(n);
+    let (a, b) = inputs(side);
+    let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let mut dc = gpu.alloc_zeroed::<f32>(side * side)?;
+    let cfg = shape(side);
+    sgemm::launch(&gpu, cfg, &da, &db, Rows::new(&mut dc, side)?)?;
+    let got = gpu.dtoh(&dc)?;
+    for (r, c) in samples(side) {
+        if let Err((exact, bound)) = check(&a, &b, side, r, c, got[r * side + c]) {
+            println!(
+                "sgemm n={n} FAIL at ({r}, {c}) of {side} x {side}: got {} expected {exact} (tolerance {bound})",
+                got[r * side + c]
+            );
+            return Ok(false);
+        }
+    }
+    let bytes = 3 * (side * side) as u64 * size_of::<f32>() as u64;
+    bench::report_timed(
+        &gpu,
+        "sgemm",
+        n,
+        &format!("({side} x {side})"),
+        bytes,
+        || sgemm::launch(&gpu, cfg, &da, &db, Rows::new(&mut dc, side)?),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides() {
+        assert_eq!(side(1 << 28), 4096);
+        assert_eq!(side(1_048_579), 1024);
+        assert_eq!(side(64 * 64 + 4095), 64);
+        assert_eq!(side(128 * 128), 128);
+        assert_eq!(side(1), 64);
+        assert!(samples(1024).any(|p| p == (1023, 0)));
+        assert!(samples(1024).any(|p| p == (0, 1023)));
+        assert!(samples(1024).any(|p| p == (1023, 1023)));
+    }
+
+    #[test]
+    fn the_emulator_multiplies() {
+        let side = 128;
+        let (a, b) = inputs(side);
+        let mut out = vec![f32::NAN; side * side];
+        sgemm::emulate(&shape(side), &a, &b, Rows::new(&mut out[..], side).unwrap()).unwrap();
+        for r in 0..side {
+            for c in 0..side {
+                if let Err((exact, bound)) = check(&a, &b, side, r, c, out[r * side + c]) {
+                    panic!(
+                        "({r}, {c}): got {} expected {exact} (tolerance {bound})",
+                        out[r * side + c]
+                    );
+                }
+            }
+        }
+    }
+}
