@@ -52,7 +52,9 @@ pub mod thread;
 pub mod warp;
 
 pub use data::DeviceData;
-pub use outputs::{BlockTiles, DisjointChunks, DisjointPairs, DisjointRows, WarpRows};
+pub use outputs::{
+    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
+};
 pub use thread::ThreadIndex;
 
 /// An output slice shared by every thread of a launch, in which each thread may write only the

@@ -133,13 +133,14 @@ fn atomic_integer(ty: &Type) -> Option<Type> {
 }
 
 /// The output types of `oxide::outputs` (and `DisjointSlice`), by name.
-const OUTPUTS: [&str; 6] = [
+const OUTPUTS: [&str; 7] = [
     "DisjointSlice",
     "DisjointChunks",
     "DisjointRows",
     "WarpRows",
     "BlockTiles",
     "DisjointPairs",
+    "BlockWindows",
 ];
 /// The outputs that the launch passes with a third word: a row width, or a pairs' distance.
 const ROW_OUTPUTS: [&str; 4] = ["DisjointRows", "WarpRows", "BlockTiles", "DisjointPairs"];

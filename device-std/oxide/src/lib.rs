@@ -45,8 +45,9 @@
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
-    BlockTiles, DeviceData, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
-    ThreadIndex, WarpRows, atomic, block, debug, math, outputs, shared, soft, thread, warp,
+    BlockTiles, BlockWindows, DeviceData, DisjointChunks, DisjointPairs, DisjointRows,
+    DisjointSlice, ThreadIndex, WarpRows, atomic, block, debug, math, outputs, shared, soft,
+    thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -63,7 +64,8 @@ pub mod prelude {
     pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
-        BlockTiles, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice, WarpRows, kernel,
+        BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
+        WarpRows, kernel,
     };
 }
 

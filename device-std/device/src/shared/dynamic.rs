@@ -74,26 +74,33 @@ pub struct DynShared<'k, T: SharedElem> {
     _view: ThisThread<'k, T>,
 }
 
-/// The write phase of a dynamic shared array: this thread may read and write the slots it
-/// owns, and no others; [`sync`](Self::sync) (a block barrier) ends the phase.
+/// The write phase of `len` slots that the threads of a block own by residues (thread `t` of
+/// `n` owns `t`, `t + n`, ...): a dynamic shared array's, or a block's window of an output
+/// (`BlockWindows`). This thread may read and write the slots it owns, and no others;
+/// [`sync`](Self::sync) (a block barrier) ends the phase.
 #[must_use = "a write phase ends with `sync`"]
-pub struct DynSharedWrite<'k, T: SharedElem> {
+pub struct SlotsWrite<'k, T: Send + Sync> {
     base: *mut T,
     len: usize,
     _view: ThisThread<'k, T>,
 }
 
-/// The read phase of a dynamic shared array: every thread of the block may read every slot (it
-/// derefs to `[T]`); [`sync`](Self::sync) (a block barrier) ends the phase.
-pub struct DynSharedRead<'k, T: SharedElem> {
+/// The read phase of such slots: every thread of the block may read every slot (it derefs to
+/// `[T]`); [`sync`](Self::sync) (a block barrier) ends the phase.
+pub struct SlotsRead<'k, T: Send + Sync> {
     base: *mut T,
     len: usize,
     _view: ThisThread<'k, T>,
 }
+
+/// The write phase of a [`DynShared`] array.
+pub type DynSharedWrite<'k, T> = SlotsWrite<'k, T>;
+/// The read phase of a [`DynShared`] array.
+pub type DynSharedRead<'k, T> = SlotsRead<'k, T>;
 
 /// The thread's linear number in its block and the block's thread count.
 #[inline]
-fn linear_in_block() -> (usize, usize) {
+pub(crate) fn linear_in_block() -> (usize, usize) {
     let me = BlockPosition::current();
     let [x, y, z] = me.thread.map(|v| v as usize);
     let [bx, by, bz] = me.block.map(|v| v as usize);
@@ -135,7 +142,7 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
     /// Writes every slot this thread owns (`t`, `t + n`, ... below the length) with
     /// `value(slot)`, and starts the first write phase.
     #[inline]
-    pub fn init(self, mut value: impl FnMut(usize) -> T) -> DynSharedWrite<'k, T> {
+    pub fn init(self, mut value: impl FnMut(usize) -> T) -> SlotsWrite<'k, T> {
         let (t, n) = linear_in_block();
         for k in 0..self.len.div_ceil(n) {
             let slot = t + k * n;
@@ -145,7 +152,7 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
                 unsafe { self.base.add(slot).write(value(slot)) };
             }
         }
-        DynSharedWrite {
+        SlotsWrite {
             base: self.base,
             len: self.len,
             _view: PhantomData,
@@ -154,7 +161,7 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
 
     /// [`init`](Self::init) with `value` in every slot.
     #[inline]
-    pub fn fill(self, value: T) -> DynSharedWrite<'k, T>
+    pub fn fill(self, value: T) -> SlotsWrite<'k, T>
     where
         T: Copy,
     {
@@ -162,7 +169,24 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
     }
 }
 
-impl<'k, T: SharedElem> DynSharedWrite<'k, T> {
+impl<'k, T: Send + Sync> SlotsRead<'k, T> {
+    /// The read phase of `len` slots at `base`.
+    ///
+    /// # Safety
+    /// The slots are valid for `'k`, every one initialised; every thread of the block gets the
+    /// same `base` and `len`, makes this view once, and nothing else accesses the slots while
+    /// the block runs.
+    #[inline]
+    pub(crate) unsafe fn new(base: *mut T, len: usize) -> Self {
+        SlotsRead {
+            base,
+            len,
+            _view: PhantomData,
+        }
+    }
+}
+
+impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
     /// The thread's `k`-th slot (`t + k·n`), `(slot, &mut element)`, or `None` past the end.
     #[inline]
     pub fn own_mut(&mut self, k: usize) -> Option<(usize, &mut T)> {
@@ -187,9 +211,9 @@ impl<'k, T: SharedElem> DynSharedWrite<'k, T> {
 
     /// Ends the write phase with a block barrier: what every thread wrote is visible to all.
     #[inline]
-    pub fn sync(self) -> DynSharedRead<'k, T> {
+    pub fn sync(self) -> SlotsRead<'k, T> {
         thread::sync_threads();
-        DynSharedRead {
+        SlotsRead {
             base: self.base,
             len: self.len,
             _view: PhantomData,
@@ -197,12 +221,12 @@ impl<'k, T: SharedElem> DynSharedWrite<'k, T> {
     }
 }
 
-impl<'k, T: SharedElem> DynSharedRead<'k, T> {
+impl<'k, T: Send + Sync> SlotsRead<'k, T> {
     /// Ends the read phase with a block barrier: each thread may write its own slots again.
     #[inline]
-    pub fn sync(self) -> DynSharedWrite<'k, T> {
+    pub fn sync(self) -> SlotsWrite<'k, T> {
         thread::sync_threads();
-        DynSharedWrite {
+        SlotsWrite {
             base: self.base,
             len: self.len,
             _view: PhantomData,
@@ -210,7 +234,7 @@ impl<'k, T: SharedElem> DynSharedRead<'k, T> {
     }
 }
 
-impl<T: SharedElem> Deref for DynSharedRead<'_, T> {
+impl<T: Send + Sync> Deref for SlotsRead<'_, T> {
     type Target = [T];
 
     #[inline]

@@ -39,7 +39,8 @@ mod dynamic;
 mod phased;
 
 pub use dynamic::{
-    DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory,
+    DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory, SlotsRead,
+    SlotsWrite,
 };
 pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
 

@@ -110,6 +110,55 @@ fn dynamic_exchange_reference(input: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// Elements per window of [`block_window_rmw`]: not a multiple of the block (thread `t` owns
+/// slots `t`, `t + 80`, `t + 160`), and the last window of the input is partial.
+const WINDOW: usize = 200;
+
+/// A block-owned window of the output, read and written in phases: the launch's zeros read,
+/// each thread's slots written from the input, the window read at scattered slots, each
+/// thread's slots rewritten.
+#[kernel]
+pub fn block_window_rmw(input: &[u64], out: BlockWindows<u64, WINDOW>) {
+    if let Some((start, read)) = out.window() {
+        let zero = read[0];
+        let mut slots = read.sync();
+        for k in 0..3 {
+            if let Some((slot, v)) = slots.own_mut(k) {
+                *v = value_of(input, start + slot).rotate_left(slot as u32) ^ zero;
+            }
+        }
+        let read = slots.sync();
+        let n = read.len();
+        let t = thread::thread_idx_x() as usize;
+        let mut mixed = [0u64; 3];
+        for (k, m) in mixed.iter_mut().enumerate() {
+            let slot = (t + k * BLOCK) % n;
+            *m = read[(slot * 7 + 1) % n] ^ read[n - 1 - slot].rotate_left(17);
+        }
+        let mut slots = read.sync();
+        for (k, m) in mixed.iter().enumerate() {
+            if let Some((_, v)) = slots.own_mut(k) {
+                *v = *m;
+            }
+        }
+    }
+}
+
+fn window_rmw_reference(input: &[u64]) -> Vec<u64> {
+    let mut out = vec![0u64; input.len()];
+    for (w, window) in out.chunks_mut(WINDOW).enumerate() {
+        let start = w * WINDOW;
+        let n = window.len();
+        let first: Vec<u64> = (0..n)
+            .map(|slot| value_of(input, start + slot).rotate_left(slot as u32))
+            .collect();
+        for (slot, v) in window.iter_mut().enumerate() {
+            *v = first[(slot * 7 + 1) % n] ^ first[n - 1 - slot].rotate_left(17);
+        }
+    }
+    out
+}
+
 /// A 12 x 16 tile in a one-dimensional block: thread `x < 16` owns column `x` of every row.
 #[kernel]
 pub fn shared_tile_columns(
@@ -296,6 +345,7 @@ pub fn cases() -> Vec<Box<dyn Case>> {
     vec![
         case!(shared_phase_exchange, u64, phase_exchange_reference),
         case!(shared_tile_columns, u32, tile_columns_reference),
+        case!(block_window_rmw, u64, window_rmw_reference),
         Box::new(KernelCase::<u64> {
             name: "shared_dynamic_exchange",
             check: Exact,
