@@ -102,6 +102,21 @@ impl SpecialRegister {
             SpecialRegister::NtidX => Some(x),
             SpecialRegister::NtidY => Some(y),
             SpecialRegister::NtidZ => Some(z),
+            // A dimension of one thread: its index is 0.
+            SpecialRegister::TidX if x == 1 => Some(0),
+            SpecialRegister::TidY if y == 1 => Some(0),
+            SpecialRegister::TidZ if z == 1 => Some(0),
+            _ => None,
+        }
+    }
+
+    /// The bound below which the register's value lies in every launch with blocks of exactly
+    /// `block` threads: the block's size along the axis, for a thread index.
+    pub fn bound_in_block(self, [x, y, z]: [u32; 3]) -> Option<u32> {
+        match self {
+            SpecialRegister::TidX => Some(x),
+            SpecialRegister::TidY => Some(y),
+            SpecialRegister::TidZ => Some(z),
             _ => None,
         }
     }
@@ -495,6 +510,8 @@ mod tests {
         assert_eq!(SpecialRegister::CtaidZ.value_in_1d_grid(), Some(0));
         assert_eq!(SpecialRegister::NtidY.value_in_block([32, 8, 1]), Some(8));
         assert_eq!(SpecialRegister::TidY.value_in_block([32, 8, 1]), None);
+        assert_eq!(SpecialRegister::TidZ.value_in_block([32, 8, 1]), Some(0));
+        assert_eq!(SpecialRegister::TidY.bound_in_block([32, 8, 1]), Some(8));
         assert_eq!(SpecialRegister::TidX.value_in_1d_grid(), None);
     }
 

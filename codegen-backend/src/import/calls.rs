@@ -198,7 +198,24 @@ impl<'tcx> FnCx<'tcx, '_> {
                     .or_else(|| self.mode.block.and_then(|b| register.value_in_block(b)));
                 Some(match fixed {
                     Some(v) => self.const_int(32, u128::from(v)),
-                    None => self.emit_value(|ctx| SpecialRegOp::new(ctx, register)),
+                    None => {
+                        let value = self.emit_value(|ctx| SpecialRegOp::new(ctx, register));
+                        // Under a block contract a thread index is below the block's size:
+                        // LLVM then folds the ownership tests and bounds checks it implies.
+                        if let Some(bound) =
+                            self.mode.block.and_then(|b| register.bound_in_block(b))
+                        {
+                            let bound = self.const_int(32, u128::from(bound));
+                            let below = self.icmp(
+                                pliron_llvm::attributes::ICmpPredicateAttr::ULT,
+                                value,
+                                bound,
+                            );
+                            let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+                            self.intrinsic("llvm.assume", void, vec![below]);
+                        }
+                        value
+                    }
                 })
             }
             DeviceFn::Barrier => {
