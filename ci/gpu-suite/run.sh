@@ -121,10 +121,11 @@ done
 
 # compute-sanitizer over every kernel: each oxide binary at the small size, and the release
 # corpus without the cases that trap on purpose (a trap is an error to the sanitizer).
-# SANITIZE=0 skips it.
+# SANITIZE=0 skips it; SANITIZE_N sets the size the binaries run at (default: the smallest of
+# SIZES; racecheck is slow on shared-memory kernels such as sgemm).
 if [[ ${SANITIZE:-1} != 0 ]] && command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer"
-    small=${sizes[-1]}
+    small=${SANITIZE_N:-${sizes[-1]}}
     targets=()
     for bin in "$here"/bin/*; do
         [[ -x "$bin" ]] && targets+=("$(basename "$bin")|$bin $small")
