@@ -11,9 +11,9 @@ pub enum CType {
     Int,
     /// `%u`, `%x`, `%X`, `%o`, `%c` (`unsigned int`; `%c` prints its low byte).
     Uint,
-    /// `%ld`, `%lld`, `%li`, `%lli` (`long long`).
+    /// `%lld`, `%lli` (`long long`).
     Long,
-    /// `%lu`, `%llx`... (`unsigned long long`).
+    /// `%llu`, `%llx`... (`unsigned long long`).
     Ulong,
     /// `%f`, `%e`, `%g`, `%a` and capitals (`double`: an `f32` is widened, as C's varargs do).
     Double,
@@ -32,6 +32,52 @@ impl CType {
             CType::Long | CType::Ulong | CType::Double | CType::Str | CType::Pointer => 8,
         }
     }
+}
+
+/// The largest width or precision a conversion may ask for (C's minimum limit on one
+/// conversion's output, 4095 characters).
+pub const MAX_WIDTH: u32 = 4095;
+
+/// Refuses what C leaves undefined in conversion `spec` (`%-08.3f`) ending in `conv`: the `#`
+/// flag but with `o`, `x`, `X` and the floats, the `0` flag but with numbers, a precision with
+/// `c` or `p`, and widths or precisions above [`MAX_WIDTH`].
+fn check_flags(spec: &str, conv: char) -> Result<(), String> {
+    let body = &spec[1..spec.len() - 1];
+    let flags: String = body.chars().take_while(|c| "-+ #0".contains(*c)).collect();
+    let rest = &body[flags.len()..];
+    let (width, precision) = match rest.split_once('.') {
+        Some((w, p)) => (w, Some(p)),
+        None => (rest, None),
+    };
+    let number = |text: &str| -> Result<u32, String> {
+        let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+        if digits.is_empty() {
+            return Ok(0);
+        }
+        digits
+            .parse::<u32>()
+            .ok()
+            .filter(|&n| n <= MAX_WIDTH)
+            .ok_or_else(|| format!("`{spec}`: widths and precisions are at most {MAX_WIDTH}"))
+    };
+    number(width)?;
+    if let Some(p) = precision {
+        number(p)?;
+    }
+    let float = "fFeEgGaA".contains(conv);
+    let numeric = float || "diuxXo".contains(conv);
+    if flags.contains('#') && !(float || "oxX".contains(conv)) {
+        return Err(format!(
+            "`{spec}`: the `#` flag is for %o, %x, %X and floats only"
+        ));
+    }
+    if flags.contains('0') && !numeric {
+        return Err(format!("`{spec}`: the `0` flag is for numbers only"));
+    }
+    if precision.is_some() && "cp".contains(conv) {
+        return Err(format!("`{spec}`: %c and %p take no precision"));
+    }
+    Ok(())
 }
 
 /// One conversion of a format: what it reads, and where its text (`%-8.3f`) is.
@@ -103,10 +149,17 @@ pub fn conversions(format: &str) -> Result<Vec<Conversion>, String> {
         if long > 2 {
             return Err(format!("`{spec}` has too many `l`s: `ll` is 64-bit"));
         }
+        if long == 1 {
+            return Err(format!(
+                "`{spec}...`: write `ll` for a 64-bit value (a C `long` is 32 bits on some hosts, \
+                 and the argument buffer's layout must not depend on it)"
+            ));
+        }
         let Some(conv) = chars.next() else {
             return Err("the format ends in the middle of a conversion (`%%` prints a `%`)".into());
         };
         spec.push(conv);
+        check_flags(&spec, conv)?;
         let wide = long > 0;
         let ty = match conv {
             '%' if spec == "%%" => {
@@ -118,7 +171,7 @@ pub fn conversions(format: &str) -> Result<Vec<Conversion>, String> {
             'u' | 'x' | 'X' | 'o' if wide => CType::Ulong,
             'u' | 'x' | 'X' | 'o' => CType::Uint,
             'c' if !wide => CType::Uint,
-            'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' if long <= 1 => CType::Double,
+            'f' | 'F' | 'e' | 'E' | 'g' | 'G' | 'a' | 'A' if !wide => CType::Double,
             's' if !wide => CType::Str,
             'p' if !wide => CType::Pointer,
             'n' => return Err("`%n` writes through a pointer and is not supported".into()),

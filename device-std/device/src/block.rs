@@ -37,6 +37,7 @@ fn thread_in_block() -> (u32, u32) {
 /// Publishes `total` (the same in every lane of a warp) as the warp's total, and returns, in
 /// lane `l` of every warp, the total of warp `l` (in lanes past the block's last warp, the
 /// caller's own `total`), with the number of warps in the block.
+#[track_caller]
 #[inline]
 fn exchange_warp_totals<T: WarpValue>(total: T) -> (T, u32) {
     let (t, n) = thread_in_block();
@@ -67,6 +68,7 @@ fn exchange_warp_totals<T: WarpValue>(total: T) -> (T, u32) {
 }
 
 /// The block's values combined with `op` (associative and commutative), in every thread.
+#[track_caller]
 #[inline]
 pub fn reduce<T: WarpValue>(value: T, op: impl Fn(T, T) -> T) -> T {
     let warp_total = warp::reduce(value, &op);
@@ -75,6 +77,7 @@ pub fn reduce<T: WarpValue>(value: T, op: impl Fn(T, T) -> T) -> T {
 }
 
 /// The sum of the block's values, in every thread ([`reduce`] with `+`).
+#[track_caller]
 #[inline]
 pub fn sum<T: WarpValue + Add<Output = T>>(value: T) -> T {
     reduce(value, |a, b| a + b)
@@ -82,12 +85,14 @@ pub fn sum<T: WarpValue + Add<Output = T>>(value: T) -> T {
 
 /// The largest of the block's values, in every thread (for floats, a NaN is skipped unless all
 /// are NaN, as `f32::max` does).
+#[track_caller]
 #[inline]
 pub fn max<T: WarpValue + PartialOrd>(value: T) -> T {
     reduce(value, warp::larger)
 }
 
 /// The smallest of the block's values, in every thread (NaNs as [`max`]).
+#[track_caller]
 #[inline]
 pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
     reduce(value, warp::smaller)
@@ -95,12 +100,14 @@ pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
 
 /// `__syncthreads_count(predicate)`: how many threads of the block have `predicate` true, in
 /// every thread.
+#[track_caller]
 #[inline]
 pub fn count(predicate: bool) -> u32 {
     sum(u32::from(predicate))
 }
 
 /// `__syncthreads_and(predicate)`: whether `predicate` is true in every thread of the block.
+#[track_caller]
 #[inline]
 pub fn all(predicate: bool) -> bool {
     let (_, n) = thread_in_block();
@@ -108,6 +115,7 @@ pub fn all(predicate: bool) -> bool {
 }
 
 /// `__syncthreads_or(predicate)`: whether `predicate` is true in some thread of the block.
+#[track_caller]
 #[inline]
 pub fn any(predicate: bool) -> bool {
     count(predicate) != 0
@@ -115,6 +123,7 @@ pub fn any(predicate: bool) -> bool {
 
 /// The inclusive scan of the block's values with `op` (associative), in block order (the
 /// threads' linear numbers, x fastest): thread `t` gets `op(v0, op(v1, ... vt))`.
+#[track_caller]
 #[inline]
 pub fn inclusive_scan<T: WarpValue>(value: T, op: impl Fn(T, T) -> T) -> T {
     let in_warp = warp::inclusive_scan(value, &op);
@@ -126,6 +135,7 @@ pub fn inclusive_scan<T: WarpValue>(value: T, op: impl Fn(T, T) -> T) -> T {
 
 /// The exclusive scan of the block's values with `op` (associative) and its `identity`:
 /// thread `t` gets `op(v0, ... v(t-1))`, thread 0 `identity`.
+#[track_caller]
 #[inline]
 pub fn exclusive_scan<T: WarpValue>(value: T, identity: T, op: impl Fn(T, T) -> T) -> T {
     let in_warp = warp::inclusive_scan(value, &op);
@@ -141,6 +151,7 @@ pub fn exclusive_scan<T: WarpValue>(value: T, identity: T, op: impl Fn(T, T) -> 
 
 /// The sum of the values of the threads before this one in the block (0 in thread 0): the
 /// offsets at which each thread writes its `value` items, when they are packed in block order.
+#[track_caller]
 #[inline]
 pub fn exclusive_sum<T: WarpValue + Add<Output = T> + Default>(value: T) -> T {
     exclusive_scan(value, T::default(), |a, b| a + b)
@@ -148,6 +159,7 @@ pub fn exclusive_sum<T: WarpValue + Add<Output = T> + Default>(value: T) -> T {
 
 /// From the warps' inclusive scans (`in_warp` in every lane): `op` over the totals of the warps
 /// before the caller's, `None` in the first warp.
+#[track_caller]
 #[inline]
 fn warps_before<T: WarpValue>(in_warp: T, op: &impl Fn(T, T) -> T) -> Option<T> {
     let lanes = warp::existing_lanes().count_ones();

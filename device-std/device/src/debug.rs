@@ -14,10 +14,15 @@ use core::ffi::CStr;
 use oxide_contract::printf::{CType, conversions};
 
 /// Prints `format` (NUL-terminated) with the argument buffer `args`: what `printf!` calls.
+///
+/// # Safety
+/// `format` is NUL-terminated and its conversions read exactly the fields of `A`, a `repr(C)`
+/// struct of `i32`/`u32`/`i64`/`u64`/`f64` values and valid C-string pointers, in order (what
+/// `printf!` checks and builds).
+#[doc(hidden)]
 #[inline]
-pub fn print_formatted<A>(format: &'static str, args: &A) {
-    // SAFETY: `printf!` made `format` a NUL-terminated C format whose conversions read exactly
-    // the fields of `A`, a `repr(C)` struct of `i32`/`u32`/`i64`/`u64`/`f64`/pointers in order.
+pub unsafe fn print_formatted<A>(format: &'static str, args: &A) {
+    // SAFETY: forwarded to the caller.
     unsafe { vprintf(format.as_ptr(), (args as *const A).cast::<u8>()) };
 }
 
@@ -28,6 +33,7 @@ pub fn print_formatted<A>(format: &'static str, args: &A) {
 /// `format` is a NUL-terminated C format of `printf!`'s conversions and `args` points to a C
 /// struct holding, in order, one value of the type each conversion reads (`int` for `%d`,
 /// `double` for `%f`, a valid NUL-terminated string for `%s`...).
+#[doc(hidden)]
 #[oxide_gpu::device_runtime("vprintf")]
 #[inline(never)]
 pub unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
@@ -41,8 +47,9 @@ pub unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
         Some((text, count)) => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
-            // Printing is best effort, as on the GPU (whose buffer may overflow).
-            let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+            // Printing is best effort, as on the GPU (whose buffer may overflow). The bytes go
+            // out as they are: a `%s` of bytes that are not UTF-8 prints them, as there.
+            let _ = out.write_all(&text).and_then(|()| out.flush());
             count
         }
         None => -1,
@@ -54,12 +61,12 @@ pub unsafe fn vprintf(format: *const u8, args: *const u8) -> i32 {
 ///
 /// # Safety
 /// As [`vprintf`].
-unsafe fn format_c(format: &str, args: *const u8) -> Option<(String, i32)> {
+unsafe fn format_c(format: &str, args: *const u8) -> Option<(Vec<u8>, i32)> {
     let found = conversions(format).ok()?;
-    let mut text = String::new();
+    let mut text = Vec::new();
     let (mut copied, mut offset) = (0, 0usize);
     for conversion in &found {
-        text.push_str(&unescape_percent(&format[copied..conversion.spec.start]));
+        text.extend(unescape_percent(&format[copied..conversion.spec.start]).bytes());
         copied = conversion.spec.end;
         let size = conversion.ty.size();
         offset = offset.next_multiple_of(size);
@@ -69,9 +76,9 @@ unsafe fn format_c(format: &str, args: *const u8) -> Option<(String, i32)> {
         offset += size;
         let spec = &format[conversion.spec.clone()];
         // SAFETY: as above; the value's type is the conversion's.
-        text.push_str(&unsafe { format_one(spec, conversion.ty, value) }?);
+        text.extend(unsafe { format_one(spec, conversion.ty, value) }?);
     }
-    text.push_str(&unescape_percent(&format[copied..]));
+    text.extend(unescape_percent(&format[copied..]).bytes());
     Some((text, found.len() as i32))
 }
 
@@ -95,7 +102,7 @@ unsafe extern "C" {
 /// # Safety
 /// `value` points to a value of the type `ty` reads (unaligned is fine), and a `%s` value is a
 /// pointer to a NUL-terminated string.
-unsafe fn format_one(spec: &str, ty: CType, value: *const u8) -> Option<String> {
+unsafe fn format_one(spec: &str, ty: CType, value: *const u8) -> Option<Vec<u8>> {
     let spec = std::ffi::CString::new(spec).ok()?;
     let mut buf = vec![0u8; 512];
     loop {
@@ -145,7 +152,7 @@ unsafe fn format_one(spec: &str, ty: CType, value: *const u8) -> Option<String> 
         let written = usize::try_from(written).ok()?;
         if written < buf.len() {
             buf.truncate(written);
-            return String::from_utf8(buf).ok();
+            return Some(buf);
         }
         buf.resize(written + 1, 0);
     }
@@ -160,6 +167,21 @@ pub const fn source_file(file_with_nul: &'static str) -> &'static CStr {
     }
 }
 
+mod sealed {
+    /// Only the conversions here: `printf!` relies on what each gives (a valid C string for
+    /// `%s`).
+    pub trait Sealed {}
+    macro_rules! sealed {
+        ($($t:ty),*) => {$( impl Sealed for $t {} )*};
+    }
+    sealed!(
+        i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f32, f64, char
+    );
+    impl<T: ?Sized> Sealed for *const T {}
+    impl<T: ?Sized> Sealed for *mut T {}
+    impl<T: ?Sized> Sealed for &T {}
+}
+
 macro_rules! c_conversion {
     ($(#[$doc:meta])* $trait:ident :: $method:ident -> $c:ty, $label:literal: $($t:ty),*) => {
         $(#[$doc])*
@@ -168,7 +190,7 @@ macro_rules! c_conversion {
             label = $label,
             note = "`%d` takes an i32, `%u`/`%x` a u32, `%lld` an i64, `%llu`/`%llx` a u64, `%f`/`%e`/`%g` an f64 or f32, `%s` a `&CStr` (c\"...\"), `%p` a pointer; narrower integers widen"
         )]
-        pub trait $trait {
+        pub trait $trait: sealed::Sealed {
             /// The value as the C type the conversion reads.
             fn $method(self) -> $c;
         }
@@ -229,7 +251,7 @@ impl CUint for char {
     message = "`printf!`'s {Self} argument does not match its conversion",
     label = "`%s` prints a NUL-terminated string: a `&CStr` such as c\"...\", not a `{Self}`"
 )]
-pub trait CString {
+pub trait CString: sealed::Sealed {
     /// The string's first byte.
     fn to_c_string(self) -> *const u8;
 }
@@ -246,7 +268,7 @@ impl CString for &CStr {
     message = "`printf!`'s {Self} argument does not match its conversion",
     label = "`%p` prints a pointer or a reference, not a `{Self}`"
 )]
-pub trait CPointer {
+pub trait CPointer: sealed::Sealed {
     /// The address.
     fn to_c_pointer(self) -> usize;
 }
@@ -283,10 +305,8 @@ mod tests {
         let args = Args(-42, 2.5, 0xbeef, name.as_ptr().cast(), u64::MAX);
         let format = "d=%5d f=%.3f x=%#x s=%s llu=%llu 100%%\n";
         let (text, count) = unsafe { format_c(format, (&args as *const Args).cast()) }.unwrap();
-        assert_eq!(
-            text,
-            format!("d=  -42 f=2.500 x=0xbeef s=GPU llu={} 100%\n", u64::MAX)
-        );
+        let expected = format!("d=  -42 f=2.500 x=0xbeef s=GPU llu={} 100%\n", u64::MAX);
+        assert_eq!(text, expected.into_bytes());
         assert_eq!(count, 5);
     }
 

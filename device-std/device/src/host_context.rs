@@ -108,7 +108,7 @@ impl WarpValues {
 pub trait ThreadHost {
     /// The host body of [`crate::thread::sync_threads`]: returns when every thread of the block
     /// has reached it. May unwind instead (the runner's way to stop a block that failed).
-    fn sync_threads(&self);
+    fn sync_threads(&self, at: &'static core::panic::Location<'static>);
 
     /// The calling lane's part in a warp exchange (the host body of every shuffle): publishes
     /// `value`, waits until every lane of the warp named in `mask` that can still take part
@@ -326,9 +326,10 @@ pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
 }
 
 /// The host body of [`crate::thread::sync_threads`].
+#[track_caller]
 pub(crate) fn sync_threads() {
     if let Some(host) = host() {
-        host.sync_threads();
+        host.sync_threads(core::panic::Location::caller());
     }
 }
 
@@ -376,7 +377,7 @@ mod tests {
     }
 
     impl ThreadHost for Counting {
-        fn sync_threads(&self) {
+        fn sync_threads(&self, _at: &'static core::panic::Location<'static>) {
             self.syncs.set(self.syncs.get() + 1);
         }
 

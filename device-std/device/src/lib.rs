@@ -113,10 +113,16 @@ impl<'a, T> DisjointSlice<'a, T> {
 
     /// This thread's element, or `None` when the thread lies past the end (the usual case for
     /// the last block of a grid: such a thread should simply do nothing).
+    ///
+    /// In the CPU emulator the call counts as a write of the element for the race detector, so
+    /// that an `unsafe` [`get_unchecked_mut`](Self::get_unchecked_mut) of another thread that
+    /// reaches it is reported.
+    #[track_caller]
     #[inline]
     pub fn get_mut(&mut self, idx: ThreadIndex) -> Option<&mut T> {
         let i = idx.get();
         if i < self.len {
+            race::global_write(self.ptr.addr(), i);
             // SAFETY: `i < len`, and `idx` is this thread's own unique index, so no other thread
             // can reach element `i` through safe code; `&mut self` stops a second borrow here.
             Some(unsafe { &mut *self.ptr.add(i) })

@@ -55,6 +55,7 @@ intrinsics! {
 /// such a divergence instead of hanging; in a plain host call (one simulated thread) it does
 /// nothing.
 #[oxide_gpu::barrier]
+#[track_caller]
 #[inline(never)]
 pub fn sync_threads() {
     host_context::sync_threads();

@@ -1,7 +1,7 @@
 //! The block being run: its barrier, its warp exchanges, the end-of-block rendezvous of the OS
 //! threads, and how a block fails instead of hanging.
 
-use std::panic;
+use std::panic::{self, Location};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
 use oxide_device::host_context::{self, BlockShared, MemoryAccess, WarpValues};
@@ -45,6 +45,14 @@ pub(crate) enum Failure {
         mask: u32,
         missing: u32,
     },
+    /// Threads of one block met at barriers of different lines of the kernel.
+    BarrierMismatch {
+        block: [u32; 3],
+        thread: u32,
+        at: &'static Location<'static>,
+        other: u32,
+        other_at: &'static Location<'static>,
+    },
 }
 
 impl Failure {
@@ -81,6 +89,19 @@ impl Failure {
                 thread: idx(waiting),
                 mask,
                 missing: idx(missing),
+            },
+            Failure::BarrierMismatch {
+                block,
+                thread,
+                at,
+                other,
+                other_at,
+            } => FailureKind::BarrierMismatch {
+                block,
+                thread: idx(thread),
+                at: at.to_string(),
+                other: idx(other),
+                other_at: other_at.to_string(),
             },
         }
     }
@@ -121,6 +142,10 @@ pub(crate) struct State {
     generation: u64,
     /// Threads waiting at `sync_threads()`, and the lowest of them.
     waiting: u32,
+    /// Where the first thread waiting at the barrier called it, and which thread that was: the
+    /// others must wait at the same line (barriers at different lines do not pair up on the
+    /// GPU, and the phases of shared memory would come apart).
+    barrier_site: Option<(u32, &'static Location<'static>)>,
     lowest_waiting: u32,
     /// Threads waiting in a warp exchange that has not completed.
     warp_waiting: u32,
@@ -196,6 +221,7 @@ impl Block {
                 blocks_done: 0,
                 generation: 0,
                 waiting: 0,
+                barrier_site: None,
                 lowest_waiting: u32::MAX,
                 warp_waiting: 0,
                 warps: (0..warps)
@@ -294,16 +320,34 @@ impl Block {
 
     /// `sync_threads()` of thread `thread`: returns when every thread of the block has reached
     /// it, or unwinds when the block has failed.
-    pub(crate) fn sync(&self, thread: u32) {
+    pub(crate) fn sync(&self, thread: u32, at: &'static Location<'static>) {
         let mut st = self.lock();
         if st.failed {
             drop(st);
             unwind();
         }
+        match st.barrier_site {
+            None => st.barrier_site = Some((thread, at)),
+            Some((other, other_at)) if other_at != at => {
+                let block = host_context::current().block_idx;
+                let failure = Failure::BarrierMismatch {
+                    block,
+                    thread,
+                    at,
+                    other,
+                    other_at,
+                };
+                self.fail(&mut st, failure);
+                drop(st);
+                unwind();
+            }
+            Some(_) => {}
+        }
         st.waiting += 1;
         st.lowest_waiting = st.lowest_waiting.min(thread);
         if st.waiting == self.threads {
             st.waiting = 0;
+            st.barrier_site = None;
             st.lowest_waiting = u32::MAX;
             st.generation += 1;
             self.changed.notify_all();
@@ -442,6 +486,7 @@ impl Block {
             st.finished = 0;
             st.lowest_returned = u32::MAX;
             st.waiting = 0;
+            st.barrier_site = None;
             st.lowest_waiting = u32::MAX;
             st.warp_waiting = 0;
             for warp in &mut st.warps {

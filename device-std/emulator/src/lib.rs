@@ -131,8 +131,8 @@ struct Worker {
 }
 
 impl ThreadHost for Worker {
-    fn sync_threads(&self) {
-        self.block.sync(self.thread);
+    fn sync_threads(&self, at: &'static std::panic::Location<'static>) {
+        self.block.sync(self.thread, at);
     }
 
     fn warp_exchange(&self, mask: u32, value: u64) -> WarpValues {
@@ -204,6 +204,23 @@ pub enum FailureKind {
         /// `threadIdx` of the lowest-numbered thread that returned.
         returned: [u32; 3],
     },
+    /// Threads of a block waiting at barriers of different lines: on the GPU they would pair up
+    /// as if they were one barrier, and the phases of block-shared memory would come apart.
+    #[error(
+        "thread {thread:?} of block {block:?} waits at the barrier at {at}, and thread \
+         {other:?} at the barrier at {other_at}: every thread of a block must reach the same \
+         barriers in the same order (undefined behaviour on the GPU)"
+    )]
+    BarrierMismatch {
+        /// `blockIdx` of the block.
+        block: [u32; 3],
+        /// `threadIdx` of the thread that arrived second, and where it waits.
+        thread: [u32; 3],
+        at: String,
+        /// `threadIdx` of the thread already waiting, and where.
+        other: [u32; 3],
+        other_at: String,
+    },
     /// A shuffle that a lane of its mask never reaches: every thread of the block that has not
     /// returned waits, at `sync_threads()` or at a shuffle, so none can proceed.
     #[error(
@@ -244,6 +261,7 @@ impl KernelFailure {
         match &self.kind {
             FailureKind::Panicked { block, .. }
             | FailureKind::BarrierDivergence { block, .. }
+            | FailureKind::BarrierMismatch { block, .. }
             | FailureKind::WarpDivergence { block, .. } => Some(*block),
             _ => None,
         }

@@ -24,7 +24,7 @@ pub enum ArgKind {
     /// `&[AtomicU32]`, the other integer atomics and `AtomicF32`/`AtomicF64` (the atomic type, and the plain value the
     /// host's buffer holds): a device pointer and a length, which every thread may update
     /// atomically. The launch borrows the buffer mutably.
-    Atomics { atomic: Box<Type>, plain: Box<Type> },
+    Atomics { atomic: Box<Type> },
     /// `Shared<A>` (the array type `A`): block-shared memory, which the launch does not pass;
     /// the kernel makes it.
     Shared(Type),
@@ -49,6 +49,38 @@ impl ArgKind {
     }
 }
 
+impl ArgKind {
+    /// The type `#[kernel]` takes an argument of this kind, written `ty`, to be: the launcher
+    /// and the emulator are built for it, so the kernel checks that `ty` is it (a type alias or
+    /// a `use ... as` of another type under an output's name then does not compile). `None`
+    /// where what the argument is follows from its type anyway (slices, atomics through
+    /// `AtomicElem`, by-value arguments through `DeviceData`).
+    pub fn expected_type(&self, ty: &Type) -> Option<proc_macro2::TokenStream> {
+        match self {
+            ArgKind::Disjoint { .. } => {
+                let Type::Path(p) = ty else { return None };
+                let last = p.path.segments.last()?;
+                let name = &last.ident;
+                let PathArguments::AngleBracketed(a) = &last.arguments else {
+                    return None;
+                };
+                let args = a
+                    .args
+                    .iter()
+                    .filter(|a| !matches!(a, GenericArgument::Lifetime(_)));
+                Some(quote::quote_spanned!(ty.span()=> ::oxide::#name<'_, #(#args),*>))
+            }
+            ArgKind::Shared(array) => Some(quote::quote_spanned! {ty.span()=>
+                ::oxide::shared::Shared<'_, #array>
+            }),
+            ArgKind::DynShared(elem) => Some(quote::quote_spanned! {ty.span()=>
+                ::oxide::shared::DynShared<'_, #elem>
+            }),
+            ArgKind::Slice(_) | ArgKind::Value(_) | ArgKind::Atomics { .. } => None,
+        }
+    }
+}
+
 pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
     match ty {
         Type::Paren(t) => classify(&t.elem),
@@ -58,12 +90,12 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
                 if let Some(lifetime) = r.lifetime.as_ref().filter(|l| l.ident != "_") {
                     return Err(launch_lifetime(lifetime));
                 }
-                match atomic_integer(&s.elem) {
-                    Some(plain) => Ok(ArgKind::Atomics {
+                if names_an_atomic(&s.elem) {
+                    Ok(ArgKind::Atomics {
                         atomic: s.elem.clone(),
-                        plain: Box::new(plain),
-                    }),
-                    None => Ok(ArgKind::Slice((*s.elem).clone())),
+                    })
+                } else {
+                    Ok(ArgKind::Slice((*s.elem).clone()))
                 }
             }
             (Type::Slice(_), Some(_)) => Err(syn::Error::new(
@@ -110,26 +142,28 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
     }
 }
 
-/// The value an atomic of `core::sync::atomic` or `oxide::atomic` holds, when `ty` names one
-/// (`AtomicU64`, `core::sync::atomic::AtomicU64`, `AtomicF32`...).
-fn atomic_integer(ty: &Type) -> Option<Type> {
-    let Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    if !last.arguments.is_none() || p.qself.is_some() {
-        return None;
-    }
-    let plain = match last.ident.to_string().as_str() {
-        "AtomicU32" => "u32",
-        "AtomicI32" => "i32",
-        "AtomicU64" => "u64",
-        "AtomicI64" => "i64",
-        "AtomicUsize" => "usize",
-        "AtomicIsize" => "isize",
-        "AtomicF32" => "f32",
-        "AtomicF64" => "f64",
-        _ => return None,
+/// Whether `ty` is named like an atomic of `core::sync::atomic` or `oxide::atomic` (`AtomicU64`,
+/// `core::sync::atomic::AtomicU64`, `AtomicF32`...). Only the name: the launcher's buffer type
+/// comes from `oxide::atomic::AtomicElem`, which only the real atomics implement, so an alias
+/// of another type by such a name does not compile.
+fn names_an_atomic(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
     };
-    syn::parse_str(plain).ok()
+    last.arguments.is_none()
+        && p.qself.is_none()
+        && [
+            "AtomicU32",
+            "AtomicI32",
+            "AtomicU64",
+            "AtomicI64",
+            "AtomicUsize",
+            "AtomicIsize",
+            "AtomicF32",
+            "AtomicF64",
+        ]
+        .contains(&last.ident.to_string().as_str())
 }
 
 /// The output types of `oxide::outputs` (and `DisjointSlice`), by name.

@@ -334,7 +334,10 @@ impl Kernel {
                     });
                     emu_args.push(quote!(#arg));
                 }
-                ArgKind::Atomics { atomic, plain } => {
+                ArgKind::Atomics { atomic } => {
+                    let plain = quote_spanned! {atomic.span()=>
+                        <#atomic as ::oxide::atomic::AtomicElem>::Plain
+                    };
                     // The kernel writes the buffer (atomically): the launch borrows it mutably,
                     // so no other argument of the launch aliases it.
                     params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#plain>));
@@ -552,8 +555,10 @@ impl Kernel {
             (load_body, get_function)
         };
 
+        let argument_check = self.argument_type_check(func);
         quote! {
             #kernel_item
+            #argument_check
 
             #[doc = #mod_doc]
             #vis mod #name {
@@ -654,6 +659,35 @@ impl Kernel {
         }
     }
 
+    /// A function that compiles only if each output and shared argument has the type the
+    /// launcher and the emulator were built for (`ArgKind::expected_type`): an alias of another
+    /// type under an output's name is a type error at the argument.
+    fn argument_type_check(&self, func: &ItemFn) -> TokenStream2 {
+        let mut params = Vec::new();
+        let mut checks = Vec::new();
+        for (name, ty, kind) in &self.args {
+            let Some(expected) = kind.expected_type(ty) else {
+                continue;
+            };
+            params.push(quote!(#name: #ty));
+            checks.push(quote_spanned!(ty.span()=> let _: #expected = #name;));
+        }
+        if checks.is_empty() {
+            return TokenStream2::new();
+        }
+        let generics = &func.sig.generics;
+        let where_clause = &generics.where_clause;
+        let check = Ident::new("__oxide_argument_types", Span::mixed_site());
+        quote! {
+            const _: () = {
+                #[allow(dead_code, clippy::too_many_arguments)]
+                fn #check #generics (#(#params),*) #where_clause {
+                    #(#checks)*
+                }
+            };
+        }
+    }
+
     fn has_shared(&self) -> bool {
         self.args
             .iter()
@@ -715,7 +749,9 @@ impl Kernel {
                     call_args.push(quote_spanned! {elem.span()=> {
                         static #region: ::oxide::shared::DynamicSharedMemory =
                             ::oxide::shared::DynamicSharedMemory::new();
-                        unsafe { ::oxide::shared::DynShared::claim(&#region, #name, &#call) }
+                        unsafe {
+                            ::oxide::shared::DynShared::<#elem>::claim(&#region, #name, &#call)
+                        }
                     }});
                 }
                 ArgKind::Shared(array) => {

@@ -107,7 +107,13 @@ fn call(format: &str, span: Span, types: &[CType], args: &[Expr]) -> TokenStream
         #[repr(C)]
         struct __OxidePrintfArgs(#(#fields,)*);
         let __oxide_args = __OxidePrintfArgs(#(#values,)*);
-        ::oxide::debug::print_formatted(#format, &__oxide_args);
+        // SAFETY (quote drops comments): the format was checked against these fields, one per
+        // conversion in order, each of the C type the conversion reads (a `%s` one from a
+        // `&CStr`), and ends with a NUL.
+        #[allow(unsafe_code)]
+        unsafe {
+            ::oxide::debug::print_formatted(#format, &__oxide_args)
+        };
     }}
 }
 
@@ -161,6 +167,12 @@ pub fn expand_assert(input: AssertInput) -> syn::Result<TokenStream> {
         .map_or(cond.span(), |m| m.format.span());
     if let Some(message) = &input.message {
         let user = message.format.value();
+        if user.contains('\0') {
+            return Err(syn::Error::new(
+                message.format.span(),
+                "the message contains a NUL character, where printing would stop",
+            ));
+        }
         let user_types = types_of(&user, &message.format)?;
         if user_types.len() != message.args.len() {
             return Err(syn::Error::new(

@@ -588,7 +588,7 @@ fn the_emulator_finds_races_in_unsafe_code() {
         (0..32).map(|t| (t + 1) % 32).collect::<Vec<u32>>()[..]
     );
     for (how, expected) in [
-        (1, "which thread [0, 0, 0] wrote at"),
+        (1, "writes slot 0 of a block-shared array"),
         (2, "reads slot"),
         (3, "that no thread of the block wrote"),
     ] {
@@ -612,4 +612,39 @@ fn the_emulator_finds_races_in_unsafe_code() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("data race") && e.contains("element"), "{e}");
+}
+
+/// Threads of a block reach barriers at different lines (the backend rejects this kernel; the
+/// emulator, which runs it as plain Rust, must not let its phases come apart).
+#[kernel]
+pub fn split_phases(tile: DynShared<u64>, mut out: DisjointSlice<u64>) {
+    let read = tile.init(|_| 0).sync();
+    let mut seen = 0;
+    if thread::thread_idx_x() == 0 {
+        thread::sync_threads();
+        seen = read[1];
+        thread::sync_threads();
+    } else {
+        let mut write = read.sync();
+        if let Some((_, v)) = write.own_mut(0) {
+            *v = 5;
+        }
+        let _ = write.sync();
+    }
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = seen;
+    }
+}
+
+#[test]
+fn barriers_at_different_lines_fail_the_launch() {
+    let cfg = LaunchConfig::for_num_elems(32, 32).unwrap();
+    let mut out = vec![0u64; 32];
+    let e = split_phases::emulate(&cfg, 32, &mut out).unwrap_err();
+    assert!(matches!(e.kind, FailureKind::BarrierMismatch { .. }), "{e}");
+    let text = e.to_string();
+    assert!(
+        text.contains("emulate.rs:") && text.contains("the same barriers"),
+        "{text}"
+    );
 }

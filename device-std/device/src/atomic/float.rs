@@ -29,6 +29,7 @@ macro_rules! float_atomic {
             /// The atomic over a float the caller owns (as `AtomicU32::from_mut`).
             #[inline]
             pub fn from_mut(value: &mut $float) -> &mut Self {
+                const { assert!(align_of::<$float>() == align_of::<Self>()) };
                 // SAFETY: the atomic has the size and alignment of the float (transparent over
                 // the atomic integer of its size, which has them) and every bit pattern is
                 // valid for both; the unique borrow is passed on.

@@ -53,6 +53,51 @@ mod sealed {
     pub trait Sealed {}
 }
 
+/// An atomic a kernel may take a slice of (`counts: &[AtomicU32]`), and the plain value the
+/// host's buffer holds for it (`Plain`): the launch passes a `&mut DeviceBuffer<Plain>`, the
+/// emulator a `&mut [Plain]`. Sealed: `#[kernel]` relies on `Self` having the size, alignment
+/// and bit validity of `Plain`.
+///
+/// # Safety
+/// `Self` has the size, alignment and bit validity of `Plain`, and is `Sync`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an atomic a kernel can take a slice of",
+    label = "named like an atomic, but not one",
+    note = "a kernel's atomic slices are `&[AtomicU32]`, `&[AtomicI32]`, `&[AtomicU64]`, `&[AtomicI64]`, `&[AtomicUsize]`, `&[AtomicIsize]` (core::sync::atomic) and `&[AtomicF32]`, `&[AtomicF64]` (oxide::atomic)"
+)]
+pub unsafe trait AtomicElem: Sync + sealed::Sealed {
+    /// The value the host's buffer holds.
+    type Plain: Copy;
+}
+
+macro_rules! atomic_elems {
+    ($($atomic:ty => $plain:ty),* $(,)?) => {$(
+        // SAFETY: `core::sync::atomic` documents each atomic integer to have the size,
+        // alignment and bit validity of its integer; `AtomicF32`/`AtomicF64` are transparent
+        // over the atomic integer of their float's size, whose alignment the float has on
+        // every 64-bit target (asserted in `float.rs`).
+        unsafe impl AtomicElem for $atomic {
+            type Plain = $plain;
+        }
+    )*};
+}
+
+impl sealed::Sealed for core::sync::atomic::AtomicUsize {}
+impl sealed::Sealed for core::sync::atomic::AtomicIsize {}
+impl sealed::Sealed for AtomicF32 {}
+impl sealed::Sealed for AtomicF64 {}
+
+atomic_elems! {
+    core::sync::atomic::AtomicU32 => u32,
+    core::sync::atomic::AtomicI32 => i32,
+    core::sync::atomic::AtomicU64 => u64,
+    core::sync::atomic::AtomicI64 => i64,
+    core::sync::atomic::AtomicUsize => usize,
+    core::sync::atomic::AtomicIsize => isize,
+    AtomicF32 => f32,
+    AtomicF64 => f64,
+}
+
 /// The integer atomics of `core` at system and block scope (see the module docs), each a
 /// relaxed read-modify-write returning the previous value, as CUDA's `atomicAdd_system`,
 /// `atomicCAS_block`...

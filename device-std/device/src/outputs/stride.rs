@@ -49,6 +49,7 @@ impl<'s, T> Iterator for GridStride<'s, T> {
         }
         // `i < len <= isize::MAX` and the stride is at most the grid's thread count: no overflow.
         self.next = i + self.stride;
+        crate::race::global_write(self.ptr.addr(), i);
         // SAFETY: `i < len`; this thread alone owns the elements `≡ t (mod T)`, and the
         // iterator yields each of them once, while it borrows the slice mutably.
         Some((i, unsafe { &mut *self.ptr.add(i) }))

@@ -119,6 +119,13 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
     #[inline]
     pub unsafe fn claim(region: &'static DynamicSharedMemory, len: usize, _call: &'k ()) -> Self {
         const { assert!(align_of::<T>() <= DYNAMIC_SHARED_ALIGN) };
+        // A length of zero-sized elements costs no memory, so no launch limit bounds it.
+        const {
+            assert!(
+                size_of::<T>() > 0,
+                "a dynamic shared array of zero-sized elements"
+            )
+        };
         let bytes = len.saturating_mul(size_of::<T>());
         DynShared {
             base: dynamic_address(region, bytes).cast(),
@@ -210,6 +217,7 @@ impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
     }
 
     /// Ends the write phase with a block barrier: what every thread wrote is visible to all.
+    #[track_caller]
     #[inline]
     pub fn sync(self) -> SlotsRead<'k, T> {
         thread::sync_threads();
@@ -223,6 +231,7 @@ impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
 
 impl<'k, T: Send + Sync> SlotsRead<'k, T> {
     /// Ends the read phase with a block barrier: each thread may write its own slots again.
+    #[track_caller]
     #[inline]
     pub fn sync(self) -> SlotsWrite<'k, T> {
         thread::sync_threads();

@@ -309,6 +309,7 @@ impl<'k, A: SharedLayout> SharedWrite<'k, A> {
 
     /// Ends the write phase with a block barrier (`__syncthreads`): what every thread wrote is
     /// visible to all of them. Every thread of the block must reach it, as any barrier.
+    #[track_caller]
     #[inline]
     pub fn sync(self) -> SharedRead<'k, A> {
         thread::sync_threads();
@@ -322,6 +323,7 @@ impl<'k, A: SharedLayout> SharedWrite<'k, A> {
 impl<'k, A: SharedLayout> SharedRead<'k, A> {
     /// Ends the read phase with a block barrier: after it, each thread may write its own slots
     /// again. Every thread of the block must reach it, as any barrier.
+    #[track_caller]
     #[inline]
     pub fn sync(self) -> SharedWrite<'k, A> {
         thread::sync_threads();
