@@ -16,28 +16,43 @@ use oxide_bench as bench;
 #[kernel(grid = "1d", block = "256")]
 pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
     assert!(out.width() == WIDTH, "rows of {WIDTH}");
-    let width = WIDTH;
-    let lanes = WARP_SIZE as usize;
     let mut row = out.row_mut();
+    // The warp's input row, bounds-checked once, as an array of chunks of 32 columns: lane `l`
+    // reads column `l` of each (`chunk[lane]`, `lane < 32`), so no read needs a check of its
+    // own, the loops over the 32 chunks unroll, and a lane's loads are issued back to back.
     // Warps past the last row take part in the warp collectives with nothing to add.
-    let r = row.as_ref().map(|row| row.row());
-    let x = |col: usize| r.and_then(|r| input.get(r * width + col)).copied();
+    let chunks: Option<&[[f32; LANES]; CHUNKS]> = row.as_ref().and_then(|row| {
+        let xs = input.get(row.row() * WIDTH..(row.row() + 1) * WIDTH)?;
+        xs.as_chunks::<LANES>().0.try_into().ok()
+    });
     let lane = warp::lane_id() as usize;
-    // A constant count of columns per lane (WIDTH / 32), so that the loops unroll.
     let mut max = f32::NEG_INFINITY;
-    for k in 0..width / lanes {
-        max = max.max(x(lane + k * lanes).unwrap_or(f32::NEG_INFINITY));
+    if let Some(chunks) = chunks {
+        for chunk in chunks {
+            max = max.max(chunk[lane]);
+        }
     }
     let max = warp::max(max);
     let mut sum = 0.0f32;
-    for k in 0..width / lanes {
-        sum += x(lane + k * lanes).map_or(0.0, |v| (v - max).exp());
+    if let Some(chunks) = chunks {
+        for chunk in chunks {
+            sum += (chunk[lane] - max).exp();
+        }
     }
     let sum = warp::sum(sum);
-    if let Some(row) = &mut row {
-        row.for_each_own(|col, o| *o = x(col).map_or(0.0, |v| (v - max).exp() / sum));
+    if let (Some(row), Some(chunks)) = (&mut row, chunks) {
+        for (k, chunk) in chunks.iter().enumerate() {
+            if let Some((_, o)) = row.own_mut(k) {
+                *o = (chunk[lane] - max).exp() / sum;
+            }
+        }
     }
 }
+
+/// Lanes of a warp: a lane's columns are `lane + 32k`.
+const LANES: usize = WARP_SIZE as usize;
+/// Chunks of 32 columns in a row.
+const CHUNKS: usize = WIDTH / LANES;
 
 const WIDTH: usize = 1024;
 const BLOCK: u32 = 256;
