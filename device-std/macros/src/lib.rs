@@ -1084,7 +1084,15 @@ mod tests {
         );
         // The by-value argument names the type parameter: checked by `launch` and `emulate`.
         assert!(out.contains("T : :: oxide :: DeviceData"), "{out}");
-        assert!(!out.contains("const _"), "{out}");
+        assert!(
+            !out.contains("const _ : () = { kernel_arguments_must_be_plain_device_data"),
+            "{out}"
+        );
+        // The output is checked to be `oxide`'s own type (an alias of another would not be).
+        assert!(
+            out.contains("let _ : :: oxide :: DisjointSlice < '_ , T > = y ;"),
+            "{out}"
+        );
         for call in [". unwrap (", ". expect (", "panic !", "unreachable !"] {
             assert!(!out.contains(call), "{call}: {out}");
         }

@@ -20,7 +20,7 @@ entry:
   br label %bb0
 
 bb0:                                              ; preds = %entry
-  %12 = call i64 @_RNvMs0_NtCs3jjj5wPyFwT_12oxide_device6threadNtB5_11ThreadIndex6linear()
+  %12 = call i64 @_RNvMs0_NtCs4lD73eoPaqn_12oxide_device6threadNtB5_11ThreadIndex6linear()
   br label %bb1
 
 bb1:                                              ; preds = %bb0
@@ -30,63 +30,67 @@ bb1:                                              ; preds = %bb0
   %16 = zext i1 %15 to i8
   %17 = trunc i8 %16 to i1
   %18 = icmp eq i1 %17, false
-  br i1 %18, label %bb8, label %bb7
+  br i1 %18, label %bb9, label %bb7
 
-bb8:                                              ; preds = %bb1
-  br label %bb9
+bb9:                                              ; preds = %bb1
+  br label %bb10
 
 bb7:                                              ; preds = %bb1
   %19 = load ptr, ptr %8, align 8
-  %20 = getelementptr inbounds [4 x i8], ptr %19, i64 %12
-  br label %bb9
+  %20 = ptrtoint ptr %19 to i64
+  br label %bb8
 
-bb9:                                              ; preds = %bb7, %bb8
-  %21 = phi ptr [ null, %bb8 ], [ %20, %bb7 ]
-  %22 = ptrtoint ptr %21 to i64
-  %23 = sub i64 %22, 0
-  %24 = icmp ule i64 %23, 0
-  %25 = add i64 %23, 0
-  %26 = select i1 %24, i64 %25, i64 1
-  switch i64 %26, label %bb10 [
+bb8:                                              ; preds = %bb7
+  %21 = getelementptr inbounds [4 x i8], ptr %19, i64 %12
+  br label %bb10
+
+bb10:                                             ; preds = %bb8, %bb9
+  %22 = phi ptr [ null, %bb9 ], [ %21, %bb8 ]
+  %23 = ptrtoint ptr %22 to i64
+  %24 = sub i64 %23, 0
+  %25 = icmp ule i64 %24, 0
+  %26 = add i64 %24, 0
+  %27 = select i1 %25, i64 %26, i64 1
+  switch i64 %27, label %bb11 [
     i64 1, label %bb2
     i64 0, label %bb5
   ]
 
-bb10:                                             ; preds = %bb9
+bb11:                                             ; preds = %bb10
   call void @llvm.trap()
   unreachable
 
-bb2:                                              ; preds = %bb9
-  %27 = load ptr, ptr %6, align 8
-  %28 = getelementptr inbounds i8, ptr %6, i64 8
-  %29 = load i64, ptr %28, align 8
-  %30 = icmp ult i64 %12, %29
-  %31 = zext i1 %30 to i8
-  %32 = trunc i8 %31 to i1
-  br i1 %32, label %bb3, label %panic1
+bb2:                                              ; preds = %bb10
+  %28 = load ptr, ptr %6, align 8
+  %29 = getelementptr inbounds i8, ptr %6, i64 8
+  %30 = load i64, ptr %29, align 8
+  %31 = icmp ult i64 %12, %30
+  %32 = zext i1 %31 to i8
+  %33 = trunc i8 %32 to i1
+  br i1 %33, label %bb3, label %panic1
 
 bb3:                                              ; preds = %bb2
-  %33 = load ptr, ptr %6, align 8
-  %34 = getelementptr inbounds i8, ptr %6, i64 8
-  %35 = load i64, ptr %34, align 8
-  %36 = getelementptr inbounds [4 x i8], ptr %33, i64 %12
-  %37 = load float, ptr %36, align 4
-  %38 = load ptr, ptr %7, align 8
-  %39 = getelementptr inbounds i8, ptr %7, i64 8
-  %40 = load i64, ptr %39, align 8
-  %41 = icmp ult i64 %12, %40
-  %42 = zext i1 %41 to i8
-  %43 = trunc i8 %42 to i1
-  br i1 %43, label %bb4, label %panic
+  %34 = load ptr, ptr %6, align 8
+  %35 = getelementptr inbounds i8, ptr %6, i64 8
+  %36 = load i64, ptr %35, align 8
+  %37 = getelementptr inbounds [4 x i8], ptr %34, i64 %12
+  %38 = load float, ptr %37, align 4
+  %39 = load ptr, ptr %7, align 8
+  %40 = getelementptr inbounds i8, ptr %7, i64 8
+  %41 = load i64, ptr %40, align 8
+  %42 = icmp ult i64 %12, %41
+  %43 = zext i1 %42 to i8
+  %44 = trunc i8 %43 to i1
+  br i1 %44, label %bb4, label %panic
 
 bb4:                                              ; preds = %bb3
-  %44 = load ptr, ptr %7, align 8
-  %45 = getelementptr inbounds i8, ptr %7, i64 8
-  %46 = load i64, ptr %45, align 8
-  %47 = getelementptr inbounds [4 x i8], ptr %44, i64 %12
-  %48 = load float, ptr %47, align 4
-  %49 = fadd contract float %37, %48
-  store float %49, ptr %21, align 4
+  %45 = load ptr, ptr %7, align 8
+  %46 = getelementptr inbounds i8, ptr %7, i64 8
+  %47 = load i64, ptr %46, align 8
+  %48 = getelementptr inbounds [4 x i8], ptr %45, i64 %12
+  %49 = load float, ptr %48, align 4
+  %50 = fadd contract float %38, %49
+  store float %50, ptr %22, align 4
   br label %bb6
 
 panic:                                            ; preds = %bb3
@@ -97,14 +101,14 @@ panic1:                                           ; preds = %bb2
   call void @llvm.trap()
   unreachable
 
-bb5:                                              ; preds = %bb9
+bb5:                                              ; preds = %bb10
   br label %bb6
 
 bb6:                                              ; preds = %bb5, %bb4
   ret void
 }
 
-define internal i64 @_RNvMs0_NtCs3jjj5wPyFwT_12oxide_device6threadNtB5_11ThreadIndex6linear() {
+define internal i64 @_RNvMs0_NtCs4lD73eoPaqn_12oxide_device6threadNtB5_11ThreadIndex6linear() {
 entry:
   br label %bb0
 
