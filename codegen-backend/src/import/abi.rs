@@ -206,7 +206,7 @@ fn is_words<'tcx>(m: &DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> bool {
         .map(|f| layout.field(&cx, f))
         .filter(|f| !f.is_zst())
         .collect();
-    (2..=3).contains(&words.len())
+    (2..=4).contains(&words.len())
         && words.iter().all(|w| {
             types::as_scalar(*w).is_some()
                 && w.size.bytes() == m.tcx.data_layout.pointer_size().bytes()
@@ -243,8 +243,9 @@ fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> 
         let elem_align = m
             .layout_of(elem, rustc_span::DUMMY_SP)
             .map_or(1, |l| l.align.abi.bytes());
-        // `DisjointSlice`, `DisjointChunks`: pointer and length; the 2-D outputs a row width
-        // after them (docs/contracts.md): every field that is not zero-sized is one word.
+        // `DisjointSlice`, `DisjointChunks`, `BlockWindows`: pointer and length; the 2-D outputs
+        // a row width and a pitch after them, `DisjointPairs` a distance (docs/contracts.md):
+        // every field that is not zero-sized is one word.
         let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
         let words = (0..layout.fields.count())
             .filter(|&f| !layout.field(&cx, f).is_zst())
@@ -309,8 +310,9 @@ pub(crate) fn kernel_signature<'tcx>(
                     kernel: name,
                     why: format!(
                         "the argument type `{}` is marked `#[oxide_gpu::disjoint_slice]`, which \
-                         needs a pointer, a length and optionally a row width, each a \
-                         pointer-sized field (and zero-sized ones); pass it as a \
+                         needs a pointer, a length and optionally a row width and pitch (or a \
+                         pairs' distance), each a pointer-sized field (and zero-sized ones); \
+                         pass it as a \
                          `DisjointSlice` or another type of `oxide::outputs`",
                         layout.ty
                     ),

@@ -85,16 +85,19 @@ pub enum Error {
         /// Ordinal of the launching GPU.
         launch: usize,
     },
-    /// `Rows::new` was given a width that does not divide the buffer's length (or 0).
+    /// `Rows::new`/`Rows::with_pitch` was given a width of 0 or above the pitch, or a pitch
+    /// that does not divide the buffer's length.
     #[error(
-        "a buffer of {len} elements cannot be seen as rows of {width}: the width must be at \
-         least 1 and divide the length"
+        "a buffer of {len} elements cannot be seen as rows of {width} elements, {pitch} apart: \
+         the width must be at least 1 and at most the pitch, which must divide the length"
     )]
     BadRows {
         /// The buffer's length.
         len: usize,
         /// The width asked for.
         width: usize,
+        /// The pitch asked for (the width, for `Rows::new`).
+        pitch: usize,
     },
     /// `Pairs::new` was given a distance that is not a power of two.
     #[error(

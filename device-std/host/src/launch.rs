@@ -246,24 +246,35 @@ mod sealed {
     impl<T> Sealed for &mut crate::Pairs<&mut super::DeviceBuffer<T>> {}
 }
 
-/// `DisjointPairs<T>`: the buffer's pointer and length, then the pairs' distance (in the place
-/// of a row width).
+/// `DisjointPairs<T>`: the buffer's pointer and length, then the pairs' distance.
 impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Pairs<&'b mut DeviceBuffer<T>> {
     fn push_params(self, launch: &mut Launch<'a>) {
-        (&mut self.rows).push_params(launch);
+        let crate::Pairs {
+            buf,
+            distance_param,
+            ..
+        } = self;
+        let (buffer, distance): (&'a mut DeviceBuffer<T>, &'a u64) = (&mut **buf, distance_param);
+        buffer.push_params(launch);
+        launch.args.arg(distance);
     }
 }
 
 /// `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`: the buffer's pointer and length
-/// (as for a `DisjointSlice<T>`), then the row width.
+/// (as for a `DisjointSlice<T>`), then the row width and the pitch.
 impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Rows<&'b mut DeviceBuffer<T>> {
     fn push_params(self, launch: &mut Launch<'a>) {
         let crate::Rows {
-            buf, width_param, ..
+            buf,
+            width_param,
+            pitch_param,
+            ..
         } = self;
-        let (buffer, width): (&'a mut DeviceBuffer<T>, &'a u64) = (&mut **buf, width_param);
+        let (buffer, width, pitch): (&'a mut DeviceBuffer<T>, &'a u64, &'a u64) =
+            (&mut **buf, width_param, pitch_param);
         buffer.push_params(launch);
         launch.args.arg(width);
+        launch.args.arg(pitch);
     }
 }
 

@@ -11,9 +11,11 @@ use crate::{DeviceBuffer, Error};
 pub struct Rows<B> {
     pub(crate) buf: B,
     width: usize,
-    /// The width as the kernel's `u64` parameter; it lives here so that the parameter
-    /// pointer stays valid for the launch.
+    pitch: usize,
+    /// The width and the pitch as the kernel's `u64` parameters; they live here so that the
+    /// parameter pointers stay valid for the launch.
     pub(crate) width_param: u64,
+    pub(crate) pitch_param: u64,
 }
 
 /// What [`Rows`] can hold: a device buffer or a host slice, borrowed mutably.
@@ -44,14 +46,24 @@ impl<B: RowStorage> Rows<B> {
     /// `buf` as rows of `width` elements. Fails with [`Error::BadRows`] unless `width` is at
     /// least 1 and divides the buffer's length.
     pub fn new(buf: B, width: usize) -> Result<Self, Error> {
+        Self::with_pitch(buf, width, width)
+    }
+
+    /// `buf` as rows of `width` elements, each starting `pitch` elements after the previous one
+    /// (CUDA's pitched 2-D memory: the columns from `width` to `pitch` are padding that the
+    /// kernel's output does not write). Fails with [`Error::BadRows`] unless
+    /// `1 <= width <= pitch` and `pitch` divides the buffer's length.
+    pub fn with_pitch(buf: B, width: usize, pitch: usize) -> Result<Self, Error> {
         let len = buf.elements();
-        if width == 0 || !len.is_multiple_of(width) {
-            return Err(Error::BadRows { len, width });
+        if width == 0 || width > pitch || !len.is_multiple_of(pitch) {
+            return Err(Error::BadRows { len, width, pitch });
         }
         Ok(Rows {
             buf,
             width,
+            pitch,
             width_param: width as u64,
+            pitch_param: pitch as u64,
         })
     }
 
@@ -60,9 +72,14 @@ impl<B: RowStorage> Rows<B> {
         self.width
     }
 
+    /// Elements from the start of one row to the start of the next.
+    pub fn pitch(&self) -> usize {
+        self.pitch
+    }
+
     /// Number of rows.
     pub fn rows(&self) -> usize {
-        self.buf.elements() / self.width
+        self.buf.elements() / self.pitch
     }
 
     /// The buffer.
@@ -77,7 +94,10 @@ impl<B: RowStorage> Rows<B> {
 /// thread, which is what makes the pairs a partition. It travels in the kernel's parameters as
 /// a row width does (docs/contracts.md).
 pub struct Pairs<B> {
-    pub(crate) rows: Rows<B>,
+    pub(crate) buf: B,
+    distance: usize,
+    /// The distance as the kernel's `u64` parameter, valid for the launch.
+    pub(crate) distance_param: u64,
 }
 
 impl<B: RowStorage> Pairs<B> {
@@ -88,22 +108,20 @@ impl<B: RowStorage> Pairs<B> {
             return Err(Error::BadPairs { distance });
         }
         Ok(Pairs {
-            rows: Rows {
-                buf,
-                width: distance,
-                width_param: distance as u64,
-            },
+            buf,
+            distance,
+            distance_param: distance as u64,
         })
     }
 
     /// How far apart the two elements of a pair are.
     pub fn distance(&self) -> usize {
-        self.rows.width
+        self.distance
     }
 
     /// The buffer.
     pub fn into_inner(self) -> B {
-        self.rows.buf
+        self.buf
     }
 }
 
@@ -132,11 +150,16 @@ mod tests {
             assert_eq!(
                 e.to_string(),
                 format!(
-                    "a buffer of 12 elements cannot be seen as rows of {width}: the width must be \
-                     at least 1 and divide the length"
+                    "a buffer of 12 elements cannot be seen as rows of {width} elements, {width} \
+                     apart: the width must be at least 1 and at most the pitch, which must divide \
+                     the length"
                 )
             );
         }
+        let padded = Rows::with_pitch(&mut data[..], 5, 6).unwrap();
+        assert_eq!((padded.width(), padded.pitch(), padded.rows()), (5, 6, 2));
+        assert!(Rows::with_pitch(&mut data[..], 7, 6).is_err());
+        assert!(Rows::with_pitch(&mut data[..], 4, 5).is_err());
         assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().rows(), 0);
     }
 }

@@ -307,12 +307,24 @@ impl Kernel {
                         emu_params.push(quote!(#arg: &mut [#elem]));
                     }
                     let width = format_ident!("{}_width", arg, span = Span::mixed_site());
-                    let (slice, width_arg) = if *rows {
-                        (quote!(#arg.into_inner()), Some(quote!(, #width)))
-                    } else {
-                        (quote!(#arg), None)
+                    let pitch = format_ident!("{}_pitch", arg, span = Span::mixed_site());
+                    // The words after the pointer and the length: a pairs' distance, or a row
+                    // width and pitch.
+                    let (slice, width_arg) = match (*rows, *pairs) {
+                        (true, true) => (quote!(#arg.into_inner()), Some(quote!(, #width))),
+                        (true, false) => {
+                            (quote!(#arg.into_inner()), Some(quote!(, #width, #pitch)))
+                        }
+                        _ => (quote!(#arg), None),
                     };
-                    let width_of = rows.then(|| quote!(let #width = #arg.#word();));
+                    let width_of = match (*rows, *pairs) {
+                        (true, true) => Some(quote!(let #width = #arg.#word();)),
+                        (true, false) => Some(quote! {
+                            let #width = #arg.width();
+                            let #pitch = #arg.pitch();
+                        }),
+                        _ => None,
+                    };
                     // The emulated threads write the elements: `T: Send`.
                     emu_shared.push(quote_spanned! {elem.span()=>
                         #width_of

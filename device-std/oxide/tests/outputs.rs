@@ -70,6 +70,31 @@ fn rows_per_thread_follow_the_grid() {
     );
 }
 
+#[test]
+fn padded_rows_leave_their_padding_alone() {
+    // Rows of 50 elements, 64 apart (CUDA's pitched memory): the padding is nobody's.
+    let (rows, width, pitch) = (30, 50, 64);
+    let mut out = vec![u32::MAX; rows * pitch];
+    positions::emulate(
+        &cfg((4, 2, 1), (16, 16, 1)),
+        Rows::with_pitch(&mut out[..], width, pitch).unwrap(),
+    )
+    .unwrap();
+    for (i, &v) in out.iter().enumerate() {
+        let (row, col) = (i / pitch, i % pitch);
+        let expected = if col < width {
+            (row * 1000 + col) as u32
+        } else {
+            u32::MAX
+        };
+        assert_eq!(v, expected, "({row}, {col})");
+    }
+    assert!(
+        Rows::with_pitch(&mut out[..], 65, 64).is_err(),
+        "wider than the pitch"
+    );
+}
+
 /// A row softmax, one warp per row: warp maximum, warp sum of the exponentials, each lane
 /// writing its columns.
 #[kernel]

@@ -1,6 +1,8 @@
-//! Two-dimensional outputs: a buffer of `len` elements seen as rows of `width` (the launch's
-//! `oxide::host::Rows` gives the width and checks that it divides the length), written by
-//! threads ([`DisjointRows`]), warps ([`WarpRows`]) or blocks ([`BlockTiles`]).
+//! Two-dimensional outputs: a buffer of `len` elements seen as rows of `width`, each row
+//! starting `pitch` elements after the previous one (`pitch >= width`: the columns from `width`
+//! to `pitch` are padding that no thread writes; the launch's `oxide::host::Rows` gives both and
+//! checks that the pitch divides the length), written by threads ([`DisjointRows`]), warps
+//! ([`WarpRows`]) or blocks ([`BlockTiles`]).
 //!
 //! Each type has one ownership rule, computed from the thread's own position registers; the
 //! rule is a partition of the elements whatever the grid's shape (threads outside the rule's
@@ -21,20 +23,21 @@ macro_rules! rows_type {
             ptr: *mut T,
             len: usize,
             width: usize,
+            pitch: usize,
             _marker: PhantomData<&'a mut [T]>,
         }
 
         impl<'a, T $(, const $c: usize)*> $name<'a, T $(, $c)*> {
-            /// Wraps `len` elements at `ptr` as rows of `width` for `'a`. Kernels never call
-            /// this: their arguments are built by the launch. It exists for the host emulator
-            /// and for tests.
+            /// Wraps `len` elements at `ptr` as rows of `width` elements, `pitch` apart, for
+            /// `'a`. Kernels never call this: their arguments are built by the launch. It exists
+            /// for the host emulator and for tests.
             ///
             /// # Safety
-            /// As [`crate::DisjointSlice::from_raw_parts`], and `width > 0` divides `len`; every
-            /// thread sees the same `ptr`, `len` and `width`.
+            /// As [`crate::DisjointSlice::from_raw_parts`], `0 < width <= pitch` and `pitch`
+            /// divides `len`; every thread sees the same `ptr`, `len`, `width` and `pitch`.
             #[inline]
-            pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, width: usize) -> Self {
-                $name { ptr, len, width, _marker: PhantomData }
+            pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, width: usize, pitch: usize) -> Self {
+                $name { ptr, len, width, pitch, _marker: PhantomData }
             }
 
             /// Number of elements of the whole buffer.
@@ -55,10 +58,17 @@ macro_rules! rows_type {
                 self.width
             }
 
+            /// Elements from the start of one row to the start of the next (the width, unless
+            /// the rows are padded).
+            #[inline]
+            pub fn pitch(&self) -> usize {
+                self.pitch
+            }
+
             /// Number of rows.
             #[inline]
             pub fn rows(&self) -> usize {
-                self.len / self.width
+                self.len / self.pitch
             }
         }
     };
@@ -111,7 +121,7 @@ impl<T> DisjointRows<'_, T> {
             // SAFETY: in bounds, and the thread at (x, y, 0) is the only one with this
             // position; `&mut self` lends the element once.
             Some(((row, col), unsafe {
-                &mut *self.ptr.add(row * self.width + col)
+                &mut *self.ptr.add(row * self.pitch + col)
             }))
         } else {
             None
@@ -139,7 +149,7 @@ impl<'a, T> WarpRows<'a, T> {
         (row < self.rows()).then(|| WarpRow {
             // SAFETY (of the later accesses): row `row` belongs to this warp alone, and the
             // lane only reaches its own columns.
-            start: unsafe { self.ptr.add(row * self.width) },
+            start: unsafe { self.ptr.add(row * self.pitch) },
             width: self.width,
             row,
             lane: (in_block % WARP_SIZE) as usize,
@@ -206,6 +216,7 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
         (origin.0 < self.rows() && origin.1 < self.width).then(|| BlockTile {
             ptr: self.ptr,
             width: self.width,
+            pitch: self.pitch,
             rows: self.rows(),
             origin,
             _borrow: PhantomData,
@@ -217,6 +228,7 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
 pub struct BlockTile<'s, T, const R: usize, const C: usize> {
     ptr: *mut T,
     width: usize,
+    pitch: usize,
     rows: usize,
     origin: (usize, usize),
     _borrow: PhantomData<&'s mut [T]>,
@@ -247,7 +259,7 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
             // SAFETY: in the buffer, in this block's tile, and at a position of this thread's
             // residues alone (`r ≡ ty mod block_dim_y`, `c ≡ tx mod block_dim_x`, `z = 0`).
             Some(((row, col), unsafe {
-                &mut *self.ptr.add(row * self.width + col)
+                &mut *self.ptr.add(row * self.pitch + col)
             }))
         } else {
             None
@@ -283,8 +295,9 @@ mod tests {
         // 3 x 3 blocks of 16 x 8: more threads than elements on both axes; a z of 2 owns nothing.
         each_thread([3, 3, 2], [16, 8, 1], || {
             // SAFETY: the threads run one after another; width divides the length.
-            let mut out =
-                unsafe { DisjointRows::from_raw_parts(data.as_mut_ptr(), rows * width, width) };
+            let mut out = unsafe {
+                DisjointRows::from_raw_parts(data.as_mut_ptr(), rows * width, width, width)
+            };
             if let Some((at, cell)) = out.at_thread() {
                 write(cell, at);
             }
@@ -300,7 +313,7 @@ mod tests {
         each_thread([3, 1, 1], [100, 1, 1], || {
             // SAFETY: as above.
             let mut out =
-                unsafe { WarpRows::from_raw_parts(data.as_mut_ptr(), rows * width, width) };
+                unsafe { WarpRows::from_raw_parts(data.as_mut_ptr(), rows * width, width, width) };
             if let Some(mut row) = out.row_mut() {
                 let r = row.row();
                 row.for_each_own(|col, cell| write(cell, (r, col)));
@@ -327,7 +340,12 @@ mod tests {
         each_thread([2, 3, 1], [32, 8, 1], || {
             // SAFETY: as above.
             let mut out = unsafe {
-                BlockTiles::<u32, 32, 32>::from_raw_parts(data.as_mut_ptr(), rows * width, width)
+                BlockTiles::<u32, 32, 32>::from_raw_parts(
+                    data.as_mut_ptr(),
+                    rows * width,
+                    width,
+                    width,
+                )
             };
             if let Some(mut tile) = out.tile_mut() {
                 for i in 0..4 {
@@ -339,5 +357,29 @@ mod tests {
             }
         });
         check(&data, width);
+    }
+
+    #[test]
+    fn padded_rows_leave_the_padding_alone() {
+        let (rows, width, pitch) = (9, 20, 24);
+        let mut data = vec![0u32; rows * pitch];
+        each_thread([2, 2, 1], [16, 8, 1], || {
+            // SAFETY: the threads run one after another; the pitch divides the length.
+            let mut out = unsafe {
+                DisjointRows::from_raw_parts(data.as_mut_ptr(), rows * pitch, width, pitch)
+            };
+            if let Some((at, cell)) = out.at_thread() {
+                write(cell, at);
+            }
+        });
+        for (i, &v) in data.iter().enumerate() {
+            let (row, col) = (i / pitch, i % pitch);
+            let expected = if col < width {
+                (row * 1000 + col) as u32 + 1
+            } else {
+                0
+            };
+            assert_eq!(v, expected, "({row}, {col})");
+        }
     }
 }
