@@ -53,7 +53,7 @@ pub mod warp;
 
 pub use data::DeviceData;
 pub use outputs::{
-    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
+    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows, WaveTiles,
 };
 pub use thread::ThreadIndex;
 

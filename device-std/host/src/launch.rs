@@ -244,6 +244,24 @@ mod sealed {
     impl<T> Sealed for super::ByValue<'_, T> {}
     impl<T> Sealed for &mut crate::Rows<&mut super::DeviceBuffer<T>> {}
     impl<T> Sealed for &mut crate::Pairs<&mut super::DeviceBuffer<T>> {}
+    impl<T> Sealed for &mut crate::Wave<&mut super::DeviceBuffer<T>> {}
+}
+
+/// `WaveTiles<T, R, C>`: the buffer's pointer and length, then the row width and the wave.
+impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Wave<&'b mut DeviceBuffer<T>> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        let crate::Wave {
+            buf,
+            width_param,
+            wave_param,
+            ..
+        } = self;
+        let (buffer, width, wave): (&'a mut DeviceBuffer<T>, &'a u64, &'a u64) =
+            (&mut **buf, width_param, wave_param);
+        buffer.push_params(launch);
+        launch.args.arg(width);
+        launch.args.arg(wave);
+    }
 }
 
 /// `DisjointPairs<T>`: the buffer's pointer and length, then the pairs' distance.

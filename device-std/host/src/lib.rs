@@ -30,7 +30,7 @@ pub use launch::{KernelFunction, KernelModule, load_module};
 pub use oxide_emulator::launch::{
     LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
 };
-pub use rows::{Pairs, RowStorage, Rows};
+pub use rows::{Pairs, RowStorage, Rows, Wave};
 
 /// One CUDA device, with its primary context and the stream all work goes to.
 pub struct Gpu {

@@ -125,6 +125,55 @@ impl<B: RowStorage> Pairs<B> {
     }
 }
 
+/// A buffer of rows of `width` in the launch of wave `wave` of an anti-diagonal wavefront: pass
+/// `Wave::new(&mut buf, width, d)?` for a kernel's `WaveTiles<T, R, C>`, one launch per wave
+/// `d = 0, 1, ...` (tiles with tile row + tile column `= d`).
+pub struct Wave<B> {
+    pub(crate) buf: B,
+    width: usize,
+    wave: usize,
+    /// The width and the wave as the kernel's `u64` parameters, valid for the launch.
+    pub(crate) width_param: u64,
+    pub(crate) wave_param: u64,
+}
+
+impl<B: RowStorage> Wave<B> {
+    /// `buf` as rows of `width` in wave `wave`. Fails with [`Error::BadRows`] unless `width` is
+    /// at least 1 and divides the buffer's length.
+    pub fn new(buf: B, width: usize, wave: usize) -> Result<Self, Error> {
+        let len = buf.elements();
+        if width == 0 || !len.is_multiple_of(width) {
+            return Err(Error::BadRows {
+                len,
+                width,
+                pitch: width,
+            });
+        }
+        Ok(Wave {
+            buf,
+            width,
+            wave,
+            width_param: width as u64,
+            wave_param: wave as u64,
+        })
+    }
+
+    /// Elements per row.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// The wave.
+    pub fn wave(&self) -> usize {
+        self.wave
+    }
+
+    /// The buffer.
+    pub fn into_inner(self) -> B {
+        self.buf
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

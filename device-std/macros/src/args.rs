@@ -14,10 +14,8 @@ pub enum ArgKind {
     Disjoint {
         elem: Box<Type>,
         ty: Box<Type>,
-        rows: bool,
-        /// `DisjointPairs<T>`: the third word is a pairs' distance, and the host passes a
-        /// `Pairs` (with `rows` also set).
-        pairs: bool,
+        /// What the launch passes after the pointer and the length.
+        words: Words,
     },
     /// Any other type, passed by value (must be `Copy`).
     Value(Type),
@@ -45,6 +43,32 @@ impl ArgKind {
             | ArgKind::Atomics { .. }
             | ArgKind::Shared(_)
             | ArgKind::DynShared(_) => None,
+        }
+    }
+}
+
+/// The words an output passes after its pointer and length, and the host type that carries
+/// them (`Rows::new`, `Pairs::new`, `Wave::new` check them).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Words {
+    /// None: the host passes a `&mut DeviceBuffer<T>`.
+    None,
+    /// A row width and a pitch (`Rows`).
+    Rows,
+    /// A pairs' distance (`Pairs`).
+    Pairs,
+    /// A row width and a wave (`Wave`).
+    Wave,
+}
+
+impl Words {
+    /// The host type (in `oxide::host`) and its accessors of the words, in order.
+    pub fn host(self) -> Option<(&'static str, &'static [&'static str])> {
+        match self {
+            Words::None => None,
+            Words::Rows => Some(("Rows", &["width", "pitch"])),
+            Words::Pairs => Some(("Pairs", &["distance"])),
+            Words::Wave => Some(("Wave", &["width", "wave"])),
         }
     }
 }
@@ -109,14 +133,17 @@ pub fn classify(ty: &Type) -> syn::Result<ArgKind> {
             let last = p.path.segments.last();
             match last {
                 Some(seg) if OUTPUTS.contains(&seg.ident.to_string().as_str()) => {
-                    let rows = ROW_OUTPUTS.contains(&seg.ident.to_string().as_str());
-                    let pairs = seg.ident == "DisjointPairs";
+                    let words = match seg.ident.to_string().as_str() {
+                        "DisjointRows" | "WarpRows" | "BlockTiles" => Words::Rows,
+                        "DisjointPairs" => Words::Pairs,
+                        "WaveTiles" => Words::Wave,
+                        _ => Words::None,
+                    };
                     let elem = output_element(seg)?;
                     Ok(ArgKind::Disjoint {
                         elem: Box::new(elem),
                         ty: Box::new(ty.clone()),
-                        rows,
-                        pairs,
+                        words,
                     })
                 }
                 Some(seg) if seg.ident == "Shared" => shared_array(seg),
@@ -167,7 +194,7 @@ fn names_an_atomic(ty: &Type) -> bool {
 }
 
 /// The output types of `oxide::outputs` (and `DisjointSlice`), by name.
-const OUTPUTS: [&str; 7] = [
+const OUTPUTS: [&str; 8] = [
     "DisjointSlice",
     "DisjointChunks",
     "DisjointRows",
@@ -175,9 +202,8 @@ const OUTPUTS: [&str; 7] = [
     "BlockTiles",
     "DisjointPairs",
     "BlockWindows",
+    "WaveTiles",
 ];
-/// The outputs that the launch passes with a third word: a row width, or a pairs' distance.
-const ROW_OUTPUTS: [&str; 4] = ["DisjointRows", "WarpRows", "BlockTiles", "DisjointPairs"];
 
 /// `DisjointSlice<T>`, `DisjointSlice<'_, T>`, `DisjointChunks<T, 4>`...: its element type, the
 /// first type argument (what follows are the shape's constants).

@@ -281,21 +281,12 @@ impl Kernel {
                     emu_args.push(quote!(#arg.get()));
                     uses_sync = true;
                 }
-                ArgKind::Disjoint {
-                    elem,
-                    ty,
-                    rows,
-                    pairs,
-                } => {
-                    // The host type carrying the third word, and its accessor.
-                    let (host, word) = if *pairs {
-                        (quote!(Pairs), quote!(distance))
-                    } else {
-                        (quote!(Rows), quote!(width))
-                    };
-                    if *rows {
-                        // The row width (or distance) travels with the buffer: `Rows::new`
-                        // (`Pairs::new`) checked it.
+                ArgKind::Disjoint { elem, ty, words } => {
+                    let host = words.host();
+                    if let Some((host, _)) = host {
+                        // The words travel with the buffer: `Rows::new` (`Pairs::new`,
+                        // `Wave::new`) checked them.
+                        let host = format_ident!("{}", host);
                         params.push(quote!(
                             mut #arg: ::oxide::host::#host<&mut ::oxide::host::DeviceBuffer<#elem>>
                         ));
@@ -306,25 +297,23 @@ impl Kernel {
                         pushes.push(quote!(#launch.push(#arg);));
                         emu_params.push(quote!(#arg: &mut [#elem]));
                     }
-                    let width = format_ident!("{}_width", arg, span = Span::mixed_site());
-                    let pitch = format_ident!("{}_pitch", arg, span = Span::mixed_site());
-                    // The words after the pointer and the length: a pairs' distance, or a row
-                    // width and pitch.
-                    let (slice, width_arg) = match (*rows, *pairs) {
-                        (true, true) => (quote!(#arg.into_inner()), Some(quote!(, #width))),
-                        (true, false) => {
-                            (quote!(#arg.into_inner()), Some(quote!(, #width, #pitch)))
-                        }
-                        _ => (quote!(#arg), None),
+                    // The words after the pointer and the length, read before the buffer is
+                    // taken out of its host type.
+                    let accessors = host.map_or(&[][..], |(_, accessors)| accessors);
+                    let word_names: Vec<Ident> = accessors
+                        .iter()
+                        .map(|a| format_ident!("{}_{}", arg, a, span = Span::mixed_site()))
+                        .collect();
+                    let accessor_idents = accessors.iter().map(|a| format_ident!("{}", a));
+                    let width_of = quote! {
+                        #(let #word_names = #arg.#accessor_idents();)*
                     };
-                    let width_of = match (*rows, *pairs) {
-                        (true, true) => Some(quote!(let #width = #arg.#word();)),
-                        (true, false) => Some(quote! {
-                            let #width = #arg.width();
-                            let #pitch = #arg.pitch();
-                        }),
-                        _ => None,
+                    let slice = if host.is_some() {
+                        quote!(#arg.into_inner())
+                    } else {
+                        quote!(#arg)
                     };
+                    let width_arg = (!word_names.is_empty()).then(|| quote!(#(, #word_names)*));
                     // The emulated threads write the elements: `T: Send`.
                     emu_shared.push(quote_spanned! {elem.span()=>
                         #width_of

@@ -46,8 +46,8 @@
 
 pub use oxide_device::{
     BlockTiles, BlockWindows, DeviceData, DisjointChunks, DisjointPairs, DisjointRows,
-    DisjointSlice, ThreadIndex, WarpRows, atomic, block, debug, math, outputs, shared, soft,
-    thread, warp,
+    DisjointSlice, ThreadIndex, WarpRows, WaveTiles, atomic, block, debug, math, outputs, shared,
+    soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -59,13 +59,13 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
-    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Pairs, Rows};
+    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Pairs, Rows, Wave};
     pub use crate::math::FastMath;
     pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
-        WarpRows, kernel,
+        WarpRows, WaveTiles, kernel,
     };
 }
 

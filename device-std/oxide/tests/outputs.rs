@@ -243,3 +243,50 @@ fn max_threads_is_checked_before_running() {
     );
     assert!(e.to_string().contains("max_threads = 128"), "{e}");
 }
+
+/// One wave of a tile recurrence: each element of tile `(tr, tc)` is the sum of the elements
+/// at the same place in the tiles above and to the left (earlier waves), plus 1.
+#[kernel]
+pub fn wave_step(mut out: WaveTiles<u64, 4, 4>) {
+    for i in 0..2 {
+        for j in 0..2 {
+            let Some(((row, col), _)) = out.own_mut((i, j)) else {
+                continue;
+            };
+            let above = row.checked_sub(4).and_then(|r| out.earlier(r, col));
+            let left = col.checked_sub(4).and_then(|c| out.earlier(row, c));
+            let value = above.unwrap_or(0) + left.unwrap_or(0) + 1;
+            if let Some((_, o)) = out.own_mut((i, j)) {
+                *o = value;
+            }
+        }
+    }
+}
+
+#[test]
+fn wavefronts_compute_a_tile_recurrence() {
+    // 3 x 5 tiles of 4 x 4 (12 rows of 20), blocks of 2 x 2 threads: each thread owns four
+    // elements of its tile; 3 + 5 - 1 waves.
+    let (rows, width) = (12, 20);
+    let mut out = vec![u64::MAX; rows * width];
+    for d in 0..7 {
+        wave_step::emulate(
+            &cfg((5, 1, 1), (2, 2, 1)),
+            Wave::new(&mut out[..], width, d).unwrap(),
+        )
+        .unwrap();
+    }
+    // Tile (tr, tc) holds paths(tr, tc) = paths(tr - 1, tc) + paths(tr, tc - 1) + 1.
+    let mut tiles = [[0u64; 5]; 3];
+    for tr in 0..3 {
+        for tc in 0..5 {
+            let above = if tr > 0 { tiles[tr - 1][tc] } else { 0 };
+            let left = if tc > 0 { tiles[tr][tc - 1] } else { 0 };
+            tiles[tr][tc] = above + left + 1;
+        }
+    }
+    for (i, &v) in out.iter().enumerate() {
+        let (row, col) = (i / width, i % width);
+        assert_eq!(v, tiles[row / 4][col / 4], "({row}, {col})");
+    }
+}

@@ -11,6 +11,7 @@
 //! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | `Rows::new(&mut buf, width)?` |
 //! | [`DisjointPairs<T>`] | the pair `(lo, lo + d)`, `d` a power of two: thread `lo` with the bit of `d` removed | `Pairs::new(&mut buf, d)?` |
 //! | [`BlockWindows<T, W>`] | window `b` of `W` elements: block `b`, in phases (all read; each thread its residues written; a barrier between) | `&mut DeviceBuffer<T>` |
+//! | [`WaveTiles<T, R, C>`] | in the launch of wave `d`, tile `(d - b, b)`: block `b`, each thread its residues; earlier waves' tiles readable | `Wave::new(&mut buf, width, d)?` |
 //! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | `Rows::new(&mut buf, width)?` |
 //!
 //! `T` is the grid's thread count. The 2-D shapes get their row width from the launch (the
@@ -21,12 +22,14 @@ mod chunks;
 mod pairs;
 mod rows;
 mod stride;
+mod wave;
 mod windows;
 
 pub use chunks::{ChunkStride, DisjointChunks};
 pub use pairs::DisjointPairs;
 pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
 pub use stride::GridStride;
+pub use wave::WaveTiles;
 pub use windows::{BlockWindows, WindowWrite};
 
 /// Runs `f` as every thread of a grid, one after another, with its thread context installed.
