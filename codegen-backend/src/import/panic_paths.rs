@@ -20,6 +20,25 @@ impl<'tcx> FnCx<'tcx, '_> {
     }
 }
 
+/// The function `func` (a call's callee in `body` of `instance`) names, if it is a function
+/// item.
+fn callee<'tcx>(
+    tcx: TyCtxt<'tcx>,
+    instance: Instance<'tcx>,
+    body: &mir::Body<'tcx>,
+    func: &mir::Operand<'tcx>,
+) -> Option<rustc_hir::def_id::DefId> {
+    let callee_ty = instance.instantiate_mir_and_normalize_erasing_regions(
+        tcx,
+        TypingEnv::fully_monomorphized(),
+        EarlyBinder::bind(func.ty(body, tcx)),
+    );
+    match *callee_ty.kind() {
+        ty::FnDef(def_id, _) => Some(def_id),
+        _ => None,
+    }
+}
+
 /// Whether `func` is a function outside the standard library (the user's, device-std's).
 fn calls_non_std<'tcx>(
     tcx: TyCtxt<'tcx>,
@@ -28,12 +47,7 @@ fn calls_non_std<'tcx>(
     body: &mir::Body<'tcx>,
     func: &mir::Operand<'tcx>,
 ) -> bool {
-    let callee_ty = instance.instantiate_mir_and_normalize_erasing_regions(
-        tcx,
-        TypingEnv::fully_monomorphized(),
-        EarlyBinder::bind(func.ty(body, tcx)),
-    );
-    matches!(*callee_ty.kind(), ty::FnDef(def_id, _) if !registry.is_std(def_id))
+    callee(tcx, instance, body, func).is_some_and(|def_id| !registry.is_std(def_id))
 }
 
 /// The path of the standard-library panic function `func` calls, if it is one.
@@ -44,14 +58,7 @@ fn std_panic_callee<'tcx>(
     body: &mir::Body<'tcx>,
     func: &mir::Operand<'tcx>,
 ) -> Option<String> {
-    let callee_ty = instance.instantiate_mir_and_normalize_erasing_regions(
-        tcx,
-        TypingEnv::fully_monomorphized(),
-        EarlyBinder::bind(func.ty(body, tcx)),
-    );
-    let ty::FnDef(def_id, _) = *callee_ty.kind() else {
-        return None;
-    };
+    let def_id = callee(tcx, instance, body, func)?;
     registry
         .is_std_panic(def_id)
         .then(|| ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id)))

@@ -38,6 +38,24 @@
 
 use core::marker::PhantomData;
 
+/// `len()` and `is_empty()` of a view whose `len` field counts its elements (`$what` says of
+/// what, in the docs). Used inside an `impl` block.
+macro_rules! len_methods {
+    ($what:literal) => {
+        #[doc = concat!("Number of elements ", $what, ".")]
+        #[inline]
+        pub fn len(&self) -> usize {
+            self.len
+        }
+
+        #[doc = concat!("Whether there are no elements ", $what, ".")]
+        #[inline]
+        pub fn is_empty(&self) -> bool {
+            self.len == 0
+        }
+    };
+}
+
 pub mod atomic;
 pub mod block;
 mod data;
@@ -99,17 +117,7 @@ impl<'a, T> DisjointSlice<'a, T> {
         }
     }
 
-    /// Number of elements of the whole slice (not of this thread's share).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the slice has no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("of the whole slice (not of this thread's share)");
 
     /// This thread's element, or `None` when the thread lies past the end (the usual case for
     /// the last block of a grid: such a thread should simply do nothing).

@@ -40,17 +40,7 @@ impl<'a, T, const C: usize> DisjointChunks<'a, T, C> {
         }
     }
 
-    /// Number of elements of the whole slice.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the slice has no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("of the whole slice");
 
     /// This thread's whole chunks, `(first, &mut [T; C])` for chunk `t, t + T, ...` (`first` is
     /// the index of the chunk's first element); then [`ChunkStride::into_remainder`] gives the

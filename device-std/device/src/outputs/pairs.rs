@@ -43,17 +43,7 @@ impl<'a, T> DisjointPairs<'a, T> {
         }
     }
 
-    /// Number of elements of the whole buffer.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the buffer has no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("of the whole buffer");
 
     /// How far apart the elements of a pair are.
     #[inline]

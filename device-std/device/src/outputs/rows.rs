@@ -40,17 +40,7 @@ macro_rules! rows_type {
                 $name { ptr, len, width, pitch, _marker: PhantomData }
             }
 
-            /// Number of elements of the whole buffer.
-            #[inline]
-            pub fn len(&self) -> usize {
-                self.len
-            }
-
-            /// Whether the buffer has no elements.
-            #[inline]
-            pub fn is_empty(&self) -> bool {
-                self.len == 0
-            }
+            len_methods!("of the whole buffer");
 
             /// Elements per row.
             #[inline]

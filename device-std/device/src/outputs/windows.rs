@@ -44,17 +44,7 @@ impl<'a, T: Send + Sync, const W: usize> BlockWindows<'a, T, W> {
         }
     }
 
-    /// Number of elements of the whole buffer.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the buffer has no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("of the whole buffer");
 
     /// The calling block's window in its read phase, and where it starts in the buffer; `None`
     /// for a block past the buffer's end (the same for every thread of a block). Consumes the

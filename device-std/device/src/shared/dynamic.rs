@@ -134,17 +134,7 @@ impl<'k, T: SharedElem> DynShared<'k, T> {
         }
     }
 
-    /// Number of elements (the launch's length).
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the launch gave no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("(the launch's length)");
 
     /// Writes every slot this thread owns (`t`, `t + n`, ... below the length) with
     /// `value(slot)`, and starts the first write phase.
@@ -204,17 +194,7 @@ impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
         (slot < self.len).then(|| (slot, unsafe { &mut *self.base.add(slot) }))
     }
 
-    /// Number of elements.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the array has no elements.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+    len_methods!("of the slots");
 
     /// Ends the write phase with a block barrier: what every thread wrote is visible to all.
     #[track_caller]
