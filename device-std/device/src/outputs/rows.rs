@@ -214,6 +214,23 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
     }
 }
 
+/// The calling thread's `(i, j)`-th position in its block's tile, `(ty + i·block_dim_y, tx +
+/// j·block_dim_x)`, or `None` for a thread of `z > 0` (which owns nothing) or on overflow: the
+/// residues that [`BlockTile`] and `WaveTiles` give a thread.
+#[inline]
+pub(crate) fn tile_residue((i, j): (usize, usize)) -> Option<(usize, usize)> {
+    if thread::thread_idx_z() != 0 {
+        return None;
+    }
+    let r = i
+        .checked_mul(thread::block_dim_y() as usize)?
+        .checked_add(thread::thread_idx_y() as usize)?;
+    let c = j
+        .checked_mul(thread::block_dim_x() as usize)?
+        .checked_add(thread::thread_idx_x() as usize)?;
+    Some((r, c))
+}
+
 /// One block's tile of a [`BlockTiles`] output, as seen by one thread.
 pub struct BlockTile<'s, T, const R: usize, const C: usize> {
     ptr: *mut T,
@@ -234,16 +251,8 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
     /// The thread's `(i, j)`-th element of the tile: `((row, col), &mut element)` at tile
     /// position `(ty + i·block_dim_y, tx + j·block_dim_x)`, if it is in the tile and the buffer.
     #[inline]
-    pub fn own_mut(&mut self, (i, j): (usize, usize)) -> Option<((usize, usize), &mut T)> {
-        if thread::thread_idx_z() != 0 {
-            return None;
-        }
-        let r = i
-            .checked_mul(thread::block_dim_y() as usize)?
-            .checked_add(thread::thread_idx_y() as usize)?;
-        let c = j
-            .checked_mul(thread::block_dim_x() as usize)?
-            .checked_add(thread::thread_idx_x() as usize)?;
+    pub fn own_mut(&mut self, own: (usize, usize)) -> Option<((usize, usize), &mut T)> {
+        let (r, c) = tile_residue(own)?;
         let (row, col) = (self.origin.0 + r, self.origin.1 + c);
         if r < R && c < C && row < self.rows && col < self.width {
             // SAFETY: in the buffer, in this block's tile, and at a position of this thread's

@@ -79,18 +79,13 @@ impl<'a, T: Copy, const R: usize, const C: usize> WaveTiles<'a, T, R, C> {
     /// element)` at tile position `(ty + i·block_dim_y, tx + j·block_dim_x)`, or `None` when the
     /// block has no tile in this wave or the position is outside the tile or the buffer.
     #[inline]
-    pub fn own_mut(&mut self, (i, j): (usize, usize)) -> Option<((usize, usize), &mut T)> {
-        if thread::thread_idx_z() != 0 || thread::block_idx_y() != 0 || thread::block_idx_z() != 0 {
+    pub fn own_mut(&mut self, own: (usize, usize)) -> Option<((usize, usize), &mut T)> {
+        if thread::block_idx_y() != 0 || thread::block_idx_z() != 0 {
             return None;
         }
         let b = thread::block_idx_x() as usize;
         let tile_row = self.wave.checked_sub(b)?;
-        let r = i
-            .checked_mul(thread::block_dim_y() as usize)?
-            .checked_add(thread::thread_idx_y() as usize)?;
-        let c = j
-            .checked_mul(thread::block_dim_x() as usize)?
-            .checked_add(thread::thread_idx_x() as usize)?;
+        let (r, c) = super::rows::tile_residue(own)?;
         let row = tile_row.checked_mul(R)?.checked_add(r)?;
         let col = b.checked_mul(C)?.checked_add(c)?;
         if r < R && c < C && row < self.rows() && col < self.width {
