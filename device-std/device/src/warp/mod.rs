@@ -83,6 +83,37 @@ pub unsafe fn shfl_sync_bfly_i32(mask: u32, value: i32, lane_mask: u32, clamp: u
     })
 }
 
+/// `__shfl_down_sync(mask, value, delta, width)` (PTX `shfl.sync.down.b32`): every lane named
+/// in `mask` passes a value and gets the value of lane `lane + delta`, or its own when that lies
+/// past its segment (`clamp` as in [`shfl_sync_idx_i32`]: `0x1f` for the whole warp, or
+/// `((32 - width) << 8) | 0x1f`).
+///
+/// # Safety
+/// As [`shfl_sync_idx_i32`]: every lane that calls it is in `mask`, every lane of `mask` that
+/// has not exited makes the same call, and the lane read takes part.
+#[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.down.i32")]
+#[inline(never)]
+pub unsafe fn shfl_sync_down_i32(mask: u32, value: i32, delta: u32, clamp: u32) -> i32 {
+    shuffle("shfl_sync_down_i32", mask, value, |lane| {
+        shfl_down_source(lane, delta, clamp)
+    })
+}
+
+/// `__shfl_up_sync(mask, value, delta, width)` (PTX `shfl.sync.up.b32`): every lane named in
+/// `mask` passes a value and gets the value of lane `lane - delta`, or its own when that lies
+/// before its segment. Here `clamp` is `0` for the whole warp, or `(32 - width) << 8` (CUDA's
+/// own value for `up`: the low bits are the segment's first lane, not its last).
+///
+/// # Safety
+/// As [`shfl_sync_idx_i32`].
+#[oxide_gpu::nvvm("llvm.nvvm.shfl.sync.up.i32")]
+#[inline(never)]
+pub unsafe fn shfl_sync_up_i32(mask: u32, value: i32, delta: u32, clamp: u32) -> i32 {
+    shuffle("shfl_sync_up_i32", mask, value, |lane| {
+        shfl_up_source(lane, delta, clamp)
+    })
+}
+
 /// `__ballot_sync(mask, predicate)` (PTX `vote.sync.ballot.b32`): the lanes of `mask` whose
 /// `predicate` is true, as a bit mask. Every calling lane is in `mask`, and every lane of
 /// `mask` makes the call.
@@ -200,6 +231,26 @@ fn shfl_bfly_source(lane: u32, b: u32, c: u32) -> u32 {
     if source <= max_lane { source } else { lane }
 }
 
+/// The lane `shfl.sync.down` reads for lane `lane` with source operand `b` and clamp operand
+/// `c` (the PTX ISA's definition).
+fn shfl_down_source(lane: u32, b: u32, c: u32) -> u32 {
+    let segmask = (c >> 8) & 0x1f;
+    let max_lane = (lane & segmask) | (c & 0x1f & !segmask);
+    let source = lane + (b & 0x1f);
+    if source <= max_lane { source } else { lane }
+}
+
+/// The lane `shfl.sync.up` reads for lane `lane` with source operand `b` and clamp operand `c`
+/// (the PTX ISA's definition: the bound is the segment's first lane).
+fn shfl_up_source(lane: u32, b: u32, c: u32) -> u32 {
+    let segmask = (c >> 8) & 0x1f;
+    let min_lane = (lane & segmask) | (c & 0x1f & !segmask);
+    match lane.checked_sub(b & 0x1f) {
+        Some(source) if source >= min_lane => source,
+        _ => lane,
+    }
+}
+
 /// The lane `shfl.sync.idx` reads for lane `lane` with source operand `b` and clamp operand `c`
 /// (the PTX ISA's definition).
 fn shfl_idx_source(lane: u32, b: u32, c: u32) -> u32 {
@@ -265,6 +316,26 @@ mod tests {
         assert_eq!(shfl_bfly_source(13, 8, c8), 5);
         assert_eq!(shfl_bfly_source(5, 8, c8), 5);
         assert_eq!(shfl_bfly_source(13, 4, c8), 9);
+    }
+
+    #[test]
+    fn down_and_up_lanes_as_cuda_computes_them() {
+        for lane in 0..32 {
+            assert_eq!(
+                shfl_down_source(lane, 3, 0x1f),
+                if lane + 3 < 32 { lane + 3 } else { lane }
+            );
+            assert_eq!(
+                shfl_up_source(lane, 3, 0),
+                lane.checked_sub(3).unwrap_or(lane)
+            );
+        }
+        // width 8: segments of 8 lanes; lane 13 (segment 8..16) reads 15 down 2, not 17 down 4.
+        let (down8, up8) = ((24 << 8) | 0x1f, 24 << 8);
+        assert_eq!(shfl_down_source(13, 2, down8), 15);
+        assert_eq!(shfl_down_source(13, 4, down8), 13);
+        assert_eq!(shfl_up_source(13, 5, up8), 8);
+        assert_eq!(shfl_up_source(13, 6, up8), 13);
     }
 
     #[test]

@@ -6,7 +6,10 @@
 
 use oxide::prelude::*;
 use oxide::thread::{block_dim_x, sync_threads, thread_idx_x};
-use oxide::warp::{WARP_SIZE, lane_id, shfl_sync_bfly_i32, shfl_sync_idx_i32, vote_ballot_sync};
+use oxide::warp::{
+    WARP_SIZE, lane_id, shfl_sync_bfly_i32, shfl_sync_down_i32, shfl_sync_idx_i32,
+    shfl_sync_up_i32, vote_ballot_sync,
+};
 
 use crate::harness::{BLOCK, Case, Check::Exact, KernelCase};
 
@@ -43,6 +46,35 @@ fn warp_butterfly_reference(input: &[u64]) -> Vec<i32> {
             (first..first + WARP)
                 .map(|j| lane_value(input, j))
                 .fold(0i32, i32::wrapping_add)
+        })
+        .collect()
+}
+
+/// `shfl.sync.down` in segments of 8 lanes (3 down) and `shfl.sync.up` in segments of 16 (5 up),
+/// mixed: a lane whose source lies outside its segment reads itself.
+#[kernel]
+pub fn warp_down_up_segments(input: &[u64], mut out: DisjointSlice<i32>) {
+    let idx = ThreadIndex::linear();
+    let value = lane_value(input, idx.get());
+    // SAFETY: every lane of the full warp (blocks of 128) makes both calls with the full mask.
+    let (down, up) = unsafe {
+        (
+            shfl_sync_down_i32(FULL_WARP, value, 3, ((32 - 8) << 8) | 0x1f),
+            shfl_sync_up_i32(FULL_WARP, value, 5, (32 - 16) << 8),
+        )
+    };
+    if let Some(o) = out.get_mut(idx) {
+        *o = down ^ up.rotate_left(11);
+    }
+}
+
+fn warp_down_up_reference(input: &[u64]) -> Vec<i32> {
+    (0..input.len())
+        .map(|i| {
+            let lane = i % WARP;
+            let down = if lane % 8 + 3 < 8 { i + 3 } else { i };
+            let up = if lane % 16 >= 5 { i - 5 } else { i };
+            lane_value(input, down) ^ lane_value(input, up).rotate_left(11)
         })
         .collect()
 }
@@ -196,6 +228,13 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             reference: warp_segment_reference,
             launch: warp_segment_rotate::launch,
             emulate: warp_segment_rotate::emulate,
+        }),
+        Box::new(KernelCase::<i32> {
+            name: "warp_down_up_segments",
+            check: Exact,
+            reference: warp_down_up_reference,
+            launch: warp_down_up_segments::launch,
+            emulate: warp_down_up_segments::emulate,
         }),
         Box::new(KernelCase::<i32> {
             name: "warp_xor_max_ballot",
