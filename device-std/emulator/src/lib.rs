@@ -167,6 +167,9 @@ pub enum FailureKind {
     /// A grid or block shape the GPU cannot run; nothing ran.
     #[error("invalid launch shape: {0}")]
     LaunchShape(String),
+    /// Arguments whose lengths break the kernel's `same_len` or `covers` contract; nothing ran.
+    #[error("argument lengths: {0}")]
+    ArgumentLengths(String),
     /// More dynamic shared memory per block than a launch may have
     /// ([`launch::MAX_DYNAMIC_SHARED_MEM_BYTES`]); nothing ran.
     #[error("{requested} bytes of dynamic shared memory per block; a launch has at most {limit}")]

@@ -65,6 +65,10 @@ pub enum Error {
     /// A grid or block shape the GPU cannot run.
     #[error("invalid launch shape: {0}")]
     LaunchShape(String),
+    /// Arguments whose lengths break the kernel's `same_len` or `covers` contract; nothing was
+    /// launched.
+    #[error("argument lengths: {0}")]
+    ArgumentLengths(String),
     /// More dynamic shared memory per block than a launch may have
     /// (`oxide_emulator::launch::MAX_DYNAMIC_SHARED_MEM_BYTES`, 48 KiB); nothing was launched.
     #[error(
@@ -169,6 +173,7 @@ impl From<KernelFailure> for Error {
     fn from(f: KernelFailure) -> Error {
         match f.kind {
             FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
+            FailureKind::ArgumentLengths(reason) => Error::ArgumentLengths(reason),
             FailureKind::SharedMemory { requested, limit } => {
                 Error::SharedMemory { requested, limit }
             }

@@ -88,7 +88,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
     let options = options::parse(attr);
     let func = syn::parse2::<ItemFn>(item)
         .map_err(|e| syn::Error::new(e.span(), "`#[kernel]` goes on a free `pub fn`"));
-    let (options, func) = match (options, func) {
+    let ((options, lengths), func) = match (options, func) {
         (Ok(options), Ok(func)) => (options, func),
         (Err(mut a), Err(b)) => {
             a.combine(b);
@@ -96,7 +96,7 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
         }
         (Err(e), _) | (_, Err(e)) => return Err(e),
     };
-    let kernel = Kernel::check(&func, options)?;
+    let kernel = Kernel::check(&func, options, lengths)?;
     Ok(kernel.expand(&func))
 }
 
@@ -104,6 +104,8 @@ fn expand(attr: TokenStream2, item: TokenStream2) -> syn::Result<TokenStream2> {
 struct Kernel {
     name: Ident,
     options: KernelOptions,
+    /// `same_len`/`covers`: checked by `launch` and `emulate`, unknown to the backend.
+    lengths: options::LengthContracts,
     /// The type parameters, in order (the only generic parameters a kernel may have).
     type_params: Vec<Ident>,
     /// Each argument's name, type as written, and how it is passed.
@@ -111,7 +113,11 @@ struct Kernel {
 }
 
 impl Kernel {
-    fn check(func: &ItemFn, options: KernelOptions) -> syn::Result<Kernel> {
+    fn check(
+        func: &ItemFn,
+        options: KernelOptions,
+        lengths: options::LengthContracts,
+    ) -> syn::Result<Kernel> {
         let sig = &func.sig;
         let mut errors = Errors::default();
         if !matches!(func.vis, Visibility::Public(_)) {
@@ -195,9 +201,43 @@ impl Kernel {
         let kernel = Kernel {
             name: sig.ident.clone(),
             options,
+            lengths,
             type_params,
             args,
         };
+        // The arguments `same_len` and `covers` name: ones with a length the host knows.
+        let named = kernel
+            .lengths
+            .same_len
+            .iter()
+            .flatten()
+            .chain(&kernel.lengths.covers);
+        for name in named {
+            let kind = kernel
+                .args
+                .iter()
+                .find(|(n, _, _)| n == name)
+                .map(|(_, _, k)| k);
+            match kind {
+                Some(
+                    ArgKind::Slice(_)
+                    | ArgKind::Atomics { .. }
+                    | ArgKind::Disjoint {
+                        words: args::Words::None,
+                        ..
+                    },
+                ) => {}
+                Some(_) => errors.add(
+                    name.span(),
+                    &format!(
+                        "`{name}` has no length the launch contracts can check: `same_len` and \
+                         `covers` take `&[T]`, atomic slices, `DisjointSlice`, `DisjointChunks` \
+                         and `BlockWindows` arguments"
+                    ),
+                ),
+                None => errors.add(name.span(), &format!("the kernel has no argument `{name}`")),
+            }
+        }
         let dynamic: Vec<&Type> = kernel
             .args
             .iter()
@@ -514,6 +554,29 @@ impl Kernel {
         let emu_contract_check = quote! {
             ::oxide::__private::emulate_check_launch(#kernel_name, #cfg, &#options)?;
         };
+        // `same_len` and `covers`: the launcher's and the emulator's arguments all have `len()`.
+        let length_checks = |emulate: bool| {
+            let (same, covers) = if emulate {
+                (quote!(emulate_same_len), quote!(emulate_covers))
+            } else {
+                (quote!(same_len), quote!(covers))
+            };
+            let cfg_ref = if emulate { quote!(#cfg) } else { quote!(&#cfg) };
+            let groups = self.lengths.same_len.iter().map(|group| {
+                let names = group.iter().map(|n| n.to_string());
+                quote! {
+                    ::oxide::__private::#same(#kernel_name, &[#((#names, #group.len())),*])?;
+                }
+            });
+            let covered = self.lengths.covers.iter().map(|n| {
+                let name = n.to_string();
+                quote! {
+                    ::oxide::__private::#covers(#kernel_name, #cfg_ref, #name, #n.len())?;
+                }
+            });
+            quote!(#(#groups)* #(#covered)*)
+        };
+        let (length_check, emu_length_check) = (length_checks(false), length_checks(true));
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,
@@ -590,6 +653,7 @@ impl Kernel {
                     #(#params),*
                 ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
                     #contract_check
+                    #length_check
                     #get_function
                     let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
                     #(#pushes)*
@@ -630,6 +694,7 @@ impl Kernel {
                     #(#emu_params),*
                 ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
                     #emu_contract_check
+                    #emu_length_check
                     #(#emu_shared)*
                     ::oxide::emulate::run(#kernel_name, #cfg, || {
                         #(#emu_thread)*

@@ -10,6 +10,8 @@ use syn::{Expr, ExprLit, Lit, Meta, Token};
 
 const VALID: &str = "the options are `strict_float` (no FMA contraction: bit-for-bit Rust float \
                      semantics), `grid = \"1d\"` (launched with grid and block y = z = 1), \
+                     `same_len = \"a, b\"` (arguments of one length), `covers = \"out\"` (a \
+                     thread per element of `out`), \
                      `block = \"32x8\"` (launched with exactly this block shape), \
                      `max_threads = 256` (at most this many threads per block), \
                      `min_blocks_per_sm = 2` (an occupancy hint for ptxas) and `sm = 80` (needs \
@@ -57,11 +59,51 @@ fn block_shape(text: &str) -> Option<[u32; 3]> {
 }
 
 /// Parses the attribute's arguments, reporting every problem at its span.
-pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
+/// Relations between the lengths of a kernel's arguments, which the launcher and the emulator
+/// check before anything runs (the backend needs none of them).
+#[derive(Default)]
+pub struct LengthContracts {
+    /// `same_len = "a, b, c"` (repeatable): each group's arguments have one length.
+    pub same_len: Vec<Vec<syn::Ident>>,
+    /// `covers = "out"` (repeatable): the grid has a thread per element of the argument.
+    pub covers: Vec<syn::Ident>,
+}
+
+/// The argument names of `value`, a string of comma-separated identifiers.
+fn argument_names(value: &Expr, option: &str) -> syn::Result<Vec<syn::Ident>> {
+    let bad = || {
+        syn::Error::new(
+            value.span(),
+            format!("`{option}` takes argument names as a string: `{option} = \"a, b\"`"),
+        )
+    };
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(s), ..
+    }) = value
+    else {
+        return Err(bad());
+    };
+    let names: Vec<syn::Ident> = s
+        .value()
+        .split(',')
+        .map(|n| {
+            syn::parse_str::<syn::Ident>(n.trim())
+                .map(|i| syn::Ident::new(&i.to_string(), s.span()))
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|_| bad())?;
+    if names.is_empty() {
+        return Err(bad());
+    }
+    Ok(names)
+}
+
+pub fn parse(attr: TokenStream) -> syn::Result<(KernelOptions, LengthContracts)> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated
         .parse2(attr)
         .map_err(|e| syn::Error::new(e.span(), format!("bad `#[kernel]` options: {VALID}")))?;
     let mut options = KernelOptions::default();
+    let mut lengths = LengthContracts::default();
     let mut errors: Option<syn::Error> = None;
     let mut fail = |e: syn::Error| match &mut errors {
         Some(all) => all.combine(e),
@@ -105,6 +147,23 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
                 };
                 if options.block.replace(shape).is_some() {
                     fail(syn::Error::new(meta.span(), "`block` is given twice"));
+                }
+                continue;
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("same_len") || nv.path.is_ident("covers") => {
+                let option = if nv.path.is_ident("same_len") {
+                    "same_len"
+                } else {
+                    "covers"
+                };
+                match argument_names(&nv.value, option) {
+                    Ok(names) if option == "same_len" && names.len() < 2 => fail(syn::Error::new(
+                        nv.value.span(),
+                        "`same_len` relates two arguments or more: `same_len = \"a, b\"`",
+                    )),
+                    Ok(names) if option == "same_len" => lengths.same_len.push(names),
+                    Ok(names) => lengths.covers.extend(names),
+                    Err(e) => fail(e),
                 }
                 continue;
             }
@@ -229,7 +288,7 @@ pub fn parse(attr: TokenStream) -> syn::Result<KernelOptions> {
              or `block` too (ptxas ignores `.minnctapersm` without `.maxntid` or `.reqntid`)",
         ));
     }
-    errors.map_or(Ok(options), Err)
+    errors.map_or(Ok((options, lengths)), Err)
 }
 
 #[cfg(test)]
@@ -239,23 +298,25 @@ mod tests {
 
     #[test]
     fn parses_options_in_any_order() {
-        assert_eq!(parse(quote!()).unwrap(), KernelOptions::default());
+        assert_eq!(parse(quote!()).unwrap().0, KernelOptions::default());
         let both = KernelOptions {
             strict_float: true,
             grid_1d: true,
             ..KernelOptions::default()
         };
-        assert_eq!(parse(quote!(strict_float, grid = "1d")).unwrap(), both);
-        assert_eq!(parse(quote!(grid = "1d", strict_float,)).unwrap(), both);
+        assert_eq!(parse(quote!(strict_float, grid = "1d")).unwrap().0, both);
+        assert_eq!(parse(quote!(grid = "1d", strict_float,)).unwrap().0, both);
         assert_eq!(
-            parse(quote!(strict_float)).unwrap(),
+            parse(quote!(strict_float)).unwrap().0,
             KernelOptions {
                 strict_float: true,
                 ..KernelOptions::default()
             }
         );
         assert_eq!(
-            parse(quote!(max_threads = 256, min_blocks_per_sm = 2, sm = 80)).unwrap(),
+            parse(quote!(max_threads = 256, min_blocks_per_sm = 2, sm = 80))
+                .unwrap()
+                .0,
             KernelOptions {
                 max_threads: Some(256),
                 min_blocks_per_sm: Some(2),
@@ -264,15 +325,15 @@ mod tests {
             }
         );
         assert_eq!(
-            parse(quote!(block = "32x8")).unwrap().block,
+            parse(quote!(block = "32x8")).unwrap().0.block,
             Some([32, 8, 1])
         );
         assert_eq!(
-            parse(quote!(grid = "1d", block = "256")).unwrap().block,
+            parse(quote!(grid = "1d", block = "256")).unwrap().0.block,
             Some([256, 1, 1])
         );
         assert_eq!(
-            parse(quote!(block = "4x4x4")).unwrap().block,
+            parse(quote!(block = "4x4x4")).unwrap().0.block,
             Some([4, 4, 4])
         );
     }
@@ -327,8 +388,20 @@ mod tests {
                 "`block` is [32, 8, 1], 256 threads, more than `max_threads = 128`",
             ),
             (quote!(min_blocks_per_sm = 2), "`min_blocks_per_sm` needs"),
+            (
+                quote!(same_len = "a"),
+                "`same_len` relates two arguments or more",
+            ),
+            (
+                quote!(same_len = a),
+                "`same_len` takes argument names as a string",
+            ),
+            (
+                quote!(covers = "1x"),
+                "`covers` takes argument names as a string",
+            ),
         ] {
-            let e = parse(attr.clone()).unwrap_err().to_string();
+            let e = parse(attr.clone()).err().unwrap().to_string();
             assert!(e.starts_with(expected), "{attr}: {e}");
         }
     }

@@ -58,6 +58,74 @@ pub fn emulate_check_launch(
     })
 }
 
+/// The contract `same_len = "a, b"`: the named arguments (`(name, length)`) have one length.
+pub fn same_len(kernel: &str, group: &[(&str, usize)]) -> Result<(), Error> {
+    same_len_reason(kernel, group).map_err(Error::ArgumentLengths)
+}
+
+/// [`same_len`] for the emulator.
+pub fn emulate_same_len(
+    kernel: &'static str,
+    group: &[(&str, usize)],
+) -> Result<(), KernelFailure> {
+    same_len_reason(kernel, group).map_err(|reason| KernelFailure {
+        kernel,
+        kind: FailureKind::ArgumentLengths(reason),
+    })
+}
+
+/// The contract `covers = "out"`: the grid has a thread for each element of `out`.
+pub fn covers(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), Error> {
+    covers_reason(kernel, cfg, name, len).map_err(Error::ArgumentLengths)
+}
+
+/// [`covers`] for the emulator.
+pub fn emulate_covers(
+    kernel: &'static str,
+    cfg: &LaunchConfig,
+    name: &str,
+    len: usize,
+) -> Result<(), KernelFailure> {
+    covers_reason(kernel, cfg, name, len).map_err(|reason| KernelFailure {
+        kernel,
+        kind: FailureKind::ArgumentLengths(reason),
+    })
+}
+
+fn same_len_reason(kernel: &str, group: &[(&str, usize)]) -> Result<(), String> {
+    let Some(&(first, len)) = group.first() else {
+        return Ok(());
+    };
+    match group.iter().find(|&&(_, l)| l != len) {
+        None => Ok(()),
+        Some(&(other, other_len)) => Err(format!(
+            "kernel `{kernel}` is declared `same_len` over its arguments {}: `{first}` has {len} \
+             elements and `{other}` {other_len}",
+            group
+                .iter()
+                .map(|(n, _)| format!("`{n}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+fn covers_reason(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), String> {
+    let (g, b) = (cfg.grid, cfg.block);
+    let threads = [g.0, g.1, g.2, b.0, b.1, b.2]
+        .iter()
+        .try_fold(1u128, |n, &d| n.checked_mul(u128::from(d)))
+        .unwrap_or(u128::MAX);
+    if threads >= len as u128 {
+        Ok(())
+    } else {
+        Err(format!(
+            "kernel `{kernel}` is declared `covers = \"{name}\"`: the grid needs a thread per \
+             element of `{name}` ({len}), and grid {g:?} of blocks {b:?} has {threads}"
+        ))
+    }
+}
+
 /// `cfg` with its dynamic shared memory set to `len` elements of `T`, for a kernel's
 /// `DynShared<T>` (the launch's own `shared_mem_bytes` is replaced: nothing else can use the
 /// region safely). Too much is an `Error::SharedMemory`, before anything runs.
@@ -190,6 +258,22 @@ mod tests {
             ..max(64)
         };
         assert!(emulate_check_launch("k", &two_d, &hints).is_ok());
+    }
+
+    #[test]
+    fn argument_length_contracts() {
+        assert!(same_len("k", &[("a", 4), ("b", 4), ("c", 4)]).is_ok());
+        let e = same_len("k", &[("a", 4), ("b", 5)]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "argument lengths: kernel `k` is declared `same_len` over its arguments `a`, `b`: \
+             `a` has 4 elements and `b` 5"
+        );
+        let cfg = LaunchConfig::for_num_elems(100, 32).unwrap();
+        assert!(covers("k", &cfg, "out", 128).is_ok());
+        let e = emulate_covers("k", &cfg, "out", 129).unwrap_err();
+        assert!(matches!(e.kind, FailureKind::ArgumentLengths(_)), "{e}");
+        assert!(e.to_string().contains("has 128"), "{e}");
     }
 
     #[test]

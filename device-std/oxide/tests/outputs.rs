@@ -290,3 +290,32 @@ fn wavefronts_compute_a_tile_recurrence() {
         assert_eq!(v, tiles[row / 4][col / 4], "({row}, {col})");
     }
 }
+
+/// Argument-length contracts: `a`, `b` and `c` have one length, and the grid has a thread per
+/// element of `c`.
+#[kernel(same_len = "a, b, c", covers = "c")]
+pub fn checked_add(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    if let Some(o) = c.get_mut(ThreadIndex::linear()) {
+        *o = a[i] + b[i];
+    }
+}
+
+#[test]
+fn argument_lengths_are_checked_before_running() {
+    let (a, b) = (vec![1.0f32; 100], vec![2.0f32; 100]);
+    let mut c = vec![0.0f32; 100];
+    checked_add::emulate(&cfg((4, 1, 1), (32, 1, 1)), &a, &b, &mut c).unwrap();
+    assert!(c.iter().all(|&v| v == 3.0));
+    let e = checked_add::emulate(&cfg((4, 1, 1), (32, 1, 1)), &a, &b[..99], &mut c).unwrap_err();
+    assert!(
+        matches!(e.kind, oxide::emulate::FailureKind::ArgumentLengths(_)),
+        "{e}"
+    );
+    assert!(
+        e.to_string().contains("`a` has 100 elements and `b` 99"),
+        "{e}"
+    );
+    let e = checked_add::emulate(&cfg((3, 1, 1), (32, 1, 1)), &a, &b, &mut c).unwrap_err();
+    assert!(e.to_string().contains("covers = \"c\""), "{e}");
+}
