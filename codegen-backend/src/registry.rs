@@ -9,6 +9,7 @@
 //! | `#[oxide_gpu::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
 //! | `#[oxide_gpu::barrier]` | `gpu.barrier` |
 //! | `#[oxide_gpu::emulator_check]` | nothing: a hook of the CPU emulator's race detector |
+//! | `#[oxide_gpu::warp_uniform]` | the function as it is; the uniformity analysis takes its result to be the same in every lane of a warp |
 //! | `#[oxide_gpu::warp_collective]` | nothing: it marks a point every thread of the block must reach (the safe warp functions call it) |
 //! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
 //! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
@@ -236,6 +237,8 @@ impl<'tcx> Registry<'tcx> {
                 }
                 // Marks of types, read elsewhere.
                 "disjoint_slice" | "shared_memory" | "dynamic_shared_memory" => continue,
+                // Read by the uniformity analysis; the function is compiled as it is.
+                "warp_uniform" => continue,
                 other => {
                     return Err(BadAttribute(format!(
                         "`#[{TOOL}::{other}]` is not an attribute this backend knows"
@@ -261,6 +264,13 @@ impl<'tcx> Registry<'tcx> {
     pub(crate) fn is_shared_memory(&self, adt: DefId) -> bool {
         self.marks(adt)
             .any(|(name, _)| name.as_str() == "shared_memory")
+    }
+
+    /// Whether `def_id`'s result is the same in every lane of a warp (`#[oxide_gpu::warp_uniform]`,
+    /// read by the uniformity analysis).
+    pub(crate) fn is_warp_uniform(&self, def_id: DefId) -> bool {
+        self.marks(def_id)
+            .any(|(name, _)| name.as_str() == "warp_uniform")
     }
 
     /// Whether a `static` of the type `adt` is the start of the block's dynamic shared memory.

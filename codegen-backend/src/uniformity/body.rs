@@ -249,6 +249,11 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         for (bb, span, callee, barrier_in, kind) in sites {
             let mut closest: Option<(usize, CauseId, Span)> = None;
             for &(branch, cause, condition) in &branches {
+                // Every lane of a warp takes a warp-uniform branch together: a warp collective
+                // may depend on one (a barrier may not).
+                if kind == SyncKind::WarpCollective && cause.is_warp_uniform() {
+                    continue;
+                }
                 let region = self.region(branch);
                 if !region[bb.index()] {
                     continue;
@@ -305,8 +310,14 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             TerminatorKind::SwitchInt { discr, .. } => {
                 let condition = self.operand(discr, state);
                 match condition.div {
+                    // A branch found divergent again with a stronger cause (a warp-uniform
+                    // condition that turns out to differ between lanes) is recorded anew.
                     Some(cause)
-                        if self.succs[bb].len() > 1 && !self.divergent.contains_key(&bb) =>
+                        if self.succs[bb].len() > 1
+                            && self
+                                .divergent
+                                .get(&bb)
+                                .is_none_or(|(known, _)| known.stronger(cause) != *known) =>
                     {
                         self.divergent.insert(bb, (cause, term.source_info.span));
                         true
@@ -384,6 +395,13 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                     );
                     Abs::divergent(self.an.cause(what, self.span))
                 }
+            }
+            Callee::WarpUniform(def_id) => {
+                let what = format!(
+                    "`{}()`, the same in every lane of a warp but not in every warp",
+                    tcx.item_name(def_id)
+                );
+                Abs::divergent(self.an.warp_cause(what, self.span))
             }
             Callee::Device(_, DeviceFn::SharedAddress) => {
                 let div = values.first().and_then(|v| v.div);
@@ -470,7 +488,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 span: self.span,
                 callee: callee_name(tcx, callee),
                 barrier_in,
-                kind: barrier_in.map_or(SyncKind::Barrier, |at| self.an.reach.kind_at(at)),
+                kind: self.an.reach.kind_of(callee),
             };
             self.sites.insert(bb, self.site(site));
         }

@@ -3,7 +3,7 @@
 //! may reach one, over the call graph (recursion included).
 
 use rustc_abi::ExternAbi;
-use rustc_data_structures::fx::FxHashMap;
+use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::def_id::DefId;
 use rustc_middle::{
     mir::{self, TerminatorKind},
@@ -20,6 +20,9 @@ pub(crate) enum Callee<'tcx> {
     Barrier(DefId, SyncKind),
     /// Another device-std intrinsic.
     Device(DefId, DeviceFn),
+    /// A `#[oxide_gpu::warp_uniform]` function: its result is the same in every lane of a warp
+    /// (it may differ between warps), whatever its body computes it from.
+    WarpUniform(DefId),
     /// A standard-library panic: it traps.
     Panic,
     /// A rustc intrinsic (its name).
@@ -80,6 +83,9 @@ pub(crate) fn resolve_call<'tcx>(
     }
     if registry.is_std_panic(def_id) {
         return Callee::Panic;
+    }
+    if registry.is_warp_uniform(def_id) {
+        return Callee::WarpUniform(def_id);
     }
     match instance.def {
         InstanceKind::Intrinsic(_) => Callee::Intrinsic(tcx.item_name(def_id).to_string()),
@@ -200,8 +206,9 @@ pub(crate) struct BarrierReach<'tcx> {
     /// Whether each function explored may reach a barrier, and where: the call (of the barrier
     /// or of a function reaching it) and what it calls.
     decided: FxHashMap<Instance<'tcx>, Option<(Span, Option<Instance<'tcx>>)>>,
-    /// What each barrier call found is: a barrier or a warp collective.
-    kinds: FxHashMap<Span, SyncKind>,
+    /// The functions that may reach a real barrier (`sync_threads()`), not only warp
+    /// collectives: a call of one is a barrier, whatever its first sync point is.
+    reach_barrier: FxHashSet<Instance<'tcx>>,
 }
 
 impl<'tcx> BarrierReach<'tcx> {
@@ -231,8 +238,6 @@ impl<'tcx> BarrierReach<'tcx> {
             .iter()
             .map(|(f, calls)| (*f, calls.barrier.map(|(span, _)| (span, None))))
             .collect();
-        self.kinds
-            .extend(graph.values().filter_map(|calls| calls.barrier));
         loop {
             let mut changed = false;
             for (f, calls) in &graph {
@@ -254,13 +259,39 @@ impl<'tcx> BarrierReach<'tcx> {
                 break;
             }
         }
+        // Which of them may reach a real barrier: directly, or through a callee that may.
+        loop {
+            let mut changed = false;
+            for (f, calls) in &graph {
+                if self.reach_barrier.contains(f) {
+                    continue;
+                }
+                if calls.real_barrier
+                    || calls
+                        .callees
+                        .iter()
+                        .any(|(_, g)| self.reach_barrier.contains(g))
+                {
+                    self.reach_barrier.insert(*f);
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
         self.decided.extend(reach);
         self.decided[&instance].is_some()
     }
 
-    /// What the barrier call at `span` (one [`Self::barrier_in`] returned) is.
-    pub(crate) fn kind_at(&self, span: Span) -> SyncKind {
-        self.kinds.get(&span).copied().unwrap_or(SyncKind::Barrier)
+    /// What a call of `instance` (which may reach a sync point) is: a barrier when it may reach
+    /// `sync_threads()`, else a warp collective.
+    pub(crate) fn kind_of(&self, instance: Instance<'tcx>) -> SyncKind {
+        if self.reach_barrier.contains(&instance) {
+            SyncKind::Barrier
+        } else {
+            SyncKind::WarpCollective
+        }
     }
 
     /// Where a function that may reach a barrier executes one: the barrier call, following the
@@ -284,6 +315,8 @@ impl<'tcx> BarrierReach<'tcx> {
 /// the call's span).
 struct Calls<'tcx> {
     barrier: Option<(Span, SyncKind)>,
+    /// Whether it calls `sync_threads()` itself.
+    real_barrier: bool,
     callees: Vec<(Span, Instance<'tcx>)>,
 }
 
@@ -296,6 +329,7 @@ fn calls_of<'tcx>(
     let left_out = left_out_blocks(tcx, registry, instance, body);
     let mut calls = Calls {
         barrier: None,
+        real_barrier: false,
         callees: Vec::new(),
     };
     for (bb, data) in body.basic_blocks.iter_enumerated() {
@@ -316,6 +350,7 @@ fn calls_of<'tcx>(
         match callee {
             Callee::Barrier(_, kind) => {
                 calls.barrier.get_or_insert((span, kind));
+                calls.real_barrier |= kind == SyncKind::Barrier;
             }
             Callee::Body { instance, .. } => calls.callees.push((span, instance)),
             _ => {}

@@ -83,6 +83,8 @@ impl Summary {
 struct Cause {
     what: String,
     span: Span,
+    /// The value is the same in every lane of a warp.
+    warp: bool,
 }
 
 /// A barrier that only some threads of a block may reach.
@@ -222,11 +224,21 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
     }
 
     fn cause(&mut self, what: String, span: Span) -> CauseId {
-        let cause = Cause { what, span };
+        self.cause_of(what, span, false)
+    }
+
+    /// A cause of values that differ between warps but not between the lanes of one.
+    fn warp_cause(&mut self, what: String, span: Span) -> CauseId {
+        self.cause_of(what, span, true)
+    }
+
+    fn cause_of(&mut self, what: String, span: Span, warp: bool) -> CauseId {
+        let cause = Cause { what, span, warp };
         if let Some(id) = self.cause_ids.get(&cause) {
             return *id;
         }
-        let id = CauseId(self.causes.len() as u32);
+        let index = self.causes.len() as u32;
+        let id = CauseId(if warp { index | CauseId::WARP } else { index });
         self.causes.push(cause.clone());
         self.cause_ids.insert(cause, id);
         id
@@ -248,16 +260,17 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
     /// The cause of a call's divergent result, seen at the call: a cause inside another crate
     /// (`thread_idx_z()` deep in `ThreadIndex::linear`) is named by the call the user wrote.
     fn cause_at_call(&mut self, cause: CauseId, callee: Instance<'tcx>, call: Span) -> CauseId {
-        let inner = &self.causes[cause.0 as usize];
+        let inner = &self.causes[cause.index()];
         if self.is_local(inner.span) || !self.is_local(call) {
             return cause;
         }
+        let warp = inner.warp;
         let what = format!(
             "`{}()`, whose result depends on {}",
             body::callee_name(self.tcx, callee),
             inner.what
         );
-        self.cause(what, call)
+        self.cause_of(what, call, warp)
     }
 
     /// What a call of `instance` in `ctx` does; analyses it (once per context).
@@ -307,7 +320,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         if !self.reported.insert((call, condition)) {
             return;
         }
-        let cause = self.causes[cause.0 as usize].clone();
+        let cause = self.causes[cause.index()].clone();
         let divergent = DivergentBarrier {
             callee,
             barrier_in_callee,
@@ -398,7 +411,11 @@ pub(crate) fn function_attributes<'tcx>(
     if m.barriers.may_reach(m.tcx, &m.registry, instance) {
         attrs.set("convergent", LlvmAttrValue::Unit);
     }
-    if let InlineAttr::Never = m.tcx.codegen_instance_attrs(instance.def).inline {
+    // A warp-uniform function is `#[inline(never)]` only so that the analysis sees its call in
+    // MIR; LLVM may inline it.
+    if let InlineAttr::Never = m.tcx.codegen_instance_attrs(instance.def).inline
+        && !m.registry.is_warp_uniform(instance.def_id())
+    {
         attrs.set("noinline", LlvmAttrValue::Unit);
     }
     attrs

@@ -12,9 +12,44 @@
 
 use std::collections::BTreeSet;
 
-/// Why a value may differ between threads: an index into the analysis's list of causes.
+/// Why a value may differ between threads: an index into the analysis's list of causes, with
+/// [`CauseId::WARP`] set when the value is the same in every lane of a warp (it differs only
+/// between warps: `warp::warp_in_block()`), which warp collectives may depend on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) struct CauseId(pub(crate) u32);
+
+impl CauseId {
+    /// The bit of a warp-uniform cause.
+    pub(crate) const WARP: u32 = 1 << 31;
+
+    /// The index in the analysis's list of causes.
+    pub(crate) fn index(self) -> usize {
+        (self.0 & !Self::WARP) as usize
+    }
+
+    /// Whether the value is the same in every lane of a warp.
+    pub(crate) fn is_warp_uniform(self) -> bool {
+        self.0 & Self::WARP != 0
+    }
+
+    /// The stronger of two causes: a lane-divergent one wins over a warp-uniform one (so that
+    /// values only grow: uniform < warp-uniform < divergent), else `self`.
+    pub(crate) fn stronger(self, other: CauseId) -> CauseId {
+        if self.is_warp_uniform() && !other.is_warp_uniform() {
+            other
+        } else {
+            self
+        }
+    }
+}
+
+/// The stronger of two optional causes ([`CauseId::stronger`]).
+pub(crate) fn stronger(a: Option<CauseId>, b: Option<CauseId>) -> Option<CauseId> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.stronger(b)),
+        (a, b) => a.or(b),
+    }
+}
 
 /// An abstract memory location.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -67,19 +102,19 @@ impl Abs {
         }
     }
 
-    /// Marks the value divergent (keeping an earlier cause).
+    /// Marks the value divergent (keeping an earlier cause, unless `cause` is stronger).
     pub(crate) fn diverge(&mut self, cause: Option<CauseId>) {
-        if self.div.is_none() {
-            self.div = cause;
-        }
+        self.div = stronger(self.div, cause);
     }
 
-    /// Joins `other` into `self`; true when `self` grew. A cause never replaces another, so
-    /// that values only ever grow and the analysis ends.
+    /// Joins `other` into `self`; true when `self` grew. A cause is replaced only by a
+    /// stronger one (a warp-uniform one by a divergent one), so that values only ever grow and
+    /// the analysis ends.
     pub(crate) fn join(&mut self, other: &Abs) -> bool {
         let mut changed = false;
-        if self.div.is_none() && other.div.is_some() {
-            self.div = other.div;
+        let div = stronger(self.div, other.div);
+        if div != self.div {
+            self.div = div;
             changed = true;
         }
         for loc in &other.pts {
@@ -267,6 +302,14 @@ mod tests {
         b.diverge(Some(CauseId(1)));
         b.diverge(Some(CauseId(2)));
         assert_eq!(b.div, Some(CauseId(1)));
+        // A warp-uniform cause gives way to a divergent one, never the other way.
+        let warp = CauseId(CauseId::WARP | 5);
+        let mut w = Abs::divergent(warp);
+        assert!(!w.join(&Abs::divergent(CauseId(CauseId::WARP | 6))));
+        assert!(w.join(&Abs::divergent(CauseId(7))));
+        assert_eq!(w.div, Some(CauseId(7)));
+        w.diverge(Some(warp));
+        assert_eq!(w.div, Some(CauseId(7)));
     }
 
     #[test]

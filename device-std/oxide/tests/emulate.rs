@@ -648,3 +648,39 @@ fn barriers_at_different_lines_fail_the_launch() {
         "{text}"
     );
 }
+
+/// Even warps sum their values, odd warps do not take part (a warp-uniform branch).
+#[kernel]
+pub fn even_warps_sum(input: &[u32], mut out: DisjointSlice<u32>) {
+    let idx = ThreadIndex::linear();
+    let v = input.get(idx.get()).copied().unwrap_or(0);
+    let mut total = u32::MAX;
+    if oxide::warp::warp_in_block().is_multiple_of(2) {
+        total = oxide::warp::sum(v);
+    }
+    if let Some(o) = out.get_mut(idx) {
+        *o = total;
+    }
+}
+
+#[test]
+fn warp_collectives_under_a_warp_uniform_branch() {
+    let input: Vec<u32> = (0..256).collect();
+    let mut out = vec![0u32; 256];
+    even_warps_sum::emulate(
+        &LaunchConfig::for_num_elems(256, 128).unwrap(),
+        &input,
+        &mut out,
+    )
+    .unwrap();
+    for (i, &o) in out.iter().enumerate() {
+        let warp_in_block = (i % 128) / 32;
+        let first = i / 32 * 32;
+        let expected = if warp_in_block.is_multiple_of(2) {
+            (first..first + 32).map(|j| j as u32).sum()
+        } else {
+            u32::MAX
+        };
+        assert_eq!(o, expected, "thread {i}");
+    }
+}

@@ -213,7 +213,7 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
                             pointer
                         }
                     };
-                    div = div.or(pointer.div);
+                    div = super::super::state::stronger(div, pointer.div);
                     locs = if pointer.pts.is_empty() {
                         BTreeSet::from([Loc::Shared])
                     } else {
@@ -226,7 +226,8 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
                     }
                 }
                 ProjectionElem::Index(index) => {
-                    div = div.or(state.locals[index.index()].flat().div);
+                    div =
+                        super::super::state::stronger(div, state.locals[index.index()].flat().div);
                     if let Some((_, exact)) = &mut inside {
                         *exact = false;
                     }

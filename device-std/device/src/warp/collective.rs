@@ -4,10 +4,10 @@
 //! CUDA's `__shfl_*_sync` and `__ballot_sync` are undefined behaviour unless every lane of their
 //! mask executes the same call (the unsafe [`shfl_sync_idx_i32`](super::shfl_sync_idx_i32)
 //! family says so). These functions make it a checked rule instead of a promise:
-//! - the backend proves that every thread of the block reaches each call, or none, as it does for
-//!   barriers (docs/safety.md, "Warp collectives are block-uniform"): a call under a condition on
-//!   the thread index, after an early `return` of some threads, or in a loop whose trip count
-//!   differs between threads is a compile-time error;
+//! - the backend proves that every lane of the warp reaches each call, or none (docs/safety.md,
+//!   "Warp collectives are warp-uniform"; `warp_in_block()` is warp-uniform): a call under a
+//!   condition on the lane or thread index, after an early `return` of some lanes, or in a loop
+//!   whose trip count differs between lanes is a compile-time error;
 //! - the mask is the lanes that exist in the warp: all 32, or fewer in the last warp of a block
 //!   whose size is not a multiple of 32, so no lane waits for a lane that is not there;
 //! - a lane only ever reads a lane of the mask: where the lane asked for does not exist (past

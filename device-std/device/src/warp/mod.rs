@@ -135,6 +135,21 @@ pub unsafe fn vote_ballot_sync(mask: u32, predicate: bool) -> u32 {
         .fold(0, |ballot, l| ballot | 1 << l)
 }
 
+/// This thread's warp in its block: its linear number in the block (x fastest) divided by 32.
+/// The same in every lane of a warp, which the backend knows (`#[oxide_gpu::warp_uniform]`):
+/// a branch on it (or on what is computed from it and from block-uniform values) is taken by
+/// whole warps, so warp collectives may be inside it, though barriers may not (docs/safety.md,
+/// "Warp collectives are warp-uniform").
+#[oxide_gpu::warp_uniform]
+#[inline(never)]
+pub fn warp_in_block() -> u32 {
+    let in_block = (crate::thread::thread_idx_z() * crate::thread::block_dim_y()
+        + crate::thread::thread_idx_y())
+        * crate::thread::block_dim_x()
+        + crate::thread::thread_idx_x();
+    in_block / WARP_SIZE
+}
+
 /// `__activemask()` (PTX `activemask.b32`): the lanes of the warp executing this call together
 /// with the caller right now. Which lanes those are is up to the GPU's scheduling (a diverged
 /// warp may run its branches one after the other), so the mask is a hint, not a rule: it never
