@@ -79,6 +79,35 @@ fn reductions_reference(input: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// Warp collectives under a warp-uniform branch: the first warp of each block sums, the
+/// second takes the maximum (`warp::warp_in_block()`); the partial warp of 16 lanes included.
+#[kernel]
+pub fn warp_uniform_branches(input: &[u64], mut out: DisjointSlice<u64>) {
+    let idx = ThreadIndex::linear();
+    let v = lane_value(input, idx.get());
+    let result = if warp::warp_in_block() == 0 {
+        u64::from(warp::reduce(v, u32::wrapping_add))
+    } else {
+        u64::from(warp::max(v)) << 32
+    };
+    if let Some(o) = out.get_mut(idx) {
+        *o = result;
+    }
+}
+
+fn warp_uniform_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let values: Vec<u32> = warp_of(i).map(|j| lane_value(input, j)).collect();
+            if (i % BLOCK) / WARP == 0 {
+                u64::from(values.iter().fold(0u32, |a, &b| a.wrapping_add(b)))
+            } else {
+                u64::from(values.iter().copied().max().unwrap_or(0)) << 32
+            }
+        })
+        .collect()
+}
+
 /// Shuffles of f32 and f64 bits: xor 5, down 3, up 7, and lane 9's value; a lane that does not
 /// exist gives the caller's own value.
 #[kernel]
@@ -138,6 +167,21 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             },
             emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
                 warp_safe_reductions::emulate(&config(input.len()), input, out)
+            },
+        }),
+        Box::new(KernelCase::<u64> {
+            name: "warp_uniform_branches",
+            check: Exact,
+            reference: warp_uniform_reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<u64>|
+             -> Result<(), Error> {
+                warp_uniform_branches::launch(gpu, config(input.len()), input, out)
+            },
+            emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
+                warp_uniform_branches::emulate(&config(input.len()), input, out)
             },
         }),
         Box::new(KernelCase::<u64> {
