@@ -1,12 +1,13 @@
 //! `oxide::atomic` on each thread's own output element: float additions (`atom.add.f32`, which
 //! flushes subnormals, and `atom.add.f64`, which keeps them; a quarter of the operands are
 //! subnormal), float max/min and compare-exchange, and the integer atomics at system and block
-//! scope. The reference runs the same operations on a local value on the host.
+//! scope with a fence of each scope between them. The reference runs the same operations on a
+//! local value on the host.
 
 use core::sync::atomic::Ordering::{AcqRel, Acquire, Relaxed, Release, SeqCst};
 use core::sync::atomic::{AtomicI64, AtomicU32};
 
-use oxide::atomic::{AtomicF32, AtomicF64, ScopedAtomic};
+use oxide::atomic::{AtomicF32, AtomicF64, ScopedAtomic, fence_block, fence_device, fence_system};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, KernelCase};
@@ -70,6 +71,7 @@ macro_rules! scoped_ops {
             let mut seen: $t = a.fetch_add_system(v);
             let mut fold = |r: $t| seen = seen.rotate_left(5) ^ r;
             fold(a.fetch_sub_system(w));
+            fence_system();
             fold(a.fetch_and_system(!(v & w)));
             fold(a.fetch_or_system(w.rotate_left(7)));
             fold(a.fetch_xor_system(v.wrapping_mul(3)));
@@ -82,6 +84,7 @@ macro_rules! scoped_ops {
                     .unwrap_or_else(|e| e ^ 5),
             );
             fold(a.compare_exchange_system(now, w).unwrap_or(3));
+            fence_device();
             // SAFETY: the atomic is this thread's own element (or a host local): no other
             // block accesses it.
             unsafe {
@@ -93,6 +96,7 @@ macro_rules! scoped_ops {
                 fold(a.fetch_max_block(v));
                 fold(a.fetch_min_block(w));
                 fold(a.swap_block(w ^ 9));
+                fence_block();
                 let now = a.load(Relaxed);
                 fold(a.compare_exchange_block(now, v).unwrap_or(7));
             }

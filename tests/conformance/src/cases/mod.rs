@@ -51,6 +51,7 @@ pub mod kernels;
 pub mod library;
 pub mod math;
 pub mod memory;
+pub mod outputs;
 pub mod panics;
 pub mod scalars;
 pub mod shared_safe;
@@ -73,6 +74,7 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(statics::cases());
     all.extend(kernels::cases());
     all.extend(warp_shared::cases());
+    all.extend(outputs::cases());
     all.extend(warp_safe::cases());
     all.extend(shared_safe::cases());
     all.extend(atomics::cases());

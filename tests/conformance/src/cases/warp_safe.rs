@@ -1,6 +1,6 @@
-//! The safe warp collectives (`oxide::warp::sum`, `inclusive_scan`, `ballot`, shuffles...), in
-//! blocks of 48 threads: every block has a full warp and a warp of 16 lanes, whose collectives
-//! must leave out the 16 lanes that do not exist. Every thread takes part (past the end of the
+//! The safe warp collectives (`oxide::warp::sum`, `inclusive_scan`, `ballot`, `match_any`,
+//! `sync`, shuffles...), in blocks of 48 threads: every block has a full warp and a warp of 16
+//! lanes, whose collectives must leave out the 16 lanes that do not exist. Every thread takes part (past the end of the
 //! input with a stand-in value). Each reference computes the same from the whole input, warp by
 //! warp.
 
@@ -108,6 +108,57 @@ fn warp_uniform_reference(input: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// `match_any` on a few distinct 32-bit values and on f64 bits, `match_all`, and the warp's
+/// lanes after `warp::sync()` (`active_mask`, all existing lanes in converged code).
+#[kernel]
+pub fn warp_match_sync(input: &[u64], mut out: DisjointSlice<u64>) {
+    let idx = ThreadIndex::linear();
+    let v = lane_value(input, idx.get());
+    let same_class = warp::match_any(v % 5);
+    let same_double = warp::match_any(f64::from(v % 3) * 0.5);
+    let all_class = warp::match_all(v % 5).map_or(u64::MAX, u64::from);
+    let all_block = warp::match_all(thread::block_idx_x()).map_or(u64::MAX, u64::from);
+    warp::sync();
+    let active = warp::active_mask();
+    if let Some(o) = out.get_mut(idx) {
+        *o = u64::from(same_class)
+            ^ u64::from(same_double).rotate_left(17)
+            ^ all_class.rotate_left(3)
+            ^ all_block.rotate_left(29)
+            ^ u64::from(active).rotate_left(41);
+    }
+}
+
+fn match_sync_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let lanes = warp_of(i);
+            let values: Vec<u32> = lanes.clone().map(|j| lane_value(input, j)).collect();
+            let mine = lane_value(input, i);
+            let lanes_where = |same: &dyn Fn(u32) -> bool| {
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| same(**v))
+                    .fold(0u32, |m, (lane, _)| m | 1 << lane)
+            };
+            let existing = lanes_where(&|_| true);
+            let same_class = lanes_where(&|v| v % 5 == mine % 5);
+            let same_double = lanes_where(&|v| v % 3 == mine % 3);
+            let all_class = if same_class == existing {
+                u64::from(existing)
+            } else {
+                u64::MAX
+            };
+            u64::from(same_class)
+                ^ u64::from(same_double).rotate_left(17)
+                ^ all_class.rotate_left(3)
+                ^ u64::from(existing).rotate_left(29)
+                ^ u64::from(existing).rotate_left(41)
+        })
+        .collect()
+}
+
 /// Shuffles of f32 and f64 bits: xor 5, down 3, up 7, and lane 9's value; a lane that does not
 /// exist gives the caller's own value.
 #[kernel]
@@ -182,6 +233,21 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             },
             emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
                 warp_uniform_branches::emulate(&config(input.len()), input, out)
+            },
+        }),
+        Box::new(KernelCase::<u64> {
+            name: "warp_match_sync",
+            check: Exact,
+            reference: match_sync_reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<u64>|
+             -> Result<(), Error> {
+                warp_match_sync::launch(gpu, config(input.len()), input, out)
+            },
+            emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
+                warp_match_sync::emulate(&config(input.len()), input, out)
             },
         }),
         Box::new(KernelCase::<u64> {

@@ -1,0 +1,229 @@
+//! The 2-D output shapes whose layout is not one element per thread of a flat slice: rows with
+//! a pitch (the padding must stay as the host left it) and anti-diagonal wavefronts (one launch
+//! per wave, each reading the tiles of earlier waves). Each case compares the whole buffer,
+//! padding included, against plain Rust.
+
+use oxide::emulate::KernelFailure;
+use oxide::host::{Error, Gpu, Rows, Wave};
+use oxide::prelude::*;
+
+use crate::harness::{Case, Check, Outcome};
+
+/// What the host puts in every element before the launch; the padding must keep it.
+const UNTOUCHED: u64 = 0xdead_beef_0bad_cafe;
+
+/// Rows of 37 elements, 48 apart.
+const WIDTH: usize = 37;
+const PITCH: usize = 48;
+const ROWS: usize = 22;
+
+/// Each thread of a 2-D grid writes its element from the input at the same (row, col) of a
+/// dense `ROWS x WIDTH` matrix.
+#[kernel]
+pub fn padded_rows(input: &[u64], mut out: DisjointRows<u64>) {
+    if let Some(((row, col), o)) = out.at_thread() {
+        let x = input[(row * WIDTH + col) % input.len()];
+        *o = x.rotate_left((row % 64) as u32) ^ col as u64;
+    }
+}
+
+fn padded_reference(input: &[u64]) -> Vec<u64> {
+    let mut out = vec![UNTOUCHED; ROWS * PITCH];
+    for row in 0..ROWS {
+        for col in 0..WIDTH {
+            let x = input[(row * WIDTH + col) % input.len()];
+            out[row * PITCH + col] = x.rotate_left((row % 64) as u32) ^ col as u64;
+        }
+    }
+    out
+}
+
+/// Blocks of 16 x 8 over the 37 x 22 matrix (partial blocks on both axes).
+fn padded_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (WIDTH.div_ceil(16) as u32, ROWS.div_ceil(8) as u32, 1),
+        block: (16, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Tiles of 4 x 4 in a 20 x 28 matrix (5 x 7 tiles, 11 waves).
+const TILE: usize = 4;
+const WAVE_ROWS: usize = 20;
+const WAVE_WIDTH: usize = 28;
+const WAVES: usize = WAVE_ROWS / TILE + WAVE_WIDTH / TILE - 1;
+
+/// One wave of a recurrence over tiles: an element is its input mixed with the elements at the
+/// same place in the tiles above and to the left (written by earlier waves). Blocks of 2 x 2
+/// threads, each owning 2 x 2 elements of its tile.
+#[kernel]
+pub fn wave_recurrence(input: &[u64], mut out: WaveTiles<u64, 4, 4>) {
+    for i in 0..2 {
+        for j in 0..2 {
+            let Some(((row, col), _)) = out.own_mut((i, j)) else {
+                continue;
+            };
+            let above = row.checked_sub(TILE).and_then(|r| out.earlier(r, col));
+            let left = col.checked_sub(TILE).and_then(|c| out.earlier(row, c));
+            let x = input[(row * WAVE_WIDTH + col) % input.len()];
+            let value = mix(x, above.unwrap_or(1), left.unwrap_or(2));
+            if let Some((_, o)) = out.own_mut((i, j)) {
+                *o = value;
+            }
+        }
+    }
+}
+
+fn mix(x: u64, above: u64, left: u64) -> u64 {
+    (x ^ above.rotate_left(13)).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ left.rotate_right(7)
+}
+
+fn wave_reference(input: &[u64]) -> Vec<u64> {
+    let mut out = vec![0u64; WAVE_ROWS * WAVE_WIDTH];
+    // Row by row, column by column: the tiles above and to the left are done before.
+    for row in 0..WAVE_ROWS {
+        for col in 0..WAVE_WIDTH {
+            let above = row.checked_sub(TILE).map(|r| out[r * WAVE_WIDTH + col]);
+            let left = col.checked_sub(TILE).map(|c| out[row * WAVE_WIDTH + c]);
+            let x = input[(row * WAVE_WIDTH + col) % input.len()];
+            out[row * WAVE_WIDTH + col] = mix(x, above.unwrap_or(1), left.unwrap_or(2));
+        }
+    }
+    out
+}
+
+/// A grid of one block per tile column (the widest wave has 5 tiles, so some blocks of a wave
+/// own nothing).
+fn wave_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: ((WAVE_WIDTH / TILE) as u32, 1, 1),
+        block: (2, 2, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+type Emulate = fn(&[u64], &mut [u64]) -> Result<(), String>;
+type OnGpu = fn(&Gpu, &[u64], &mut [u64]) -> Result<(), String>;
+
+/// A case with its own buffer layout: `len` output elements, all [`UNTOUCHED`] before the
+/// launches, written by `emulate` or `gpu` and compared whole against `reference`.
+struct LayoutCase {
+    name: &'static str,
+    len: usize,
+    reference: fn(&[u64]) -> Vec<u64>,
+    emulate: Emulate,
+    gpu: OnGpu,
+}
+
+impl Case for LayoutCase {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn check(&self) -> Check {
+        Check::Exact
+    }
+
+    fn float_bits(&self) -> u32 {
+        0
+    }
+
+    fn reference(&self, input: &[u64]) -> Outcome {
+        Outcome::Values(
+            (self.reference)(input)
+                .into_iter()
+                .map(u128::from)
+                .collect(),
+        )
+    }
+
+    fn emulate(&self, input: &[u64]) -> Outcome {
+        let mut out = vec![UNTOUCHED; self.len];
+        outcome((self.emulate)(input, &mut out).map(|()| out))
+    }
+
+    fn gpu(&self, gpu: &Gpu, input: &[u64]) -> Outcome {
+        let mut out = vec![UNTOUCHED; self.len];
+        outcome((self.gpu)(gpu, input, &mut out).map(|()| out))
+    }
+}
+
+fn outcome(result: Result<Vec<u64>, String>) -> Outcome {
+    match result {
+        Ok(out) => Outcome::Values(out.into_iter().map(u128::from).collect()),
+        Err(e) => Outcome::Failed(e),
+    }
+}
+
+fn failed(e: KernelFailure) -> String {
+    e.to_string()
+}
+
+fn on_gpu(
+    gpu: &Gpu,
+    input: &[u64],
+    out: &mut [u64],
+    launches: impl FnOnce(
+        &oxide::host::DeviceBuffer<u64>,
+        &mut oxide::host::DeviceBuffer<u64>,
+    ) -> Result<(), Error>,
+) -> Result<(), String> {
+    let run = || -> Result<Vec<u64>, Error> {
+        let input = gpu.htod(input)?;
+        let mut buf = gpu.htod(out)?;
+        launches(&input, &mut buf)?;
+        gpu.dtoh(&buf)
+    };
+    let values = run().map_err(|e| e.to_string())?;
+    out.copy_from_slice(&values);
+    Ok(())
+}
+
+pub fn cases() -> Vec<Box<dyn Case>> {
+    vec![
+        Box::new(LayoutCase {
+            name: "padded_rows",
+            len: ROWS * PITCH,
+            reference: padded_reference,
+            emulate: |input, out| {
+                let rows = Rows::with_pitch(out, WIDTH, PITCH).map_err(|e| e.to_string())?;
+                padded_rows::emulate(&padded_config(), input, rows).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    padded_rows::launch(
+                        gpu,
+                        padded_config(),
+                        input,
+                        Rows::with_pitch(buf, WIDTH, PITCH)?,
+                    )
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "wave_recurrence",
+            len: WAVE_ROWS * WAVE_WIDTH,
+            reference: wave_reference,
+            emulate: |input, out| {
+                for d in 0..WAVES {
+                    let wave = Wave::new(&mut *out, WAVE_WIDTH, d).map_err(|e| e.to_string())?;
+                    wave_recurrence::emulate(&wave_config(), input, wave).map_err(failed)?;
+                }
+                Ok(())
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    for d in 0..WAVES {
+                        wave_recurrence::launch(
+                            gpu,
+                            wave_config(),
+                            input,
+                            Wave::new(&mut *buf, WAVE_WIDTH, d)?,
+                        )?;
+                    }
+                    Ok(())
+                })
+            },
+        }),
+    ]
+}
