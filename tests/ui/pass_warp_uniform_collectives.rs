@@ -34,4 +34,25 @@ pub fn first_warps_max(input: &[f32], limit: u32, mut out: DisjointSlice<f32>) {
     }
 }
 
+/// `WarpRows::row_mut` is warp-uniform: a warp without a row leaves whole, and the warps that
+/// stay use collectives (the shape of a row softmax).
+#[kernel]
+pub fn row_sums(input: &[u32], mut out: WarpRows<u32>) {
+    let Some(mut row) = out.row_mut() else {
+        return;
+    };
+    let width = row.width();
+    let Some(xs) = input.get(row.row() * width..(row.row() + 1) * width) else {
+        return;
+    };
+    let mut col = warp::lane_id() as usize;
+    let mut sum = 0u32;
+    while col < width {
+        sum = sum.wrapping_add(xs[col]);
+        col += 32;
+    }
+    let sum = warp::sum(sum);
+    row.for_each_own(|_, o| *o = sum);
+}
+
 fn main() {}

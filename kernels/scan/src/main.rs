@@ -15,7 +15,7 @@ use oxide_bench as bench;
 const BLOCK: u32 = 1024;
 
 /// Pass 1: each block's inclusive scan of its values, and its total in `totals[block]`.
-#[kernel(grid = "1d")]
+#[kernel(grid = "1d", block = "1024")]
 pub fn scan_blocks(input: &[u32], mut out: DisjointSlice<u32>, totals: &[AtomicU32]) {
     let idx = ThreadIndex::linear();
     let v = input.get(idx.get()).copied().unwrap_or(0);
@@ -30,7 +30,7 @@ pub fn scan_blocks(input: &[u32], mut out: DisjointSlice<u32>, totals: &[AtomicU
 
 /// Pass 2, one block: the inclusive scan of the block totals, in place, in rounds of one value
 /// per thread with the running total carried from round to round.
-#[kernel(grid = "1d")]
+#[kernel(grid = "1d", block = "1024")]
 pub fn scan_totals(totals: &[AtomicU32]) {
     let (t, n) = (
         thread::thread_idx_x() as usize,
@@ -51,7 +51,7 @@ pub fn scan_totals(totals: &[AtomicU32]) {
 }
 
 /// Pass 3: every element adds the totals of the blocks before its own.
-#[kernel(grid = "1d")]
+#[kernel(grid = "1d", block = "1024")]
 pub fn add_carries(totals: &[AtomicU32], mut out: DisjointSlice<u32>) {
     let idx = ThreadIndex::linear();
     let b = thread::block_idx_x() as usize;

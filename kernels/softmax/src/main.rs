@@ -16,35 +16,34 @@ use oxide_bench as bench;
 #[kernel(grid = "1d", block = "256")]
 pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
     assert!(out.width() == WIDTH, "rows of {WIDTH}");
-    let mut row = out.row_mut();
+    // Whole warps leave here (past the last row, or past the input's end): the row is the
+    // warp's, so what follows is reached by whole warps and may use warp collectives.
+    let Some(mut row) = out.row_mut() else {
+        return;
+    };
     // The warp's input row, bounds-checked once, as an array of chunks of 32 columns: lane `l`
     // reads column `l` of each (`chunk[lane]`, `lane < 32`), so no read needs a check of its
     // own, the loops over the 32 chunks unroll, and a lane's loads are issued back to back.
-    // Warps past the last row take part in the warp collectives with nothing to add.
-    let chunks: Option<&[[f32; LANES]; CHUNKS]> = row.as_ref().and_then(|row| {
-        let xs = input.get(row.row() * WIDTH..(row.row() + 1) * WIDTH)?;
-        xs.as_chunks::<LANES>().0.try_into().ok()
-    });
+    let Some(chunks) = input
+        .get(row.row() * WIDTH..(row.row() + 1) * WIDTH)
+        .and_then(|xs| <&[[f32; LANES]; CHUNKS]>::try_from(xs.as_chunks::<LANES>().0).ok())
+    else {
+        return;
+    };
     let lane = warp::lane_id() as usize;
     let mut max = f32::NEG_INFINITY;
-    if let Some(chunks) = chunks {
-        for chunk in chunks {
-            max = max.max(chunk[lane]);
-        }
+    for chunk in chunks {
+        max = max.max(chunk[lane]);
     }
     let max = warp::max(max);
     let mut sum = 0.0f32;
-    if let Some(chunks) = chunks {
-        for chunk in chunks {
-            sum += (chunk[lane] - max).exp();
-        }
+    for chunk in chunks {
+        sum += (chunk[lane] - max).exp();
     }
     let sum = warp::sum(sum);
-    if let (Some(row), Some(chunks)) = (&mut row, chunks) {
-        for (k, chunk) in chunks.iter().enumerate() {
-            if let Some((_, o)) = row.own_mut(k) {
-                *o = (chunk[lane] - max).exp() / sum;
-            }
+    for k in 0..CHUNKS {
+        if let Some((_, o)) = row.own_mut(k) {
+            *o = (chunks[k][lane] - max).exp() / sum;
         }
     }
 }

@@ -121,40 +121,38 @@ impl<T> DisjointRows<'_, T> {
 
 impl<'a, T> WarpRows<'a, T> {
     /// This warp's row, or `None` when the grid has more warps than the buffer has rows.
+    ///
+    /// Whole warps get the same answer (the row is a function of the block and of
+    /// `warp::warp_in_block()`), so a branch on it is warp-uniform: warp collectives may follow
+    /// `let Some(row) = out.row_mut() else { return };`.
     #[inline]
     pub fn row_mut(&mut self) -> Option<WarpRow<'_, T>> {
-        let (bx, by, bz) = (
-            thread::block_dim_x(),
-            thread::block_dim_y(),
-            thread::block_dim_z(),
-        );
-        let in_block =
-            (thread::thread_idx_z() * by + thread::thread_idx_y()) * bx + thread::thread_idx_x();
-        let warps_per_block = (bx * by * bz).div_ceil(WARP_SIZE) as usize;
+        let threads = thread::block_dim_x() * thread::block_dim_y() * thread::block_dim_z();
+        let warps_per_block = threads.div_ceil(WARP_SIZE) as usize;
         let block = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize
             + thread::block_idx_y() as usize)
             * thread::grid_dim_x() as usize
             + thread::block_idx_x() as usize;
-        let row = block * warps_per_block + (in_block / WARP_SIZE) as usize;
+        let row = block * warps_per_block + crate::warp::warp_in_block() as usize;
         (row < self.rows()).then(|| WarpRow {
-            // SAFETY (of the later accesses): row `row` belongs to this warp alone, and the
-            // lane only reaches its own columns.
+            // SAFETY (of the later accesses): row `row` belongs to this warp alone, and a lane
+            // only reaches its own columns.
             start: unsafe { self.ptr.add(row * self.pitch) },
             width: self.width,
             row,
-            lane: (in_block % WARP_SIZE) as usize,
             _borrow: PhantomData,
         })
     }
 }
 
 /// One warp's row of a [`WarpRows`] output, as seen by one lane: the lane writes the columns
-/// `lane, lane + 32, ...`.
+/// `lane, lane + 32, ...`. It holds nothing that differs between the lanes of the warp (each
+/// lane's columns come from `warp::lane_id()` where they are used), so that the row, and any
+/// branch on it, stay warp-uniform.
 pub struct WarpRow<'s, T> {
     start: *mut T,
     width: usize,
     row: usize,
-    lane: usize,
     _borrow: PhantomData<&'s mut [T]>,
 }
 
@@ -174,7 +172,8 @@ impl<T> WarpRow<'_, T> {
     /// The lane's `k`-th column, `(col, &mut element)` at `col = lane + 32k`, if the row has it.
     #[inline]
     pub fn own_mut(&mut self, k: usize) -> Option<(usize, &mut T)> {
-        let col = k.checked_mul(WARP_SIZE as usize)?.checked_add(self.lane)?;
+        let lane = crate::warp::lane_id() as usize;
+        let col = k.checked_mul(WARP_SIZE as usize)?.checked_add(lane)?;
         // SAFETY: `col < width`, in this warp's row, and a column of this lane alone.
         (col < self.width).then(|| (col, unsafe { &mut *self.start.add(col) }))
     }
@@ -182,7 +181,7 @@ impl<T> WarpRow<'_, T> {
     /// Calls `f(col, &mut element)` for every column of this lane, in order.
     #[inline]
     pub fn for_each_own(&mut self, mut f: impl FnMut(usize, &mut T)) {
-        let mut col = self.lane;
+        let mut col = crate::warp::lane_id() as usize;
         while col < self.width {
             // SAFETY: as in `own_mut`.
             f(col, unsafe { &mut *self.start.add(col) });
