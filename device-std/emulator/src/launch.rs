@@ -6,14 +6,17 @@ const MAX_BLOCK_THREADS: u64 = 1024;
 const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
 const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
 
-/// The most shared memory a block of a launch may have without opting in, in bytes: 48 KiB on
-/// every architecture. More (up to 227 KiB on sm_90, 99 KiB on sm_86) needs the kernel's
-/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` raised first, which the launcher does not
-/// do, so the driver would refuse any launch above this. Checking it here, where no device is
-/// needed, makes the emulator refuse exactly what the GPU launch would. The block's static
-/// shared memory (`SharedArray` statics) counts against the same 48 KiB; only the driver knows
-/// its size, and it refuses a launch whose sum is too large.
-pub const MAX_DYNAMIC_SHARED_MEM_BYTES: u32 = 48 * 1024;
+/// The most dynamic shared memory a block of a launch may ask for, in bytes: 227 KiB, what
+/// sm_90 and later give a block (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`).
+/// Above [`SHARED_MEM_BYTES_WITHOUT_OPT_IN`] the GPU launcher raises the kernel's
+/// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` first, after checking the request, plus
+/// the kernel's static shared memory, against the live device's own limit (less on older GPUs:
+/// 163 KiB on sm_80, 99 KiB on sm_86), and refuses with `Error::SharedMemory` what does not
+/// fit; the emulator, which has no device, checks this bound.
+pub const MAX_DYNAMIC_SHARED_MEM_BYTES: u32 = 227 * 1024;
+
+/// The shared memory a block has on every GPU without the kernel opting in to more: 48 KiB.
+pub const SHARED_MEM_BYTES_WITHOUT_OPT_IN: u32 = 48 * 1024;
 
 /// A grid or block shape the GPU cannot run, and why.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -30,8 +33,8 @@ pub enum LaunchConfigError {
     Shape(#[from] LaunchShapeError),
     /// `shared_mem_bytes` is above [`MAX_DYNAMIC_SHARED_MEM_BYTES`].
     #[error(
-        "{requested} bytes of dynamic shared memory per block; a launch has at most {limit} \
-         (48 KiB, the most a kernel has without opting in to more, which oxide does not do)"
+        "{requested} bytes of dynamic shared memory per block; a launch may have at most \
+         {limit} here"
     )]
     SharedMemory {
         /// `shared_mem_bytes` of the launch.
@@ -222,21 +225,21 @@ mod tests {
     }
 
     #[test]
-    fn dynamic_shared_memory_is_at_most_48_kib() {
+    fn dynamic_shared_memory_is_at_most_227_kib() {
         let with = |bytes| LaunchConfig {
             shared_mem_bytes: bytes,
             ..shape((4, 1, 1), (128, 1, 1))
         };
-        for ok in [0, 1, 4096, 48 * 1024] {
+        for ok in [0, 1, 4096, 48 * 1024, 48 * 1024 + 1, 227 * 1024] {
             assert_eq!(with(ok).validate(), Ok(()), "{ok}");
         }
-        for bad in [48 * 1024 + 1, 227 * 1024, u32::MAX] {
+        for bad in [227 * 1024 + 1, 256 * 1024, u32::MAX] {
             let e = with(bad).validate().unwrap_err();
             assert_eq!(
                 e,
                 LaunchConfigError::SharedMemory {
                     requested: bad,
-                    limit: 49152
+                    limit: 232448
                 }
             );
             assert!(

@@ -69,11 +69,12 @@ pub enum Error {
     /// launched.
     #[error("argument lengths: {0}")]
     ArgumentLengths(String),
-    /// More dynamic shared memory per block than a launch may have
-    /// (`oxide_emulator::launch::MAX_DYNAMIC_SHARED_MEM_BYTES`, 48 KiB); nothing was launched.
+    /// More dynamic shared memory per block than a launch may have: above
+    /// [`crate::MAX_DYNAMIC_SHARED_MEM_BYTES`] (227 KiB) anywhere, or above what the device
+    /// gives a block once the kernel's static shared memory is taken; nothing was launched.
     #[error(
-        "{requested} bytes of dynamic shared memory per block; a launch has at most {limit} \
-         (48 KiB, the most a kernel has without opting in to more, which oxide does not do)"
+        "{requested} bytes of dynamic shared memory per block; a launch may have at most \
+         {limit} here"
     )]
     SharedMemory {
         /// `shared_mem_bytes` of the launch.
@@ -305,7 +306,7 @@ mod tests {
                 e,
                 Error::SharedMemory {
                     requested: u32::MAX,
-                    limit: 49152
+                    limit: 232448
                 }
             ),
             "{e}"

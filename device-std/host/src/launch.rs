@@ -200,6 +200,9 @@ impl<'a> Launch<'a> {
             return Err(e);
         }
         cfg.validate()?;
+        if cfg.shared_mem_bytes > crate::SHARED_MEM_BYTES_WITHOUT_OPT_IN {
+            self.opt_in_to_shared_memory(cfg.shared_mem_bytes)?;
+        }
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: cfg.grid,
             block_dim: cfg.block,
@@ -209,6 +212,30 @@ impl<'a> Launch<'a> {
         // launch borrows them for 'a and cudarc's buffers free on the same stream.
         unsafe { self.args.launch(cfg) }.map_err(|e| self.gpu.blame(e))?;
         self.gpu.launched(&self.function.name);
+        Ok(())
+    }
+
+    /// Lets the kernel have `dynamic` bytes of dynamic shared memory, more than the 48 KiB every
+    /// kernel has: refused unless they fit beside its static shared memory in what the device
+    /// gives a block (docs/safety.md, "Launches are validated before they run"). The attribute is set on
+    /// each such launch (a host-side call): the module cache hands out the function by value.
+    fn opt_in_to_shared_memory(&self, dynamic: u32) -> Result<(), Error> {
+        use cudarc::driver::sys::CUfunction_attribute_enum as Attribute;
+        let function = &self.function.function;
+        let device_limit = self.gpu.max_shared_memory_per_block_opt_in()?;
+        let static_bytes = u32::try_from(function.shared_size_bytes()?).unwrap_or(u32::MAX);
+        let limit = device_limit.saturating_sub(static_bytes);
+        if dynamic > limit {
+            return Err(Error::SharedMemory {
+                requested: dynamic,
+                limit,
+            });
+        }
+        let bytes = i32::try_from(dynamic).unwrap_or(i32::MAX);
+        function.set_attribute(
+            Attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            bytes,
+        )?;
         Ok(())
     }
 

@@ -29,6 +29,7 @@ pub use launch::{ByValue, KernelArg, Launch, generic_function};
 pub use launch::{KernelFunction, KernelModule, load_module};
 pub use oxide_emulator::launch::{
     LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
+    SHARED_MEM_BYTES_WITHOUT_OPT_IN,
 };
 pub use rows::{Pairs, RowStorage, Rows, Wave};
 
@@ -43,6 +44,8 @@ pub struct Gpu {
     launches: Mutex<LaunchLog>,
     /// Read once, for the launch contract `#[kernel(sm = ...)]`.
     compute_capability: std::sync::OnceLock<u32>,
+    /// Read once, for launches of more than 48 KiB of dynamic shared memory.
+    shared_per_block_opt_in: std::sync::OnceLock<u32>,
 }
 
 impl Gpu {
@@ -78,6 +81,7 @@ impl Gpu {
             modules: Mutex::new(launch::ModuleCache::new()),
             launches: Mutex::new(LaunchLog::default()),
             compute_capability: std::sync::OnceLock::new(),
+            shared_per_block_opt_in: std::sync::OnceLock::new(),
         })
     }
 
@@ -94,6 +98,19 @@ impl Gpu {
         let (major, minor) = self.ctx.compute_capability()?;
         let cc = u32::try_from(major * 10 + minor).unwrap_or(0);
         Ok(*self.compute_capability.get_or_init(|| cc))
+    }
+
+    /// The most shared memory a block of this device can have, static and dynamic together,
+    /// once a kernel opts in (`cudaDevAttrMaxSharedMemoryPerBlockOptin`): 232448 bytes
+    /// (227 KiB) on an H200.
+    pub fn max_shared_memory_per_block_opt_in(&self) -> Result<u32, Error> {
+        if let Some(&bytes) = self.shared_per_block_opt_in.get() {
+            return Ok(bytes);
+        }
+        let attribute =
+            cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN;
+        let bytes = u32::try_from(self.ctx.attribute(attribute)?).unwrap_or(0);
+        Ok(*self.shared_per_block_opt_in.get_or_init(|| bytes))
     }
 
     /// The device ordinal this was opened with.

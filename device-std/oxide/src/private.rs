@@ -289,13 +289,20 @@ mod tests {
             with_dynamic_shared::<u8>(cfg, 0).unwrap().shared_mem_bytes,
             0
         );
-        let e = with_dynamic_shared::<f64>(cfg, 6145).unwrap_err();
+        // 227 KiB is the most; above 48 KiB the GPU launch opts in (checked there).
+        assert_eq!(
+            with_dynamic_shared::<f64>(cfg, 29056)
+                .unwrap()
+                .shared_mem_bytes,
+            232448
+        );
+        let e = with_dynamic_shared::<f64>(cfg, 29057).unwrap_err();
         assert!(
             matches!(
                 e,
                 Error::SharedMemory {
-                    requested: 49160,
-                    ..
+                    requested: 232456,
+                    limit: 232448
                 }
             ),
             "{e}"

@@ -95,6 +95,28 @@ DONE:
     st.global.u64 [%rd3+8], %rd2;
     ret;
 }
+
+// static_shared(out: DisjointSlice<u32>): 16 KiB of static shared memory; thread 0 writes a
+// value into its last word and the dynamic region's first word, then copies both to out[0..2].
+.shared .align 4 .b8 fixed[16384];
+.extern .shared .align 16 .b8 dynamic[];
+.visible .entry static_shared(.param .u64 out_ptr, .param .u64 out_len)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<3>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, 7;
+    st.shared.u32 [fixed+16380], %r2;
+    mov.u32 %r2, 11;
+    st.shared.u32 [dynamic], %r2;
+    bar.sync 0;
+    ld.shared.u32 %r2, [fixed+16380];
+    ld.shared.u32 %r3, [dynamic];
+    ld.param.u64 %rd1, [out_ptr];
+    st.global.u32 [%rd1], %r2;
+    st.global.u32 [%rd1+4], %r3;
+    ret;
+}
 ";
 
 /// Other PTX, defining an entry the real one lacks.
@@ -272,6 +294,43 @@ fn errors_are_results() -> Result<(), Error> {
 
 /// The device's compute capability, which `#[kernel(sm = ...)]` is checked against: an H200
 /// says 90, and every GPU oxide compiles for says at least 75.
+/// Above 48 KiB of dynamic shared memory the launcher opts the kernel in, up to what the device
+/// gives a block beside the kernel's static shared memory, and refuses more before the launch.
+#[test]
+fn dynamic_shared_memory_above_48_kib_is_opted_into() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let device_limit = gpu.max_shared_memory_per_block_opt_in()?;
+    if gpu.name()?.contains("H200") {
+        assert_eq!(device_limit, 227 * 1024);
+    }
+    let module = load_module(&gpu, Some(PTX), "handwritten")?;
+    let function = module.function("static_shared")?;
+    let with = |bytes| LaunchConfig {
+        grid: (2, 1, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: bytes,
+    };
+    let fits = device_limit - 16384;
+    for bytes in [16, 48 * 1024, 48 * 1024 + 16, fits] {
+        let mut out = gpu.alloc_zeroed::<u32>(2)?;
+        let mut launch = Launch::new(&gpu, &function);
+        launch.push(&mut out);
+        // SAFETY: the parameters match the PTX entry.
+        unsafe { launch.launch(with(bytes)) }?;
+        assert_eq!(gpu.dtoh(&out)?, [7, 11], "{bytes} bytes");
+    }
+    let mut out = gpu.alloc_zeroed::<u32>(2)?;
+    let mut launch = Launch::new(&gpu, &function);
+    launch.push(&mut out);
+    // SAFETY: the parameters match the PTX entry.
+    let e = unsafe { launch.launch(with(fits + 4)) }.unwrap_err();
+    assert!(
+        matches!(e, Error::SharedMemory { requested, limit } if requested == fits + 4 && limit == fits),
+        "{e}"
+    );
+    Ok(())
+}
+
 #[test]
 fn the_compute_capability_is_read_once_and_plausible() -> Result<(), Error> {
     let Some(gpu) = gpu() else { return Ok(()) };

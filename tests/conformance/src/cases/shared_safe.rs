@@ -96,8 +96,19 @@ pub fn shared_dynamic_exchange(input: &[u64], mut out: DisjointSlice<u64>, slots
 /// The launch's length of [`shared_dynamic_exchange`]'s array.
 const DYNAMIC_LEN: usize = 2 * BLOCK + 7;
 
+/// The length of [`shared_dynamic_exchange`]'s array in the case `shared_dynamic_opt_in`:
+/// 20,000 `u64`, 160,000 bytes, more than the 48 KiB a kernel has without opting in.
+const DYNAMIC_OPT_IN_LEN: usize = 20_000;
+
 fn dynamic_exchange_reference(input: &[u64]) -> Vec<u64> {
-    let len = DYNAMIC_LEN;
+    dynamic_exchange_of(input, DYNAMIC_LEN)
+}
+
+fn dynamic_opt_in_reference(input: &[u64]) -> Vec<u64> {
+    dynamic_exchange_of(input, DYNAMIC_OPT_IN_LEN)
+}
+
+fn dynamic_exchange_of(input: &[u64], len: usize) -> Vec<u64> {
     (0..input.len())
         .map(|i| {
             let first = block_of(i).start;
@@ -359,6 +370,23 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             },
             emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
                 shared_dynamic_exchange::emulate(&config(input.len()), input, out, DYNAMIC_LEN)
+            },
+        }),
+        Box::new(KernelCase::<u64> {
+            name: "shared_dynamic_opt_in",
+            check: Exact,
+            reference: dynamic_opt_in_reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<u64>|
+             -> Result<(), Error> {
+                let cfg = config(input.len());
+                shared_dynamic_exchange::launch(gpu, cfg, input, out, DYNAMIC_OPT_IN_LEN)
+            },
+            emulate: |_, input: &[u64], out: &mut [u64]| -> Result<(), KernelFailure> {
+                let cfg = config(input.len());
+                shared_dynamic_exchange::emulate(&cfg, input, out, DYNAMIC_OPT_IN_LEN)
             },
         }),
         case!(shared_atomic_histogram, u32, histogram_reference),
