@@ -200,8 +200,8 @@ impl<'a> Launch<'a> {
             return Err(e);
         }
         cfg.validate()?;
-        if cfg.shared_mem_bytes > crate::SHARED_MEM_BYTES_WITHOUT_OPT_IN {
-            self.opt_in_to_shared_memory(cfg.shared_mem_bytes)?;
+        if cfg.shared_mem_bytes > 0 {
+            self.fit_shared_memory(cfg.shared_mem_bytes)?;
         }
         let cfg = cudarc::driver::LaunchConfig {
             grid_dim: cfg.grid,
@@ -215,15 +215,19 @@ impl<'a> Launch<'a> {
         Ok(())
     }
 
-    /// Lets the kernel have `dynamic` bytes of dynamic shared memory, more than the 48 KiB every
-    /// kernel has: refused unless they fit beside its static shared memory in what the device
-    /// gives a block (docs/safety.md, "Launches are validated before they run"). The attribute is set on
-    /// each such launch (a host-side call): the module cache hands out the function by value.
-    fn opt_in_to_shared_memory(&self, dynamic: u32) -> Result<(), Error> {
+    /// Lets the kernel have `dynamic` bytes of dynamic shared memory. Up to 48 KiB with its
+    /// static shared memory every kernel has; above, the kernel is opted in to more, refused
+    /// unless the sum fits in what the device gives a block (docs/safety.md, "Launches are
+    /// validated before they run"). The attribute is set on each such launch (host-side calls):
+    /// the module cache hands out the function by value.
+    fn fit_shared_memory(&self, dynamic: u32) -> Result<(), Error> {
         use cudarc::driver::sys::CUfunction_attribute_enum as Attribute;
         let function = &self.function.function;
-        let device_limit = self.gpu.max_shared_memory_per_block_opt_in()?;
         let static_bytes = u32::try_from(function.shared_size_bytes()?).unwrap_or(u32::MAX);
+        if static_bytes.saturating_add(dynamic) <= crate::SHARED_MEM_BYTES_WITHOUT_OPT_IN {
+            return Ok(());
+        }
+        let device_limit = self.gpu.max_shared_memory_per_block_opt_in()?;
         let limit = device_limit.saturating_sub(static_bytes);
         if dynamic > limit {
             return Err(Error::SharedMemory {

@@ -294,8 +294,8 @@ fn errors_are_results() -> Result<(), Error> {
 
 /// The device's compute capability, which `#[kernel(sm = ...)]` is checked against: an H200
 /// says 90, and every GPU oxide compiles for says at least 75.
-/// Above 48 KiB of dynamic shared memory the launcher opts the kernel in, up to what the device
-/// gives a block beside the kernel's static shared memory, and refuses more before the launch.
+/// Above 48 KiB of shared memory, static (16 KiB here) and dynamic together, the launcher opts
+/// the kernel in, up to what the device gives a block, and refuses more before the launch.
 #[test]
 fn dynamic_shared_memory_above_48_kib_is_opted_into() -> Result<(), Error> {
     let Some(gpu) = gpu() else { return Ok(()) };
@@ -311,7 +311,7 @@ fn dynamic_shared_memory_above_48_kib_is_opted_into() -> Result<(), Error> {
         shared_mem_bytes: bytes,
     };
     let fits = device_limit - 16384;
-    for bytes in [16, 48 * 1024, 48 * 1024 + 16, fits] {
+    for bytes in [16, 32 * 1024, 32 * 1024 + 16, 48 * 1024, fits] {
         let mut out = gpu.alloc_zeroed::<u32>(2)?;
         let mut launch = Launch::new(&gpu, &function);
         launch.push(&mut out);
