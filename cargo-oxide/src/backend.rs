@@ -1,10 +1,10 @@
 //! Finding the oxide repository and building the codegen backend (liboxide_codegen.so) on demand.
 
 use std::path::{Path, PathBuf};
-use std::time::UNIX_EPOCH;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use crate::cargo;
 use crate::error::{Error, Result};
+use crate::{cargo, toolchain};
 
 /// The backend's package, as named in codegen-backend/Cargo.toml.
 pub const BACKEND_PACKAGE: &str = "oxide-codegen";
@@ -55,6 +55,18 @@ pub fn default_backend_path(root: &Path) -> PathBuf {
 /// the default target dir `target/`. Cargo's fingerprints include the rustc version, so a new
 /// toolchain rebuilds it. Returns the path of the .so as cargo reports it.
 pub fn ensure_backend(root: &Path) -> Result<PathBuf> {
+    check_pin(root)?;
+    toolchain::ensure_installed()?;
+    // Cargo decides what to rebuild; this only says, before a wait of minutes, what is coming.
+    let stale = staleness(root);
+    if let Some(why) = &stale {
+        eprintln!(
+            "cargo oxide: building the oxide backend in {} ({why}); the first build for a \
+             toolchain takes a few minutes, later builds of any project reuse it",
+            root.join("target").display()
+        );
+    }
+    let started = Instant::now();
     tracing::info!("building {BACKEND_PACKAGE} in {}", root.display());
     let run = cargo::run_json(
         cargo::cargo()
@@ -85,8 +97,66 @@ pub fn ensure_backend(root: &Path) -> Result<PathBuf> {
         })
         .cloned()
         .ok_or(Error::BackendArtifactMissing)?;
+    if stale.is_some() {
+        eprintln!(
+            "cargo oxide: backend ready after {} s: {}",
+            started.elapsed().as_secs(),
+            path.display()
+        );
+    }
     tracing::info!("backend: {}", path.display());
     Ok(path)
+}
+
+/// Refuses a root whose rust-toolchain.toml pins another toolchain than this cargo-oxide runs
+/// cargo with: the backend would build for one rustc and be loaded by another.
+fn check_pin(root: &Path) -> Result<()> {
+    let file = root.join("rust-toolchain.toml");
+    let pinned = std::fs::read_to_string(&file)
+        .ok()
+        .and_then(|t| toolchain::channel_of(&t));
+    match pinned {
+        Some(pinned) if pinned != toolchain::pinned() => Err(Error::ToolchainMismatch {
+            built: toolchain::pinned().to_owned(),
+            pinned,
+            root: root.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Why the backend at [`default_backend_path`] needs building (it is missing, or older than a
+/// file it is built from), or `None` when it looks up to date.
+pub fn staleness(root: &Path) -> Option<String> {
+    let so = default_backend_path(root);
+    let Some(built) = so.metadata().ok().and_then(|m| m.modified().ok()) else {
+        return Some("not built yet".into());
+    };
+    let mut inputs: Vec<PathBuf> = BACKEND_SOURCES
+        .iter()
+        .flat_map(|c| [root.join(c).join("src"), root.join(c).join("Cargo.toml")])
+        .collect();
+    inputs.extend(["Cargo.lock", "rust-toolchain.toml"].map(|f| root.join(f)));
+    match inputs.iter().filter_map(|p| newest(p)).max() {
+        Some((time, file)) if time > built => Some(format!("older than {}", file.display())),
+        _ => None,
+    }
+}
+
+/// The newest modification time of the files under `path`.
+fn newest(path: &Path) -> Option<(SystemTime, PathBuf)> {
+    let meta = path.symlink_metadata().ok()?;
+    if meta.is_file() {
+        return Some((meta.modified().ok()?, path.to_path_buf()));
+    }
+    if !meta.is_dir() {
+        return None;
+    }
+    std::fs::read_dir(path)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| newest(&e.path()))
+        .max()
 }
 
 /// How many backend snapshots to keep in `<kernel target dir>/backend/`.

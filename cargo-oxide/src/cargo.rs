@@ -8,16 +8,24 @@ use std::process::{Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::json::Json;
+use crate::toolchain;
 
-/// The cargo to run: `$CARGO` (set when we run under cargo, e.g. via the `cargo oxide` alias), else
-/// `cargo` from PATH.
+/// The cargo to run: the pinned toolchain's (`rustup run <pin> cargo`, [`toolchain::command`]),
+/// so that a project on another toolchain still builds with the one the backend links; without
+/// rustup, `$CARGO` (set when we run under cargo) or `cargo` from PATH.
 pub fn cargo() -> Command {
-    Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
+    toolchain::command("cargo").unwrap_or_else(|| {
+        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| OsString::from("cargo")))
+    })
 }
 
-/// The rustc to ask about the toolchain: `$RUSTC` if set, else `rustc` from PATH.
+/// The rustc to ask about the toolchain: `$RUSTC` if set, else the pinned toolchain's, else
+/// `rustc` from PATH.
 pub fn rustc() -> Command {
-    Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| OsString::from("rustc")))
+    match std::env::var_os("RUSTC") {
+        Some(rustc) => Command::new(rustc),
+        None => toolchain::command("rustc").unwrap_or_else(|| Command::new("rustc")),
+    }
 }
 
 /// A one-line rendering of a command for messages.

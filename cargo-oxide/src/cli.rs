@@ -36,6 +36,16 @@ pub enum Cmd {
     Pipeline(PipelineArgs),
     /// Check the toolchain, components, backend, ptxas and GPU.
     Doctor,
+    /// Make a new kernel crate (a kernel, a host program that checks it, an emulator test) in
+    /// the folder PATH, a workspace of its own.
+    New(NewArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct NewArgs {
+    /// The new crate's folder; its last component is the crate's name.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
 }
 
 /// Which kernel crate, and how to build it.
@@ -141,6 +151,24 @@ pub fn execute(cli: &Cli) -> Result<i32> {
                 &p.kernel.options(),
                 p.stage.as_deref(),
             )?);
+            Ok(0)
+        }
+        Cmd::New(n) => {
+            let root = backend::oxide_root(None)?;
+            crate::new::create(&n.path, &root)?;
+            // Its `cargo test` needs the toolchain even before any `cargo oxide build`.
+            crate::toolchain::ensure_installed()?;
+            let shown = n.path.display();
+            println!(
+                "created {shown}, a kernel crate depending on oxide at {}",
+                root.display()
+            );
+            println!(
+                "  cd {shown} && cargo oxide run    # build with the backend, run (GPU or emulator)"
+            );
+            println!(
+                "  cd {shown} && cargo test         # the kernel on the CPU emulator, no GPU needed"
+            );
             Ok(0)
         }
         Cmd::Doctor => {

@@ -2,9 +2,8 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
 
-use crate::backend::{self, BACKEND_SOURCES};
+use crate::backend;
 use crate::cargo;
 use crate::driver;
 use crate::error::{Error, Result};
@@ -265,48 +264,16 @@ fn component_checks(sysroot: &Path, host: &str, llvm_version: &str) -> Vec<Check
     ]
 }
 
-/// The newest modification time of the files under `path`.
-fn newest(path: &Path) -> Option<(SystemTime, PathBuf)> {
-    let meta = path.symlink_metadata().ok()?;
-    if meta.is_file() {
-        return Some((meta.modified().ok()?, path.to_path_buf()));
-    }
-    if !meta.is_dir() {
-        return None;
-    }
-    std::fs::read_dir(path)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .filter_map(|e| newest(&e.path()))
-        .max()
-}
-
 fn backend_check(root: &Path) -> Check {
     let so = backend::default_backend_path(root);
     let rebuild = "`cargo oxide build` rebuilds it on demand (or `cargo build -p oxide-codegen`)";
-    let Some(built) = so.metadata().ok().and_then(|m| m.modified().ok()) else {
-        return check(
+    match backend::staleness(root) {
+        Some(why) => check(
             Status::Warn,
             "backend",
-            format!("{} not built; {rebuild}", so.display()),
-        );
-    };
-    let mut inputs: Vec<PathBuf> = BACKEND_SOURCES
-        .iter()
-        .flat_map(|c| [root.join(c).join("src"), root.join(c).join("Cargo.toml")])
-        .collect();
-    inputs.extend(["Cargo.lock", "rust-toolchain.toml"].map(|f| root.join(f)));
-    match inputs.iter().filter_map(|p| newest(p)).max() {
-        Some((time, file)) if time > built => check(
-            Status::Warn,
-            "backend",
-            format!(
-                "{} is older than {}; {rebuild}",
-                so.display(),
-                file.display()
-            ),
+            format!("{}: {why}; {rebuild}", so.display()),
         ),
-        _ => check(
+        None => check(
             Status::Ok,
             "backend",
             format!("{} (up to date)", so.display()),

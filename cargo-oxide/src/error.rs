@@ -104,6 +104,28 @@ pub enum Error {
     #[error("`{0}` printed nothing this tool understands")]
     UnexpectedOutput(String),
 
+    #[error(
+        "rustup could not install {toolchain} (output above); check the network, or install it by hand: rustup toolchain install {toolchain} -c rustc-dev,rust-src,llvm-tools"
+    )]
+    ToolchainInstall { toolchain: String },
+
+    #[error(
+        "cargo-oxide is built for {built}, but {root} pins {pinned}: install cargo-oxide from that checkout (cargo install --path <it>/cargo-oxide)"
+    )]
+    ToolchainMismatch {
+        built: String,
+        pinned: String,
+        root: PathBuf,
+    },
+
+    #[error("{0} already exists: pick another name, or remove it first")]
+    AlreadyExists(PathBuf),
+
+    #[error(
+        "`{0}` is not a crate name cargo accepts: use letters, digits, `_` and `-`, starting with a letter"
+    )]
+    BadCrateName(String),
+
     #[error("{0} required check(s) failed above; ci/setup.sh installs what is missing")]
     DoctorFailed(usize),
 }

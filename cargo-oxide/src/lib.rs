@@ -15,9 +15,11 @@ pub mod inspect;
 pub mod json;
 pub mod libdevice;
 pub mod linked;
+pub mod new;
 pub mod pipeline;
 pub mod ptxas;
 pub mod run;
+pub mod toolchain;
 
 pub use build::{BuildOptions, BuildOutput, build};
 pub use error::{Error, Result};

@@ -1,0 +1,111 @@
+//! `cargo oxide new NAME`: a kernel crate of its own, outside any workspace: a kernel and its CPU
+//! reference (src/lib.rs), a host program that runs and checks it (src/main.rs), a test that
+//! runs it on the emulator, the pinned toolchain and oxide as a path dependency.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+const CARGO_TOML: &str = include_str!("../templates/new/Cargo.toml.in");
+const LIB_RS: &str = include_str!("../templates/new/lib.rs.in");
+const MAIN_RS: &str = include_str!("../templates/new/main.rs.in");
+const GITIGNORE: &str = include_str!("../templates/new/gitignore.in");
+/// The crate pins the toolchain oxide builds with: device-std needs that nightly even under
+/// plain `cargo test`.
+const TOOLCHAIN_TOML: &str = include_str!("../../rust-toolchain.toml");
+
+/// Creates the crate at `dir` (its last component is the crate's name), depending on the oxide
+/// checkout at `oxide_root`. Returns the files written.
+pub fn create(dir: &Path, oxide_root: &Path) -> Result<Vec<PathBuf>> {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    check_name(&name)?;
+    if dir.exists() {
+        return Err(Error::AlreadyExists(dir.to_path_buf()));
+    }
+    let oxide = oxide_root.join("device-std").join("oxide");
+    let fill = |template: &str| {
+        template
+            .replace("{name}", &name)
+            .replace("{lib}", &name.replace('-', "_"))
+            .replace("{oxide}", &toml_path(&oxide))
+    };
+    let mut files = vec![
+        (dir.join("Cargo.toml"), fill(CARGO_TOML)),
+        (dir.join("rust-toolchain.toml"), TOOLCHAIN_TOML.to_owned()),
+        (dir.join(".gitignore"), GITIGNORE.to_owned()),
+        (dir.join("src").join("lib.rs"), fill(LIB_RS)),
+        (dir.join("src").join("main.rs"), fill(MAIN_RS)),
+    ];
+    // oxide's own lock file as the seed: the new crate resolves to the versions oxide is tested
+    // with (and already downloaded); cargo drops the entries it does not use.
+    if let Ok(lock) = std::fs::read_to_string(oxide_root.join("Cargo.lock")) {
+        files.push((dir.join("Cargo.lock"), lock));
+    }
+    std::fs::create_dir_all(dir.join("src")).map_err(Error::io(dir.join("src")))?;
+    for (path, text) in &files {
+        std::fs::write(path, text).map_err(Error::io(path))?;
+    }
+    Ok(files.into_iter().map(|(path, _)| path).collect())
+}
+
+/// Cargo's rule for package names, as far as a new crate needs it.
+fn check_name(name: &str) -> Result<()> {
+    let mut chars = name.chars();
+    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !matches!(
+            name,
+            "test" | "core" | "std" | "alloc" | "proc_macro" | "oxide"
+        );
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::BadCrateName(name.to_owned()))
+    }
+}
+
+/// `path` as a TOML basic string's contents (backslashes and quotes escaped).
+fn toml_path(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_crate_has_its_files_and_names() {
+        let tmp = std::env::temp_dir().join(format!("cargo-oxide-new-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        let dir = tmp.join("my-kernels");
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let files = create(&dir, &root).unwrap();
+        assert!(files.iter().all(|f| f.is_file()), "{files:?}");
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"my-kernels\""), "{manifest}");
+        assert!(manifest.contains("[workspace]"), "{manifest}");
+        assert!(manifest.contains("device-std/oxide\" }"), "{manifest}");
+        let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
+        assert!(main.contains("use my_kernels::{"), "{main}");
+        assert!(!main.contains("{lib}") && !manifest.contains("{oxide}"));
+        let e = create(&dir, &root).unwrap_err();
+        assert!(matches!(e, Error::AlreadyExists(_)), "{e}");
+        std::fs::remove_dir_all(&tmp).unwrap();
+    }
+
+    #[test]
+    fn names_cargo_refuses_are_refused() {
+        for bad in ["", "9lives", "has space", "a/b", "oxide", "test", "über"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+        for good in ["hello", "my-kernels", "k_2"] {
+            check_name(good).unwrap();
+        }
+    }
+}

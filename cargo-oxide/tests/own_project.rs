@@ -1,0 +1,116 @@
+//! A new user's first steps, outside this repository, exactly: `cargo install` of cargo-oxide
+//! into a fresh root, then in an empty temporary folder `cargo oxide new hello`,
+//! `cargo oxide run` and `cargo test`, with nothing of this repository's environment (its
+//! toolchain pin, its target dir) leaking in. Needs no GPU: there the program runs the kernel on
+//! the CPU emulator.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Runs `cmd` in `dir` as a user's shell would (PATH with the installed cargo-oxide first, none
+/// of the variables this test runs under), failing the test with its output unless it
+/// succeeds.
+fn succeed(cmd: &mut Command, dir: &Path, path: &str) -> Output {
+    for var in [
+        "CARGO",
+        "RUSTC",
+        "RUSTUP_TOOLCHAIN",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET_DIR",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_MANIFEST_DIR",
+        "OXIDE_ROOT",
+    ] {
+        cmd.env_remove(var);
+    }
+    let out = cmd
+        .current_dir(dir)
+        .env("PATH", path)
+        .output()
+        .expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{cmd:?} in {} failed:\n{}\n{}",
+        dir.display(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+#[test]
+fn install_new_run_and_test_outside_the_repository() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tmp = std::env::temp_dir().join(format!("oxide-own-project-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (install_root, projects) = (tmp.join("install"), tmp.join("projects"));
+    std::fs::create_dir_all(&projects).unwrap();
+    let path = format!(
+        "{}:{}",
+        install_root.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    // Installing: from a folder outside the repository, so that the user's own toolchain builds
+    // cargo-oxide (it needs none of the nightly's features).
+    succeed(
+        Command::new("cargo")
+            .args(["install", "--debug", "--quiet", "--path"])
+            .arg(repo.join("cargo-oxide"))
+            .arg("--root")
+            .arg(&install_root),
+        &projects,
+        &path,
+    );
+
+    let out = succeed(
+        Command::new("cargo").args(["oxide", "new", "hello"]),
+        &projects,
+        &path,
+    );
+    assert!(text(&out.stdout).contains("created hello"), "{out:?}");
+    let hello: PathBuf = projects.join("hello");
+
+    // `cargo oxide run`: the backend (already built for this toolchain by the repository's
+    // tests, so reused, not rebuilt per project), the kernel crate, ptxas; then the program
+    // runs where there is a driver and is said to be built where there is none.
+    let out = succeed(Command::new("cargo").args(["oxide", "run"]), &hello, &path);
+    let stdout = text(&out.stdout);
+    let ran = stdout.contains("PASS");
+    assert!(
+        ran || stdout.contains("no NVIDIA driver on this machine: built"),
+        "{stdout}\n{}",
+        text(&out.stderr)
+    );
+    let release = hello.join("target/oxide");
+    let binary = std::fs::read_dir(&release)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("release/hello"))
+        .find(|p| p.is_file())
+        .expect("the program was built");
+    let ptx = binary.with_file_name("deps").join("hello.ptx");
+    let ptx_text = std::fs::read_to_string(&ptx).expect("the kernel's PTX was written");
+    assert!(ptx_text.contains(".entry saxpy"), "{ptx_text}");
+
+    // The program itself: on the GPU, or on the CPU emulator without one.
+    let out = succeed(&mut Command::new(&binary), &hello, &path);
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("saxpy of 1048576 elements on"), "{stdout}");
+    assert!(stdout.contains(": PASS"), "{stdout}");
+
+    // `cargo test`: the kernel on the emulator, with the toolchain the new crate pins.
+    let out = succeed(Command::new("cargo").arg("test"), &hello, &path);
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        all.contains("test tests::saxpy_on_the_emulator ... ok"),
+        "{all}"
+    );
+
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
