@@ -64,6 +64,7 @@ pub mod host_context;
 pub mod math;
 pub mod outputs;
 mod race;
+pub mod repr;
 pub mod shared;
 pub mod soft;
 pub mod thread;

@@ -23,6 +23,7 @@ use syn::{
 mod args;
 mod options;
 mod printf;
+mod repr;
 
 use args::ArgKind;
 use oxide_contract::KernelOptions;
@@ -49,6 +50,35 @@ pub fn printf(input: TokenStream) -> TokenStream {
 pub fn device_assert(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as printf::AssertInput);
     printf::expand_assert(input)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// `#[derive(DeviceRepr)]`: implements cudarc's `unsafe trait DeviceRepr` (re-exported as
+/// `oxide::host::DeviceRepr`) for a type whose values may be the elements of a device buffer
+/// (`Gpu::htod`, `Gpu::dtoh`, kernel arguments `&[T]` and `DisjointSlice<T>`), after checking
+/// it: a `#[repr(C)]` or `#[repr(transparent)]` struct, not packed, aligned to at most 256
+/// bytes, `Copy`, whose every field is `oxide::repr::ReprField` (`bool`, integers, floats,
+/// arrays of them, `PhantomData`, derived types) and `oxide::DeviceData`; or a non-empty
+/// fieldless enum with an integer `#[repr]`. A generic struct's impl is bounded by the fields
+/// that name its parameters (docs/safety.md, "Derived device representations").
+#[proc_macro_derive(DeviceRepr)]
+pub fn derive_device_repr(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    repr::expand(&input, repr::Derive::DeviceRepr)
+        .unwrap_or_else(|e| e.to_compile_error())
+        .into()
+}
+
+/// `#[derive(ValidAsZeroBits)]`: implements cudarc's `unsafe trait ValidAsZeroBits`
+/// (`oxide::host::ValidAsZeroBits`, which `Gpu::alloc_zeroed` needs) after checking that
+/// all-zero bytes are a value: for a struct of the shape `#[derive(DeviceRepr)]` takes, every
+/// field is `oxide::repr::ZeroableField`; for a fieldless enum with an integer `#[repr]`, a
+/// variant's discriminant is 0 (a compile-time assertion).
+#[proc_macro_derive(ValidAsZeroBits)]
+pub fn derive_valid_as_zero_bits(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as syn::DeriveInput);
+    repr::expand(&input, repr::Derive::ValidAsZeroBits)
         .unwrap_or_else(|e| e.to_compile_error())
         .into()
 }

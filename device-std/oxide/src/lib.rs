@@ -39,19 +39,22 @@
 //! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
 //! - crate `oxide-emulator`: [`emulate`], the CPU emulator: a whole grid on host threads
 //!   (`vecadd::emulate(&cfg, &a, &b, &mut c)`);
-//! - crate `oxide-macros`: [`kernel`].
+//! - crate `oxide-macros`: [`kernel`], and the derives [`DeviceRepr`](derive@DeviceRepr) and
+//!   [`ValidAsZeroBits`](derive@ValidAsZeroBits), which implement cudarc's traits of the same
+//!   names ([`host::DeviceRepr`], [`host::ValidAsZeroBits`]) for a `#[repr(C)]` struct or a
+//!   fieldless enum after checking every field ([`repr`]), so that it can be a buffer element.
 //!
 //! Everything a kernel calls is plain Rust: no trait objects, formatting or allocation, and
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
     BlockTiles, BlockWindows, DeviceData, DisjointChunks, DisjointPairs, DisjointRows,
-    DisjointSlice, ThreadIndex, WarpRows, WaveTiles, atomic, block, debug, math, outputs, shared,
-    soft, thread, warp,
+    DisjointSlice, ThreadIndex, WarpRows, WaveTiles, atomic, block, debug, math, outputs, repr,
+    shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
-pub use oxide_macros::{device_assert, kernel, printf};
+pub use oxide_macros::{DeviceRepr, ValidAsZeroBits, device_assert, kernel, printf};
 
 #[doc(hidden)]
 #[path = "private.rs"]
@@ -65,7 +68,7 @@ pub mod prelude {
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
-        WarpRows, WaveTiles, kernel,
+        DeviceRepr, ValidAsZeroBits, WarpRows, WaveTiles, kernel,
     };
 }
 
