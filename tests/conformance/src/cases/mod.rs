@@ -47,6 +47,7 @@ pub mod casts;
 pub mod control;
 pub mod data;
 pub mod debug;
+pub mod derived;
 pub mod kernels;
 pub mod library;
 pub mod math;
@@ -82,5 +83,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(std_overflow::cases());
     all.extend(math::cases());
     all.extend(debug::cases());
+    all.extend(derived::cases());
     all
 }
