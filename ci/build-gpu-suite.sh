@@ -45,6 +45,11 @@ for t in gpu gpu_trap; do
     cp "$exe" "$suite/tests/device-std-$t"
 done
 
+# cargo-oxide itself, for `check-port` over the worked ports (the GPU machine has nvcc).
+cargo build --quiet -p cargo-oxide || die "cargo-oxide does not build"
+cp target/debug/cargo-oxide "$suite/cargo-oxide"
+cp ci/gpu-suite/ports.txt "$suite/ports.txt"
+
 # Debug info is not needed there, and the device tool carries at most 64 MiB.
 find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +
 

@@ -39,6 +39,9 @@ pub enum Cmd {
     /// Make a new kernel crate (a kernel, a host program that checks it, an emulator test) in
     /// the folder PATH, a workspace of its own.
     New(NewArgs),
+    /// Run a CUDA C++ kernel and its oxide port on the same generated inputs, compare their
+    /// outputs and time both (needs nvcc and a GPU; says so where they are missing).
+    CheckPort(Box<crate::check_port::CheckPortArgs>),
 }
 
 #[derive(Debug, Clone, Args)]
@@ -153,6 +156,7 @@ pub fn execute(cli: &Cli) -> Result<i32> {
             )?);
             Ok(0)
         }
+        Cmd::CheckPort(c) => crate::check_port::check_port(c),
         Cmd::New(n) => {
             let root = backend::oxide_root(None)?;
             crate::new::create(&n.path, &root)?;

@@ -118,6 +118,9 @@ pub enum Error {
         root: PathBuf,
     },
 
+    #[error("check-port: {0}")]
+    CheckPortSpec(String),
+
     #[error("{0} already exists: pick another name, or remove it first")]
     AlreadyExists(PathBuf),
 

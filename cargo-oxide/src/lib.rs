@@ -6,6 +6,7 @@
 
 pub mod backend;
 pub mod build;
+pub mod check_port;
 pub mod cargo;
 pub mod cli;
 pub mod doctor;

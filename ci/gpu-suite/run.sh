@@ -119,6 +119,28 @@ for t in "$here"/tests/*; do
     summary+=("$name: $t_passed passed, $t_failed failed")
 done
 
+# The worked ports of docs/porting.md: `cargo oxide check-port` runs each CUDA twin and its
+# oxide kernel's PTX on the same inputs, compares the outputs and times both.
+if [[ -x "$here/cargo-oxide" && -f "$here/ports.txt" ]]; then
+    echo "== check-port (the worked ports)"
+    while read -r name rest; do
+        [[ -z "$name" || "$name" == \#* ]] && continue
+        read -r -a port_args <<<"$rest"
+        out=$("$here/cargo-oxide" check-port --cuda "$here/twins/$name.cu" \
+            --ptx "$here/ptx/$name.ptx" --work-dir "$(mktemp -d)" "${port_args[@]}" 2>&1)
+        rc=$?
+        sed "s/^/  [check-port $name] /" <<<"$out"
+        if [[ $rc -eq 0 ]]; then
+            passed=$((passed + 1))
+            verdict="PASS, $(sed -nE 's/.*(oxide\/CUDA [0-9.]+).*/\1/p' <<<"$out")"
+        else
+            failed=$((failed + 1))
+            verdict="FAIL (exit $rc)"
+        fi
+        summary+=("check-port $name: $verdict")
+    done <"$here/ports.txt"
+fi
+
 # compute-sanitizer over every kernel: each oxide binary at the small size, and the release
 # corpus without the cases that trap on purpose (a trap is an error to the sanitizer).
 # SANITIZE=0 skips it; SANITIZE_N sets the size the binaries run at (default: the smallest of

@@ -1,0 +1,511 @@
+//! What `check-port` runs, as the command line states it: buffers (type, length, role), each
+//! side's kernel arguments in its own order, launch shapes and the comparison.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A size or value in terms of the problem size `n`: `n`, `1024`, `n/1024`, `n*4`, `n+3`, `n-1`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expr {
+    Literal(u64),
+    N,
+    Div(u64),
+    Mul(u64),
+    Add(u64),
+    Sub(u64),
+}
+
+impl Expr {
+    pub fn eval(self, n: u64) -> Result<u64, String> {
+        let overflow = || format!("{self} overflows at n = {n}");
+        match self {
+            Expr::Literal(v) => Ok(v),
+            Expr::N => Ok(n),
+            Expr::Div(k) => Ok(n / k),
+            Expr::Mul(k) => n.checked_mul(k).ok_or_else(overflow),
+            Expr::Add(k) => n.checked_add(k).ok_or_else(overflow),
+            Expr::Sub(k) => n.checked_sub(k).ok_or_else(overflow),
+        }
+    }
+}
+
+impl FromStr for Expr {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Expr, String> {
+        let s = s.trim();
+        let bad = || format!("`{s}` is not a size: write n, a number, or n/K, n*K, n+K, n-K");
+        if let Ok(v) = parse_u64(s) {
+            return Ok(Expr::Literal(v));
+        }
+        let Some(rest) = s.strip_prefix('n') else {
+            return Err(bad());
+        };
+        let rest = rest.trim();
+        if rest.is_empty() {
+            return Ok(Expr::N);
+        }
+        let (op, k) = rest.split_at(1);
+        let k = parse_u64(k.trim()).map_err(|_| bad())?;
+        match op {
+            "/" if k == 0 => Err(format!("`{s}` divides by zero")),
+            "/" => Ok(Expr::Div(k)),
+            "*" => Ok(Expr::Mul(k)),
+            "+" => Ok(Expr::Add(k)),
+            "-" => Ok(Expr::Sub(k)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Literal(v) => write!(f, "{v}"),
+            Expr::N => f.write_str("n"),
+            Expr::Div(k) => write!(f, "n/{k}"),
+            Expr::Mul(k) => write!(f, "n*{k}"),
+            Expr::Add(k) => write!(f, "n+{k}"),
+            Expr::Sub(k) => write!(f, "n-{k}"),
+        }
+    }
+}
+
+/// `1048576`, `1<<20` or `2^20`.
+pub fn parse_u64(s: &str) -> Result<u64, String> {
+    let s = s.trim().replace('_', "");
+    let shifted = s
+        .split_once("<<")
+        .or_else(|| s.split_once('^').filter(|(b, _)| *b == "2"));
+    let value = match shifted {
+        Some((base, exp)) => {
+            let base: u64 = base.trim().parse().map_err(|_| format!("`{s}`"))?;
+            let exp: u32 = exp.trim().parse().map_err(|_| format!("`{s}`"))?;
+            if s.contains('^') {
+                2u64.checked_pow(exp)
+            } else {
+                base.checked_shl(exp).filter(|v| v >> exp == base)
+            }
+        }
+        None => s.parse().ok(),
+    };
+    value.ok_or_else(|| format!("`{s}` is not a number"))
+}
+
+/// An element type both languages name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Elem {
+    U8,
+    I32,
+    U32,
+    I64,
+    U64,
+    F32,
+    F64,
+}
+
+impl Elem {
+    pub fn size(self) -> usize {
+        match self {
+            Elem::U8 => 1,
+            Elem::I32 | Elem::U32 | Elem::F32 => 4,
+            Elem::I64 | Elem::U64 | Elem::F64 => 8,
+        }
+    }
+
+    /// The C++ type of an element.
+    pub fn cuda(self) -> &'static str {
+        match self {
+            Elem::U8 => "unsigned char",
+            Elem::I32 => "int",
+            Elem::U32 => "unsigned",
+            Elem::I64 => "long long",
+            Elem::U64 => "unsigned long long",
+            Elem::F32 => "float",
+            Elem::F64 => "double",
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, Elem::F32 | Elem::F64)
+    }
+}
+
+impl FromStr for Elem {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Elem, String> {
+        Ok(match s.trim() {
+            "u8" => Elem::U8,
+            "i32" => Elem::I32,
+            "u32" => Elem::U32,
+            "i64" => Elem::I64,
+            "u64" | "usize" => Elem::U64,
+            "f32" => Elem::F32,
+            "f64" => Elem::F64,
+            other => {
+                return Err(format!(
+                    "`{other}` is not an element type: u8, i32, u32, i64, u64, f32, f64"
+                ));
+            }
+        })
+    }
+}
+
+impl fmt::Display for Elem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Elem::U8 => "u8",
+            Elem::I32 => "i32",
+            Elem::U32 => "u32",
+            Elem::I64 => "i64",
+            Elem::U64 => "u64",
+            Elem::F32 => "f32",
+            Elem::F64 => "f64",
+        })
+    }
+}
+
+/// What a buffer is for: read only (generated, not compared), written (zeros before, compared
+/// after), or both (generated, compared after).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    In,
+    Out,
+    InOut,
+}
+
+impl Role {
+    pub fn generated(self) -> bool {
+        matches!(self, Role::In | Role::InOut)
+    }
+    pub fn compared(self) -> bool {
+        matches!(self, Role::Out | Role::InOut)
+    }
+}
+
+/// `--buffer NAME:TYPE:LEN:ROLE`, e.g. `a:f32:n:in`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    pub name: String,
+    pub elem: Elem,
+    pub len: Expr,
+    pub role: Role,
+}
+
+impl FromStr for Buffer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Buffer, String> {
+        let parts: Vec<&str> = s.split(':').collect();
+        let [name, elem, len, role] = parts[..] else {
+            return Err(format!(
+                "`{s}`: a buffer is NAME:TYPE:LEN:ROLE, e.g. a:f32:n:in or c:f32:n:out"
+            ));
+        };
+        if !is_identifier(name) {
+            return Err(format!(
+                "`{name}` is not a buffer name (letters, digits, _)"
+            ));
+        }
+        let role = match role {
+            "in" => Role::In,
+            "out" => Role::Out,
+            "inout" => Role::InOut,
+            other => return Err(format!("`{other}` is not a role: in, out or inout")),
+        };
+        Ok(Buffer {
+            name: name.to_owned(),
+            elem: elem.parse()?,
+            len: len.parse()?,
+            role,
+        })
+    }
+}
+
+fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// One kernel parameter, in a side's order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    /// A buffer: a pointer in CUDA; its pointer and length (elements) in oxide's ABI.
+    Buffer(String),
+    /// oxide's 2-D outputs (`DisjointRows`, `WarpRows`, `BlockTiles`): pointer, length, width,
+    /// pitch (= width).
+    Rows(String, Expr),
+    /// oxide's `DisjointPairs`: pointer, length, distance.
+    Pairs(String, Expr),
+    /// A scalar by value: `u32=n`, `f32=2.5`.
+    Scalar(Elem, Scalar),
+}
+
+/// A scalar argument's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    Int(Expr),
+    Float(f64),
+}
+
+impl FromStr for Arg {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Arg, String> {
+        let s = s.trim();
+        if let Some((ty, value)) = s.split_once('=') {
+            let elem: Elem = ty.parse()?;
+            let value = if elem.is_float() {
+                Scalar::Float(
+                    value
+                        .trim()
+                        .parse()
+                        .map_err(|_| format!("`{value}` is not a number for {elem}"))?,
+                )
+            } else {
+                Scalar::Int(value.parse()?)
+            };
+            return Ok(Arg::Scalar(elem, value));
+        }
+        if let Some((name, rest)) = s.split_once('@') {
+            let inner = |prefix: &str| {
+                rest.strip_prefix(prefix)
+                    .and_then(|r| r.strip_suffix(')'))
+                    .map(str::parse::<Expr>)
+            };
+            return match (inner("rows("), inner("pairs(")) {
+                (Some(w), _) => Ok(Arg::Rows(name.to_owned(), w?)),
+                (_, Some(d)) => Ok(Arg::Pairs(name.to_owned(), d?)),
+                _ => Err(format!(
+                    "`{s}`: after @ comes rows(WIDTH) or pairs(DISTANCE)"
+                )),
+            };
+        }
+        if is_identifier(s) {
+            Ok(Arg::Buffer(s.to_owned()))
+        } else {
+            Err(format!(
+                "`{s}` is not an argument: a buffer name, NAME@rows(W), NAME@pairs(D) or TYPE=VALUE"
+            ))
+        }
+    }
+}
+
+impl Arg {
+    pub fn buffer(&self) -> Option<&str> {
+        match self {
+            Arg::Buffer(b) | Arg::Rows(b, _) | Arg::Pairs(b, _) => Some(b),
+            Arg::Scalar(..) => None,
+        }
+    }
+}
+
+/// A comma-separated argument list.
+pub fn parse_args(s: &str) -> Result<Vec<Arg>, String> {
+    if s.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    s.split(',').map(str::parse).collect()
+}
+
+/// `256`, `32x8`, `32,8,1`; a grid may also be `auto`: enough blocks of the block's threads
+/// for `n`, along x.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dims {
+    Auto,
+    Fixed([Expr; 3]),
+}
+
+impl FromStr for Dims {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Dims, String> {
+        if s.trim() == "auto" {
+            return Ok(Dims::Auto);
+        }
+        let parts: Vec<&str> = s.split(['x', ',']).collect();
+        if parts.is_empty() || parts.len() > 3 {
+            return Err(format!(
+                "`{s}` is not a shape: X, XxY or XxYxZ (or auto for a grid)"
+            ));
+        }
+        let mut dims = [Expr::Literal(1); 3];
+        for (d, p) in dims.iter_mut().zip(&parts) {
+            *d = p.parse()?;
+        }
+        Ok(Dims::Fixed(dims))
+    }
+}
+
+impl Dims {
+    /// The shape at `n`, `Auto` as `ceil(n / threads per block)` blocks.
+    pub fn eval(self, n: u64, block: [u32; 3]) -> Result<[u32; 3], String> {
+        let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+        let values = match self {
+            Dims::Auto => [n.div_ceil(threads.max(1)).max(1), 1, 1],
+            Dims::Fixed(e) => [e[0].eval(n)?, e[1].eval(n)?, e[2].eval(n)?],
+        };
+        let mut out = [0u32; 3];
+        for (o, v) in out.iter_mut().zip(values) {
+            *o = u32::try_from(v)
+                .ok()
+                .filter(|&v| v > 0)
+                .ok_or_else(|| format!("a launch dimension of {v} (at n = {n})"))?;
+        }
+        Ok(out)
+    }
+}
+
+/// How outputs must agree.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Tolerance {
+    Exact,
+    /// Floats within this many units in the last place.
+    Ulps(u64),
+    /// Floats within `rel * max(|expected|, 1)`.
+    Relative(f64),
+}
+
+impl FromStr for Tolerance {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Tolerance, String> {
+        let bad = || format!("`{s}` is not a tolerance: exact, ulps:K or rel:X (rel:1e-6)");
+        match s.split_once(':') {
+            None if s == "exact" => Ok(Tolerance::Exact),
+            Some(("ulps", k)) => k.parse().map(Tolerance::Ulps).map_err(|_| bad()),
+            Some(("rel", x)) => x
+                .parse()
+                .ok()
+                .filter(|x: &f64| x.is_finite() && *x >= 0.0)
+                .map(Tolerance::Relative)
+                .ok_or_else(bad),
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// One side's launch: its kernel's arguments, shape and dynamic shared memory.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Side {
+    pub kernel: String,
+    pub args: Vec<Arg>,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared_bytes: u32,
+}
+
+/// Everything the harness needs, evaluated at one `n`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    pub n: u64,
+    pub buffers: Vec<(Buffer, u64)>,
+    pub cuda: Side,
+    pub oxide: Side,
+    pub tolerance: Tolerance,
+    pub reps: u32,
+}
+
+impl Plan {
+    /// Checks that every argument names a buffer, every buffer is used, and names are unique.
+    pub fn validate(&self) -> Result<(), String> {
+        for (i, (b, _)) in self.buffers.iter().enumerate() {
+            if self.buffers[..i].iter().any(|(o, _)| o.name == b.name) {
+                return Err(format!("buffer `{}` is declared twice", b.name));
+            }
+        }
+        for (side, args) in [
+            ("--cuda-args", &self.cuda.args),
+            ("--oxide-args", &self.oxide.args),
+        ] {
+            for arg in args.iter() {
+                if let Some(name) = arg.buffer()
+                    && !self.buffers.iter().any(|(b, _)| b.name == name)
+                {
+                    return Err(format!("{side} names `{name}`, which no --buffer declares"));
+                }
+            }
+        }
+        for (b, _) in &self.buffers {
+            let used = |args: &[Arg]| args.iter().any(|a| a.buffer() == Some(b.name.as_str()));
+            if !used(&self.cuda.args) || !used(&self.oxide.args) {
+                return Err(format!(
+                    "buffer `{}` must be an argument of both kernels (--cuda-args and --oxide-args)",
+                    b.name
+                ));
+            }
+        }
+        if !self.buffers.iter().any(|(b, _)| b.role.compared()) {
+            return Err("no buffer is `out` or `inout`: nothing would be compared".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_numbers() {
+        assert_eq!(parse_u64("1<<20").unwrap(), 1 << 20);
+        assert_eq!(parse_u64("2^28").unwrap(), 1 << 28);
+        assert_eq!(parse_u64("1_048_579").unwrap(), 1_048_579);
+        assert!(parse_u64("1<<64").is_err());
+        assert_eq!(
+            "n/1024".parse::<Expr>().unwrap().eval(1 << 20).unwrap(),
+            1024
+        );
+        assert_eq!("n".parse::<Expr>().unwrap().eval(7).unwrap(), 7);
+        assert_eq!("n * 4".parse::<Expr>().unwrap().eval(3).unwrap(), 12);
+        assert_eq!("256".parse::<Expr>().unwrap(), Expr::Literal(256));
+        assert!("n-8".parse::<Expr>().unwrap().eval(4).is_err());
+        assert!("n/0".parse::<Expr>().is_err());
+        assert!("m".parse::<Expr>().is_err());
+    }
+
+    #[test]
+    fn buffers_and_arguments() {
+        let b: Buffer = "c:f32:n:out".parse().unwrap();
+        assert_eq!((b.elem, b.len, b.role), (Elem::F32, Expr::N, Role::Out));
+        assert!("c:f16:n:out".parse::<Buffer>().is_err());
+        assert!("c:f32:n".parse::<Buffer>().is_err());
+        assert!("1c:f32:n:in".parse::<Buffer>().is_err());
+        let args = parse_args("a, out@rows(1024), keys@pairs(n/2), u32=n, f32=2.5").unwrap();
+        assert_eq!(
+            args,
+            [
+                Arg::Buffer("a".into()),
+                Arg::Rows("out".into(), Expr::Literal(1024)),
+                Arg::Pairs("keys".into(), Expr::Div(2)),
+                Arg::Scalar(Elem::U32, Scalar::Int(Expr::N)),
+                Arg::Scalar(Elem::F32, Scalar::Float(2.5)),
+            ]
+        );
+        assert!(parse_args("a@cols(3)").is_err());
+        assert!(parse_args("u32=x").is_err());
+    }
+
+    #[test]
+    fn shapes() {
+        let block: Dims = "32x8".parse().unwrap();
+        let block = block.eval(0, [1; 3]).unwrap();
+        assert_eq!(block, [32, 8, 1]);
+        assert_eq!(Dims::Auto.eval(1000, [256, 1, 1]).unwrap(), [4, 1, 1]);
+        assert_eq!(Dims::Auto.eval(0, [256, 1, 1]).unwrap(), [1, 1, 1]);
+        let grid: Dims = "n/32,n/32".parse().unwrap();
+        assert_eq!(grid.eval(4096, block).unwrap(), [128, 128, 1]);
+        assert!("0".parse::<Dims>().unwrap().eval(1, block).is_err());
+        assert!("1x2x3x4".parse::<Dims>().is_err());
+    }
+
+    #[test]
+    fn tolerances() {
+        assert_eq!("exact".parse::<Tolerance>().unwrap(), Tolerance::Exact);
+        assert_eq!("ulps:2".parse::<Tolerance>().unwrap(), Tolerance::Ulps(2));
+        assert_eq!(
+            "rel:1e-6".parse::<Tolerance>().unwrap(),
+            Tolerance::Relative(1e-6)
+        );
+        assert!("rel:-1".parse::<Tolerance>().is_err());
+        assert!("close".parse::<Tolerance>().is_err());
+    }
+}
