@@ -147,10 +147,11 @@ fn ulp_distance(a: u64, b: u64, width: u32) -> u64 {
     if nan(a) || nan(b) {
         return u64::MAX;
     }
-    // Floats in order as integers: negatives mirrored below the positives.
+    // Floats in order as integers: negatives mirrored below the positives, -0.0 one below +0.0
+    // (so that `exact` tells them apart).
     let ordered = |x: u64| {
         if x & sign != 0 {
-            sign.wrapping_sub(x & !sign) as i128
+            sign as i128 - (x & !sign) as i128 - 1
         } else {
             sign as i128 + x as i128
         }
