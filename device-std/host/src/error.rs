@@ -125,6 +125,46 @@ pub enum Error {
         /// The alignment kernels assume.
         align: u64,
     },
+    /// Device memory of one GPU was passed to a copy or fill queued on another.
+    #[error("memory of GPU {buffer} was passed to a copy or fill on GPU {gpu}")]
+    ForeignBuffer {
+        /// Ordinal of the buffer's GPU.
+        buffer: usize,
+        /// Ordinal of the GPU the operation was queued on.
+        gpu: usize,
+    },
+    /// `slice(range)`/`slice_mut(range)` was given a range that is not within the buffer (or
+    /// whose start is after its end); `usize::MAX` stands for a bound that overflows.
+    #[error("range {start}..{end} is not within a buffer of {len} elements")]
+    BadRange {
+        /// The first element asked for.
+        start: usize,
+        /// One past the last element asked for.
+        end: usize,
+        /// The buffer's (or view's) length.
+        len: usize,
+    },
+    /// A copy between memory of different lengths; nothing was copied.
+    #[error(
+        "{operation}: the source has {src} elements and the destination {dst}; they must be \
+         equal"
+    )]
+    LengthMismatch {
+        /// The copy (`memcpy_dtod`, `memcpy_htod_async`, ...).
+        operation: &'static str,
+        /// The source's length.
+        src: usize,
+        /// The destination's length.
+        dst: usize,
+    },
+    /// An allocation of more bytes than an allocation can have (more than `isize::MAX`).
+    #[error("{len} elements of {element_bytes} bytes are more bytes than one allocation can have")]
+    AllocationSize {
+        /// The element count asked for.
+        len: usize,
+        /// `size_of` the element type.
+        element_bytes: usize,
+    },
     /// A kernel failed while running: a panic (a trap on the GPU), or a barrier not every thread
     /// of a block reached. On the GPU this is reported by the next call that waits for the
     /// kernel (see [`crate`]); the emulator's [`KernelFailure`] converts into this too.

@@ -9,7 +9,8 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::{DeviceBuffer, Error, Gpu, LaunchConfig};
+use crate::memory::{DeviceMemory, DeviceMemoryMut, Region, Tracker};
+use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Error, Gpu, LaunchConfig};
 
 /// A crate's PTX, loaded (JIT-compiled by the driver) on one [`Gpu`].
 pub struct KernelModule {
@@ -168,6 +169,8 @@ pub struct Launch<'a> {
     args: LaunchArgs<'a>,
     /// The first argument buffer the launch cannot use (another GPU's, or misaligned).
     bad_buffer: Option<Error>,
+    /// The buffers the kernel reads (`false`) or writes (`true`), recorded once it is queued.
+    accesses: Vec<(&'a Tracker, bool)>,
 }
 
 impl<'a> Launch<'a> {
@@ -178,6 +181,7 @@ impl<'a> Launch<'a> {
             function,
             args: gpu.stream.launch_builder(&function.function),
             bad_buffer: None,
+            accesses: Vec::new(),
         }
     }
 
@@ -208,10 +212,19 @@ impl<'a> Launch<'a> {
             block_dim: cfg.block,
             shared_mem_bytes: cfg.shared_mem_bytes,
         };
-        // SAFETY: parameter agreement is the caller's contract; buffers stay alive because the
-        // launch borrows them for 'a and cudarc's buffers free on the same stream.
-        unsafe { self.args.launch(cfg) }.map_err(|e| self.gpu.blame(e))?;
-        self.gpu.launched(&self.function.name);
+        // SAFETY: parameter agreement is the caller's contract. The buffers stay alive until the
+        // kernel is done: the launch borrows them for 'a, and a buffer's memory is freed only
+        // after every access recorded below (docs/host.md).
+        let launched = unsafe { self.args.launch(cfg) };
+        // Recorded even when the launch failed: the driver may have queued it.
+        let gpu = self.gpu;
+        for (tracker, write) in self.accesses.drain(..) {
+            tracker
+                .record(&gpu.stream, gpu.stream_id, write)
+                .map_err(|e| gpu.blame(e))?;
+        }
+        launched.map_err(|e| gpu.blame(e))?;
+        gpu.launched(&self.function.name);
         Ok(())
     }
 
@@ -243,18 +256,25 @@ impl<'a> Launch<'a> {
         Ok(())
     }
 
-    fn check_device<T>(&mut self, buf: &DeviceBuffer<T>) {
-        let (buffer, launch) = (buf.slice.ordinal(), self.gpu.ordinal());
+    /// Checks an argument's memory, orders the launch after the work on it that must come
+    /// first, and notes it for recording once the kernel is queued.
+    fn check_device(&mut self, region: &Region<'a>) {
+        let (buffer, launch) = (region.ordinal, self.gpu.ordinal());
         if self.bad_buffer.is_some() {
             return;
         }
         if buffer != launch {
             self.bad_buffer = Some(Error::WrongDevice { buffer, launch });
-        } else if let Some(address) = buf.misaligned {
+        } else if let Some(address) = region.misaligned {
             self.bad_buffer = Some(Error::MisalignedBuffer {
                 address,
                 align: oxide_contract::SLICE_ALIGN,
             });
+        } else if region.len > 0 {
+            match region.tracker.order(&self.gpu.stream, region.write) {
+                Ok(()) => self.accesses.push((region.tracker, region.write)),
+                Err(e) => self.bad_buffer = Some(self.gpu.blame(e)),
+            }
         }
     }
 }
@@ -272,6 +292,9 @@ mod sealed {
     pub trait Sealed {}
     impl<T> Sealed for &super::DeviceBuffer<T> {}
     impl<T> Sealed for &mut super::DeviceBuffer<T> {}
+    impl<T> Sealed for &super::DeviceView<'_, T> {}
+    impl<T> Sealed for &mut super::DeviceViewMut<'_, T> {}
+    impl Sealed for super::Region<'_> {}
     impl<T> Sealed for super::ByValue<'_, T> {}
     impl<T> Sealed for &mut crate::Rows<&mut super::DeviceBuffer<T>> {}
     impl<T> Sealed for &mut crate::Pairs<&mut super::DeviceBuffer<T>> {}
@@ -327,37 +350,43 @@ impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Rows<&'b mut DeviceBuffer<T
     }
 }
 
-/// `&[T]`: device pointer (never null), then element count.
-impl<'a, T> KernelArg<'a> for &'a DeviceBuffer<T> {
+/// A kernel's slice, from a buffer or a view: device pointer (never null), then element count.
+/// What `#[kernel]`'s launchers push, from `&impl DeviceMemory<T>` (a `&[T]` argument) and
+/// `&mut impl DeviceMemoryMut<T>` (a `DisjointSlice<T>` or atomic slice: the kernel writes it).
+impl<'a> KernelArg<'a> for Region<'a> {
     fn push_params(self, launch: &mut Launch<'a>) {
-        launch.check_device(self);
-        if self.slice.is_empty() {
-            launch.args.arg(&self.empty_ptr_param);
-        } else {
-            launch.args.arg(&self.slice);
-        }
-        launch.args.arg(&self.len_param);
+        launch.check_device(&self);
+        let [ptr, len] = self.params;
+        launch.args.arg(ptr);
+        launch.args.arg(len);
     }
 }
 
-/// `DisjointSlice<T>`: device pointer (never null), then element count; the kernel writes the
-/// buffer.
+/// `&[T]`.
+impl<'a, T> KernelArg<'a> for &'a DeviceBuffer<T> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        self.region().push_params(launch);
+    }
+}
+
+/// `DisjointSlice<T>`: the kernel writes the buffer.
 impl<'a, T> KernelArg<'a> for &'a mut DeviceBuffer<T> {
     fn push_params(self, launch: &mut Launch<'a>) {
-        launch.check_device(self);
-        let DeviceBuffer {
-            slice,
-            len_param,
-            empty_ptr_param,
-            ..
-        } = self;
-        let (len_param, empty_ptr_param): (&'a u64, &'a u64) = (len_param, empty_ptr_param);
-        if slice.is_empty() {
-            launch.args.arg(empty_ptr_param);
-        } else {
-            launch.args.arg(slice);
-        }
-        launch.args.arg(len_param);
+        self.region_mut().push_params(launch);
+    }
+}
+
+/// `&[T]`, part of a buffer.
+impl<'a, T> KernelArg<'a> for &'a DeviceView<'_, T> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        self.region().push_params(launch);
+    }
+}
+
+/// `DisjointSlice<T>`, part of a buffer.
+impl<'a, T> KernelArg<'a> for &'a mut DeviceViewMut<'_, T> {
+    fn push_params(self, launch: &mut Launch<'a>) {
+        self.region_mut().push_params(launch);
     }
 }
 

@@ -1,9 +1,13 @@
 //! `oxide-host`, the host runtime of oxide kernels (`oxide::host` to kernel authors): open a GPU, move data, launch kernels (over cudarc's driver API, loaded at run
 //! time so that a machine without a driver gets [`Error::NoDriver`], never a panic).
 //!
-//! Ordering: everything runs on one stream per [`Gpu`]. Copies to the device and launches are
-//! asynchronous; [`Gpu::dtoh`], [`Gpu::synchronize`] and [`Gpu::time`] wait for the stream, so
-//! a result read back with `dtoh` is always complete.
+//! Ordering: a [`Gpu`] queues all its work on one stream; [`Gpu::new_stream`] gives a
+//! [`Stream`], which derefs to a `Gpu` whose work goes to a stream of its own. Launches, copies
+//! to the device, device-to-device copies, fills and copies with [`PinnedBuffer`]s are
+//! asynchronous; [`Gpu::dtoh`], [`Gpu::memcpy_dtoh`], [`Gpu::synchronize`], [`Gpu::time`] and
+//! [`Event::synchronize`] wait, so a result read back with `dtoh` is always complete. Work on
+//! one buffer is never reordered, across streams included, and memory is never freed or given
+//! back to the host before the work queued on it is done (docs/host.md).
 //!
 //! Kernel failures: a kernel that traps (a panic in device code: an index out of bounds, an
 //! `unwrap` of `None`, `panic!`) fails asynchronously, so the error shows at the next call that
@@ -13,39 +17,58 @@
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtr, DriverError};
+use cudarc::driver::{CudaContext, CudaStream, DriverError};
 
 mod error;
 mod launch;
+mod memory;
+mod pinned;
+mod properties;
 mod rows;
+mod stream;
+mod track;
 
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
 #[doc(hidden)]
 pub use launch::{ByValue, KernelArg, Launch, generic_function};
 pub use launch::{KernelFunction, KernelModule, load_module};
+#[doc(hidden)]
+pub use memory::Region;
+pub use memory::{
+    AnyBitPattern, DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut,
+};
 pub use oxide_emulator::launch::{
     LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
     SHARED_MEM_BYTES_WITHOUT_OPT_IN,
 };
+pub use pinned::PinnedBuffer;
+pub use properties::DeviceProperties;
 pub use rows::{Pairs, RowStorage, Rows, Wave};
+use stream::LaunchLog;
+pub use stream::{Event, Stream};
 
-/// One CUDA device, with its primary context and the stream all work goes to.
+/// One CUDA device, with its primary context and the stream this handle's work goes to (the
+/// device's default stream; a [`Stream`] is a `Gpu` of another stream).
 pub struct Gpu {
     ctx: Arc<CudaContext>,
-    stream: Arc<CudaStream>,
-    /// Modules loaded so far, by PTX image, so a kernel's PTX is JIT-compiled once per Gpu,
-    /// each with the kernels looked up in it so far (a launch then costs no driver lookup).
-    modules: Mutex<launch::ModuleCache<launch::LoadedModule>>,
-    /// Launches, and waits that succeeded: which kernel an asynchronous failure belongs to.
-    launches: Mutex<LaunchLog>,
+    pub(crate) stream: Arc<CudaStream>,
+    /// This handle's stream, as the per-stream records of buffers and launches know it.
+    pub(crate) stream_id: u64,
+    /// Modules loaded so far, by PTX image, so a kernel's PTX is JIT-compiled once per Gpu
+    /// (shared with its streams), each with the kernels looked up in it so far (a launch then
+    /// costs no driver lookup).
+    modules: Arc<Mutex<launch::ModuleCache<launch::LoadedModule>>>,
+    /// Launches, and waits that succeeded, on this device's streams: which kernel an
+    /// asynchronous failure belongs to.
+    launches: Arc<Mutex<LaunchLog>>,
     /// Read once, for the launch contract `#[kernel(sm = ...)]`.
-    compute_capability: std::sync::OnceLock<u32>,
+    compute_capability: Arc<OnceLock<u32>>,
     /// Read once, for launches of more than 48 KiB of dynamic shared memory.
-    shared_per_block_opt_in: std::sync::OnceLock<u32>,
+    shared_per_block_opt_in: Arc<OnceLock<u32>>,
 }
 
 impl Gpu {
@@ -78,10 +101,11 @@ impl Gpu {
         Ok(Gpu {
             ctx,
             stream,
-            modules: Mutex::new(launch::ModuleCache::new()),
-            launches: Mutex::new(LaunchLog::default()),
-            compute_capability: std::sync::OnceLock::new(),
-            shared_per_block_opt_in: std::sync::OnceLock::new(),
+            stream_id: stream::next_stream_id(),
+            modules: Arc::new(Mutex::new(launch::ModuleCache::new())),
+            launches: Arc::new(Mutex::new(LaunchLog::default())),
+            compute_capability: Arc::new(OnceLock::new()),
+            shared_per_block_opt_in: Arc::new(OnceLock::new()),
         })
     }
 
@@ -118,47 +142,8 @@ impl Gpu {
         self.ctx.ordinal()
     }
 
-    /// Copies `data` to a new device buffer.
-    pub fn htod<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
-        let slice = if data.is_empty() {
-            self.stream.null()
-        } else {
-            self.stream.clone_htod(data)
-        };
-        Ok(DeviceBuffer::new(slice.map_err(|e| self.blame(e))?))
-    }
-
-    /// A new device buffer of `n` zeroes.
-    pub fn alloc_zeroed<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        n: usize,
-    ) -> Result<DeviceBuffer<T>, Error> {
-        let slice = if n == 0 {
-            self.stream.null()
-        } else {
-            self.stream.alloc_zeros(n)
-        };
-        Ok(DeviceBuffer::new(slice.map_err(|e| self.blame(e))?))
-    }
-
-    /// Copies a device buffer back, after all work queued before it (so it waits for kernels).
-    /// A kernel that failed since the last wait gives [`Error::KernelFailed`].
-    pub fn dtoh<T: DeviceRepr>(&self, buf: &DeviceBuffer<T>) -> Result<Vec<T>, Error> {
-        if buf.is_empty() {
-            return Ok(Vec::new());
-        }
-        let seen = self.launch_count();
-        let data = self
-            .stream
-            .clone_dtoh(&buf.slice)
-            .map_err(|e| self.blame(e))?;
-        // The copy into pageable memory is queued on the stream; wait so `data` is complete.
-        self.stream.synchronize().map_err(|e| self.blame(e))?;
-        self.waited(seen);
-        Ok(data)
-    }
-
-    /// Waits until all queued work has finished, and reports any asynchronous kernel error
+    /// Waits until all work queued on this handle's stream has finished (`cudaStreamSynchronize`;
+    /// [`Gpu::synchronize_device`] waits for every stream), and reports any asynchronous kernel error
     /// ([`Error::KernelFailed`] when a kernel failed since the last wait).
     pub fn synchronize(&self) -> Result<(), Error> {
         let seen = self.launch_count();
@@ -193,19 +178,20 @@ impl Gpu {
         self.launches.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Launches so far; taken before a wait, given to [`Gpu::waited`] after it succeeds.
+    /// Launches on this stream so far; taken before a wait, given to [`Gpu::waited`] after it
+    /// succeeds.
     fn launch_count(&self) -> u64 {
-        self.launch_log().launches
+        self.launch_log().count(self.stream_id)
     }
 
-    /// A wait that started after `seen` launches succeeded: they all finished.
+    /// A wait on this stream that started after `seen` launches succeeded: they all finished.
     fn waited(&self, seen: u64) {
-        self.launch_log().waited(seen);
+        self.launch_log().waited(self.stream_id, seen);
     }
 
-    /// Records a launch of `kernel` (the name errors give).
+    /// Records a launch of `kernel` (the name errors give) on this stream.
     pub(crate) fn launched(&self, kernel: &Arc<str>) {
-        self.launch_log().launched(kernel);
+        self.launch_log().launched(self.stream_id, kernel);
     }
 
     /// The error for a failed driver call on this GPU: [`Error::KernelFailed`] naming the last
@@ -213,38 +199,6 @@ impl Gpu {
     /// that launch, [`Error::Driver`] otherwise.
     pub(crate) fn blame(&self, e: DriverError) -> Error {
         error::after_launch(self.launch_log().pending(), e)
-    }
-}
-
-/// Which kernel an asynchronous failure belongs to: launches so far, the waits that succeeded,
-/// and the last kernel launched.
-#[derive(Debug, Default)]
-struct LaunchLog {
-    /// Launches queued so far.
-    launches: u64,
-    /// Every launch up to this count has finished (a wait that began after it succeeded).
-    finished: u64,
-    /// The kernel launched last.
-    last: Option<Arc<str>>,
-}
-
-impl LaunchLog {
-    fn launched(&mut self, kernel: &Arc<str>) {
-        self.launches += 1;
-        self.last = Some(Arc::clone(kernel));
-    }
-
-    /// A wait that began after `seen` launches has succeeded. A launch queued meanwhile (from
-    /// another thread) stays pending.
-    fn waited(&mut self, seen: u64) {
-        self.finished = self.finished.max(seen);
-    }
-
-    /// The last kernel launched, if it may not have finished (no wait since has succeeded).
-    fn pending(&self) -> Option<&str> {
-        self.last
-            .as_deref()
-            .filter(|_| self.launches > self.finished)
     }
 }
 
@@ -264,100 +218,5 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
         s.clone()
     } else {
         "the CUDA driver library could not be used".to_owned()
-    }
-}
-
-/// Device memory holding `len()` elements of `T`. Pass `&buf` for a kernel's `&[T]` argument
-/// and `&mut buf` for its `DisjointSlice<T>` argument.
-pub struct DeviceBuffer<T> {
-    slice: CudaSlice<T>,
-    /// The element count as the kernel's `u64` length parameter; it lives here so that the
-    /// parameter pointer stays valid for the launch.
-    len_param: u64,
-    /// The pointer parameter of an empty buffer: never null (docs/contracts.md).
-    empty_ptr_param: u64,
-    /// The device address, when it breaks the alignment kernels assume
-    /// ([`oxide_contract::SLICE_ALIGN`]); launches refuse such a buffer.
-    misaligned: Option<u64>,
-}
-
-impl<T> DeviceBuffer<T> {
-    fn new(slice: CudaSlice<T>) -> Self {
-        let len_param = slice.len() as u64;
-        // A fresh buffer: the stream's events this records are the allocation's (the guard
-        // borrows `slice`, so it ends before `slice` moves).
-        let (ptr, record) = slice.device_ptr(slice.stream());
-        let (empty_ptr_param, misaligned) = if slice.is_empty() {
-            (non_null_param(ptr, align_of::<T>()), None)
-        } else {
-            (0, (ptr % oxide_contract::SLICE_ALIGN != 0).then_some(ptr))
-        };
-        drop(record);
-        DeviceBuffer {
-            slice,
-            len_param,
-            empty_ptr_param,
-            misaligned,
-        }
-    }
-
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.slice.len()
-    }
-
-    /// Whether the buffer has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.slice.is_empty()
-    }
-}
-
-/// The pointer a kernel gets for a buffer at device address `ptr` with elements aligned to
-/// `align`: `ptr` itself, or for the null pointer of an empty buffer a dangling non-null
-/// pointer aligned to `align` and to [`oxide_contract::SLICE_ALIGN`] (a slice's pointer is never
-/// null and always so aligned; the backend marks it `nonnull align`).
-fn non_null_param(ptr: u64, align: usize) -> u64 {
-    if ptr == 0 {
-        (align as u64).max(oxide_contract::SLICE_ALIGN)
-    } else {
-        ptr
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn empty_buffers_get_a_dangling_pointer() {
-        assert_eq!(non_null_param(0, 4), 16);
-        assert_eq!(non_null_param(0, 1), 16);
-        assert_eq!(non_null_param(0, 16), 16);
-        assert_eq!(non_null_param(0, 64), 64);
-        assert_eq!(non_null_param(0x7f00_0000_0200, 8), 0x7f00_0000_0200);
-    }
-
-    #[test]
-    fn the_pending_kernel_is_the_last_launched_until_a_wait() {
-        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
-        let mut log = LaunchLog::default();
-        assert_eq!(log.pending(), None);
-        log.launched(&a);
-        assert_eq!(log.pending(), Some("a"));
-        log.launched(&b);
-        assert_eq!(log.pending(), Some("b"));
-        // A wait that began after both launches succeeded.
-        log.waited(2);
-        assert_eq!(log.pending(), None);
-        // A wait that began before a launch does not cover it.
-        let seen = log.launches;
-        log.launched(&a);
-        log.waited(seen);
-        assert_eq!(log.pending(), Some("a"));
-        // An older wait finishing late changes nothing.
-        log.waited(1);
-        assert_eq!(log.pending(), Some("a"));
-        log.waited(3);
-        assert_eq!(log.pending(), None);
     }
 }

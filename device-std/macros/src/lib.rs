@@ -87,8 +87,10 @@ pub fn derive_valid_as_zero_bits(input: TokenStream) -> TokenStream {
 /// CPU emulator `<name>::emulate`.
 ///
 /// Argument types and what the launcher takes for them:
-/// `&[T]` → `&oxide::host::DeviceBuffer<T>`; `DisjointSlice<T>` →
-/// `&mut oxide::host::DeviceBuffer<T>`; any other `T: Copy + oxide::DeviceData` → `T` (plain
+/// `&[T]` → `&impl oxide::host::DeviceMemory<T>` (`&buf` of a `DeviceBuffer<T>`, or `&view` of a
+/// `DeviceView`/`DeviceViewMut`); `DisjointSlice<T>` (and an atomic slice) →
+/// `&mut impl oxide::host::DeviceMemoryMut<T>` (`&mut buf`, or `&mut view` of a
+/// `DeviceViewMut`, which borrows its buffer mutably); any other `T: Copy + oxide::DeviceData` → `T` (plain
 /// device data: no references, raw pointers or interior mutability; docs/safety.md).
 ///
 /// What the emulator takes for them: `&[T]` → `&[T]` (`T: Sync`); `DisjointSlice<T>` →
@@ -341,8 +343,8 @@ impl Kernel {
         for (arg, _, kind) in &self.args {
             match kind {
                 ArgKind::Slice(elem) => {
-                    params.push(quote!(#arg: &::oxide::host::DeviceBuffer<#elem>));
-                    pushes.push(quote!(#launch.push(#arg);));
+                    params.push(quote!(#arg: &impl ::oxide::host::DeviceMemory<#elem>));
+                    pushes.push(quote!(#launch.push(::oxide::host::DeviceMemory::region(#arg));));
                     emu_params.push(quote!(#arg: &[#elem]));
                     // Every emulated thread reads the slice: `T: Sync`.
                     emu_shared.push(quote_spanned! {elem.span()=>
@@ -363,8 +365,10 @@ impl Kernel {
                         pushes.push(quote!(#launch.push(&mut #arg);));
                         emu_params.push(quote!(#arg: ::oxide::host::#host<&mut [#elem]>));
                     } else {
-                        params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#elem>));
-                        pushes.push(quote!(#launch.push(#arg);));
+                        params.push(quote!(#arg: &mut impl ::oxide::host::DeviceMemoryMut<#elem>));
+                        pushes.push(quote!(
+                            #launch.push(::oxide::host::DeviceMemoryMut::region_mut(#arg));
+                        ));
                         emu_params.push(quote!(#arg: &mut [#elem]));
                     }
                     // The words after the pointer and the length, read before the buffer is
@@ -411,8 +415,10 @@ impl Kernel {
                     };
                     // The kernel writes the buffer (atomically): the launch borrows it mutably,
                     // so no other argument of the launch aliases it.
-                    params.push(quote!(#arg: &mut ::oxide::host::DeviceBuffer<#plain>));
-                    pushes.push(quote!(#launch.push(#arg);));
+                    params.push(quote!(#arg: &mut impl ::oxide::host::DeviceMemoryMut<#plain>));
+                    pushes.push(quote!(
+                        #launch.push(::oxide::host::DeviceMemoryMut::region_mut(#arg));
+                    ));
                     emu_params.push(quote!(#arg: &mut [#plain]));
                     // SAFETY (not emitted): an atomic integer has the size, alignment and bit
                     // validity of its integer (`core::sync::atomic`), and the `&mut` borrow of
@@ -1149,11 +1155,11 @@ mod tests {
         );
         let out = expanded(quote!(), item);
         assert!(
-            out.contains("x : & :: oxide :: host :: DeviceBuffer < u32 >"),
+            out.contains("x : & impl :: oxide :: host :: DeviceMemory < u32 >"),
             "{out}"
         );
         assert!(
-            out.contains("out : & mut :: oxide :: host :: DeviceBuffer < u32 >"),
+            out.contains("out : & mut impl :: oxide :: host :: DeviceMemoryMut < u32 >"),
             "{out}"
         );
     }
