@@ -139,6 +139,20 @@ if [[ -x "$here/cargo-oxide" && -f "$here/ports.txt" ]]; then
         fi
         summary+=("check-port $name: $verdict")
     done <"$here/ports.txt"
+    # And a wrong port must be refused: transpose's output read as rows of 2048, not 4096.
+    wrong=$(grep '^transpose ' "$here/ports.txt" | sed 's/^transpose //; s/out@rows(4096)/out@rows(2048)/')
+    read -r -a port_args <<<"$wrong"
+    out=$("$here/cargo-oxide" check-port --cuda "$here/twins/transpose.cu" \
+        --ptx "$here/ptx/transpose.ptx" --work-dir "$(mktemp -d)" "${port_args[@]}" 2>&1)
+    rc=$?
+    sed "s/^/  [check-port wrong transpose] /" <<<"$out"
+    if [[ $rc -eq 1 ]] && grep -q 'check-port: FAIL' <<<"$out"; then
+        passed=$((passed + 1))
+        summary+=("check-port refuses a wrong transpose port: yes")
+    else
+        failed=$((failed + 1))
+        summary+=("check-port refuses a wrong transpose port: NO (exit $rc)")
+    fi
 fi
 
 # compute-sanitizer over every kernel: each oxide binary at the small size, and the release
