@@ -303,41 +303,30 @@ impl<T> DeviceMemoryMut<T> for DeviceBuffer<T> {
     }
 }
 
-impl<T> DeviceMemory<T> for DeviceView<'_, T> {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn region(&self) -> Region<'_> {
-        Region {
-            address: self.address,
-            len: self.len,
-            bytes: self.len * size_of::<T>(),
-            params: &self.params,
-            misaligned: self.misaligned,
-            ordinal: self.buf.slice.ordinal(),
-            tracker: &self.buf.tracker,
-            write: false,
+/// Both views read their buffer's record and their own range the same way.
+macro_rules! view_memory {
+    ($($view:ident),*) => {$(
+        impl<T> DeviceMemory<T> for $view<'_, T> {
+            fn len(&self) -> usize {
+                self.len
+            }
+            fn region(&self) -> Region<'_> {
+                Region {
+                    address: self.address,
+                    len: self.len,
+                    bytes: self.len * size_of::<T>(),
+                    params: &self.params,
+                    misaligned: self.misaligned,
+                    ordinal: self.buf.slice.ordinal(),
+                    tracker: &self.buf.tracker,
+                    write: false,
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl<T> DeviceMemory<T> for DeviceViewMut<'_, T> {
-    fn len(&self) -> usize {
-        self.len
-    }
-    fn region(&self) -> Region<'_> {
-        Region {
-            address: self.address,
-            len: self.len,
-            bytes: self.len * size_of::<T>(),
-            params: &self.params,
-            misaligned: self.misaligned,
-            ordinal: self.buf.slice.ordinal(),
-            tracker: &self.buf.tracker,
-            write: false,
-        }
-    }
-}
+view_memory!(DeviceView, DeviceViewMut);
 
 impl<T> DeviceMemoryMut<T> for DeviceViewMut<'_, T> {
     fn region_mut(&mut self) -> Region<'_> {
