@@ -6,8 +6,8 @@
 
 pub mod backend;
 pub mod build;
-pub mod check_port;
 pub mod cargo;
+pub mod check_port;
 pub mod cli;
 pub mod doctor;
 pub mod driver;

@@ -20,7 +20,15 @@ fn help_in_both_forms() {
         let out = cargo_oxide(args);
         assert!(out.status.success(), "{args:?}");
         let help = text(&out.stdout);
-        for cmd in ["build", "run", "inspect", "pipeline", "doctor", "new", "check-port"] {
+        for cmd in [
+            "build",
+            "run",
+            "inspect",
+            "pipeline",
+            "doctor",
+            "new",
+            "check-port",
+        ] {
             assert!(help.contains(cmd), "{args:?} help lacks {cmd}:\n{help}");
         }
     }

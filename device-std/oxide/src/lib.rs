@@ -67,8 +67,8 @@ pub mod prelude {
     pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
-        BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, DisjointSlice,
-        DeviceRepr, ValidAsZeroBits, WarpRows, WaveTiles, kernel,
+        BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs, DisjointRows,
+        DisjointSlice, ValidAsZeroBits, WarpRows, WaveTiles, kernel,
     };
 }
 

@@ -41,6 +41,9 @@ pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
         sum += (chunk[lane] - max).exp();
     }
     let sum = warp::sum(sum);
+    // A counted loop, not `chunks.iter().enumerate()`: with the iterator LLVM keeps a second
+    // induction variable, the column checks of `own_mut` stay and the loop does not unroll.
+    #[allow(clippy::needless_range_loop)]
     for k in 0..CHUNKS {
         if let Some((_, o)) = row.own_mut(k) {
             *o = (chunks[k][lane] - max).exp() / sum;
