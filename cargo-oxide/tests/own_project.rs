@@ -28,6 +28,11 @@ fn succeed(cmd: &mut Command, dir: &Path, path: &str) -> Output {
     ] {
         cmd.env_remove(var);
     }
+    // A user has a default toolchain; a machine without one (rustup installed only the pinned
+    // nightly) runs the outer cargo with the pin instead.
+    if let Some(toolchain) = without_default_toolchain() {
+        cmd.env("RUSTUP_TOOLCHAIN", toolchain);
+    }
     let out = cmd
         .current_dir(dir)
         .env("PATH", path)
@@ -41,6 +46,14 @@ fn succeed(cmd: &mut Command, dir: &Path, path: &str) -> Output {
         text(&out.stderr)
     );
     out
+}
+
+/// The pinned toolchain when rustup has no default one.
+fn without_default_toolchain() -> Option<&'static str> {
+    let default = Command::new("rustup").arg("default").output().ok()?;
+    let text = text(&default.stdout);
+    (!default.status.success() || text.trim().is_empty() || text.contains("no default"))
+        .then(cargo_oxide::toolchain::pinned)
 }
 
 #[test]

@@ -50,5 +50,7 @@ pub fn échelle<T: Copy + DeviceData + core::ops::Mul<Output = T>>(
 
 fn main() {
     // Instantiates `échelle::<f32>` here, which is what makes the backend compile it.
-    std::hint::black_box(échelle::launch::<f32> as fn(_, _, _, _, _) -> _);
+    // The launcher takes any device memory (a buffer or a view): name the buffer types.
+    type Buffer = oxide::host::DeviceBuffer<f32>;
+    std::hint::black_box(échelle::launch::<f32> as fn(_, _, _, &Buffer, &mut Buffer) -> _);
 }
