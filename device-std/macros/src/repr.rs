@@ -350,8 +350,14 @@ fn expand_enum(input: &DeriveInput, int: &Ident, derive: Derive) -> TokenStream2
             ),
             name.span(),
         );
+        // The primitive by its full path: a type alias named `u16` in the enum's module would
+        // otherwise be the cast's target, and a truncating cast could make a discriminant
+        // such as 256 look like 0.
         quote_spanned! {name.span()=>
-            const _: () = ::core::assert!(#((#name::#variants as #int) == 0)||*, #message);
+            const _: () = ::core::assert!(
+                #((#name::#variants as ::core::primitive::#int) == 0)||*,
+                #message
+            );
         }
     });
     // The impls' safety: a non-empty enum of unit variants with an integer `#[repr]` is that
@@ -482,7 +488,10 @@ mod tests {
         );
         let out = expanded(item, Derive::ValidAsZeroBits).unwrap();
         assert!(
-            out.contains("(Level :: Low as i16) == 0 || (Level :: Mid as i16) == 0"),
+            out.contains(
+                "(Level :: Low as :: core :: primitive :: i16) == 0 || \
+                 (Level :: Mid as :: core :: primitive :: i16) == 0"
+            ),
             "{out}"
         );
         assert!(out.contains("unsafe impl :: oxide :: host :: ValidAsZeroBits for Level"));
