@@ -163,8 +163,11 @@ fn close(x: f64, y: f64, ulps: u64, tolerance: Tolerance) -> bool {
     match tolerance {
         Tolerance::Exact => ulps == 0,
         Tolerance::Ulps(k) => ulps <= k,
+        // Equal bits (or two NaNs: `ulps` is 0), or two finite values close enough: with an
+        // infinite expected value the bound `rel * |x|` is infinite too, and any oxide value
+        // but NaN, even one of the other sign, would pass.
         Tolerance::Relative(rel) => {
-            ulps == 0 || (x - y).abs() <= rel * x.abs().max(1.0) || (x.is_nan() && y.is_nan())
+            ulps == 0 || (x.is_finite() && y.is_finite() && (x - y).abs() <= rel * x.abs().max(1.0))
         }
     }
 }
@@ -183,6 +186,28 @@ mod tests {
         assert!(values.iter().any(|&v| v < -0.5) && values.iter().any(|&v| v > 0.5));
         assert_eq!(generate("w", Elem::U8, 7).len(), 7);
         assert_eq!(generate("w", Elem::U64, 3).len(), 24);
+    }
+
+    #[test]
+    fn a_relative_tolerance_takes_no_value_for_an_infinity() {
+        let inf = f32::INFINITY.to_le_bytes();
+        let rel = Tolerance::Relative(1e-6);
+        assert!(compare(Elem::F32, &inf, &inf, rel).passed());
+        for oxide in [f32::NEG_INFINITY, 1.0, 0.0, f32::MAX] {
+            let c = compare(Elem::F32, &inf, &oxide.to_le_bytes(), rel);
+            assert!(!c.passed(), "CUDA inf, oxide {oxide}");
+        }
+        let c = compare(
+            Elem::F64,
+            &1.0f64.to_le_bytes(),
+            &f64::INFINITY.to_le_bytes(),
+            rel,
+        );
+        assert!(!c.passed());
+        let nan = f64::NAN.to_le_bytes();
+        assert!(compare(Elem::F64, &nan, &nan, rel).passed());
+        assert!(!compare(Elem::F64, &nan, &1.0f64.to_le_bytes(), rel).passed());
+        assert!(!compare(Elem::F64, &1.0f64.to_le_bytes(), &nan, rel).passed());
     }
 
     #[test]
