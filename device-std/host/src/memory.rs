@@ -360,15 +360,30 @@ unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}
 /// Copies, fills and allocations, each queued on this handle's stream (a [`crate::Stream`]
 /// derefs to a [`Gpu`], so they run on a stream the same way).
 impl Gpu {
-    /// Copies `data` to a new device buffer (`cudaMalloc` + `cudaMemcpy` host to device). The
-    /// copy is queued; `data` is free to change once this returns (the driver has taken it).
+    /// Copies `data` to a new device buffer (`cudaMalloc` + `cudaMemcpy` host to device), and
+    /// returns when the copy is done, as `cudaMemcpy` does: `data` is then free to change, even
+    /// when it is a `PinnedBuffer`'s slice, which the driver would read asynchronously.
     pub fn htod<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
         let slice = if data.is_empty() {
             self.stream.null()
         } else {
             self.stream.clone_htod(data)
         };
-        DeviceBuffer::new(slice.map_err(|e| self.blame(e))?, self)
+        let buffer = DeviceBuffer::new(slice.map_err(|e| self.blame(e))?, self)?;
+        self.wait_for_host_source(data)?;
+        Ok(buffer)
+    }
+
+    /// Waits for the copy just queued from `src` when `src` may still be read by it. A copy
+    /// from pageable memory has consumed it when the driver call returns, but `src` may be the
+    /// slice of a `PinnedBuffer` (`as_slice`), which the driver reads asynchronously: without
+    /// this wait the host could rewrite or free it while the GPU reads (as `cudaMemcpy` does,
+    /// the call returns when the copy is done).
+    fn wait_for_host_source<T>(&self, src: &[T]) -> Result<(), Error> {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.synchronize()
     }
 
     /// A new device buffer of `n` zeroes.
@@ -418,11 +433,12 @@ impl Gpu {
     ) -> Result<(), Error> {
         let dst = dst.region_mut();
         check_lengths("memcpy_htod", src.len(), dst.len)?;
-        // SAFETY: `dst` is `src.len()` elements of `T` on this device; a copy from pageable
-        // memory has taken `src` when the call returns.
+        // SAFETY: `dst` is `src.len()` elements of `T` on this device; `src` stays borrowed
+        // until the copy is done (`wait_for_host_source`).
         self.access(&[&dst], |stream| unsafe {
             cudarc::driver::result::memcpy_htod_async(dst.address, src, stream.cu_stream())
-        })
+        })?;
+        self.wait_for_host_source(src)
     }
 
     /// Copies device memory into `dst`, of the same length, and waits for it (`cudaMemcpy`

@@ -557,6 +557,17 @@ fn pinned_round_trip() -> Result<(), Error> {
     ));
     let mut empty = gpu.alloc_pinned::<u32>(0)?;
     assert!(empty.as_mut_slice()?.is_empty());
+    // A pinned slice through the ordinary copies (which the driver reads asynchronously): they
+    // return when the copy is done, so the host may rewrite the memory at once, then free it.
+    let mut src = gpu.alloc_pinned::<u32>(n)?;
+    src.as_mut_slice()?.fill(5);
+    let copied = gpu.htod(src.as_slice()?)?;
+    let mut into = gpu.alloc_zeroed::<u32>(n)?;
+    gpu.memcpy_htod(src.as_slice()?, &mut into)?;
+    src.as_mut_slice()?.fill(9);
+    drop(src);
+    assert!(gpu.dtoh(&copied)?.iter().all(|&x| x == 5));
+    assert!(gpu.dtoh(&into)?.iter().all(|&x| x == 5));
     Ok(())
 }
 
