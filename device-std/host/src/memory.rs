@@ -137,41 +137,35 @@ pub struct DeviceViewMut<'a, T> {
     misaligned: Option<u64>,
 }
 
-impl<T> DeviceView<'_, T> {
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
+/// What both views offer alike: their length, and read-only views of a part of them.
+macro_rules! view_methods {
+    ($($view:ident),*) => {$(
+        impl<T> $view<'_, T> {
+            /// Number of elements.
+            pub fn len(&self) -> usize {
+                self.len
+            }
 
-    /// Whether the view has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
+            /// Whether the view has no elements.
+            pub fn is_empty(&self) -> bool {
+                self.len == 0
+            }
 
-    /// The elements of this view in `range` (relative to the view).
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>, Error> {
-        let (start, len) = bounds(range, self.len)?;
-        self.buf.slice(self.start + start..self.start + start + len)
-    }
+            /// The elements of this view in `range` (relative to the view), read-only.
+            pub fn slice(
+                &self,
+                range: impl RangeBounds<usize>,
+            ) -> Result<DeviceView<'_, T>, Error> {
+                let (start, len) = bounds(range, self.len)?;
+                self.buf.slice(self.start + start..self.start + start + len)
+            }
+        }
+    )*};
 }
 
+view_methods!(DeviceView, DeviceViewMut);
+
 impl<T> DeviceViewMut<'_, T> {
-    /// Number of elements.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the view has no elements.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The elements of this view in `range` (relative to the view), read-only.
-    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>, Error> {
-        let (start, len) = bounds(range, self.len)?;
-        self.buf.slice(self.start + start..self.start + start + len)
-    }
-
     /// The elements of this view in `range` (relative to the view), writable.
     pub fn slice_mut(
         &mut self,
