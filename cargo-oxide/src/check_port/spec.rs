@@ -44,14 +44,15 @@ impl FromStr for Expr {
         if rest.is_empty() {
             return Ok(Expr::N);
         }
-        let (op, k) = rest.split_at(1);
-        let k = parse_u64(k.trim()).map_err(|_| bad())?;
+        let mut chars = rest.chars();
+        let op = chars.next().ok_or_else(bad)?;
+        let k = parse_u64(chars.as_str().trim()).map_err(|_| bad())?;
         match op {
-            "/" if k == 0 => Err(format!("`{s}` divides by zero")),
-            "/" => Ok(Expr::Div(k)),
-            "*" => Ok(Expr::Mul(k)),
-            "+" => Ok(Expr::Add(k)),
-            "-" => Ok(Expr::Sub(k)),
+            '/' if k == 0 => Err(format!("`{s}` divides by zero")),
+            '/' => Ok(Expr::Div(k)),
+            '*' => Ok(Expr::Mul(k)),
+            '+' => Ok(Expr::Add(k)),
+            '-' => Ok(Expr::Sub(k)),
             _ => Err(bad()),
         }
     }
@@ -460,6 +461,9 @@ mod tests {
         assert!("n-8".parse::<Expr>().unwrap().eval(4).is_err());
         assert!("n/0".parse::<Expr>().is_err());
         assert!("m".parse::<Expr>().is_err());
+        // Not a char boundary after the `n`: an error, not a panic.
+        assert!("nü".parse::<Expr>().is_err());
+        assert!("n/ä".parse::<Expr>().is_err());
     }
 
     #[test]

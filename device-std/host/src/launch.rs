@@ -301,54 +301,26 @@ mod sealed {
     impl<T> Sealed for &mut crate::Wave<&mut super::DeviceBuffer<T>> {}
 }
 
-/// `WaveTiles<T, R, C>`: the buffer's pointer and length, then the row width and the wave.
-impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Wave<&'b mut DeviceBuffer<T>> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        let crate::Wave {
-            buf,
-            width_param,
-            wave_param,
-            ..
-        } = self;
-        let (buffer, width, wave): (&'a mut DeviceBuffer<T>, &'a u64, &'a u64) =
-            (&mut **buf, width_param, wave_param);
-        buffer.push_params(launch);
-        launch.args.arg(width);
-        launch.args.arg(wave);
-    }
+/// The outputs whose kernel parameters are the buffer's pointer and length (as for a
+/// `DisjointSlice<T>`) and then words of their shape: `Rows` (`DisjointRows<T>`, `WarpRows<T>`,
+/// `BlockTiles<T, R, C>`: width, pitch), `Pairs` (`DisjointPairs<T>`: distance) and `Wave`
+/// (`WaveTiles<T, R, C>`: width, wave).
+macro_rules! shaped_output_arg {
+    ($($shape:ident),*) => {$(
+        impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::$shape<&'b mut DeviceBuffer<T>> {
+            fn push_params(self, launch: &mut Launch<'a>) {
+                let crate::$shape { buf, words, .. } = self;
+                let buffer: &'a mut DeviceBuffer<T> = buf;
+                buffer.push_params(launch);
+                for word in words.iter() {
+                    launch.args.arg(word);
+                }
+            }
+        }
+    )*};
 }
 
-/// `DisjointPairs<T>`: the buffer's pointer and length, then the pairs' distance.
-impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Pairs<&'b mut DeviceBuffer<T>> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        let crate::Pairs {
-            buf,
-            distance_param,
-            ..
-        } = self;
-        let (buffer, distance): (&'a mut DeviceBuffer<T>, &'a u64) = (&mut **buf, distance_param);
-        buffer.push_params(launch);
-        launch.args.arg(distance);
-    }
-}
-
-/// `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`: the buffer's pointer and length
-/// (as for a `DisjointSlice<T>`), then the row width and the pitch.
-impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::Rows<&'b mut DeviceBuffer<T>> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        let crate::Rows {
-            buf,
-            width_param,
-            pitch_param,
-            ..
-        } = self;
-        let (buffer, width, pitch): (&'a mut DeviceBuffer<T>, &'a u64, &'a u64) =
-            (&mut **buf, width_param, pitch_param);
-        buffer.push_params(launch);
-        launch.args.arg(width);
-        launch.args.arg(pitch);
-    }
-}
+shaped_output_arg!(Rows, Pairs, Wave);
 
 /// A kernel's slice, from a buffer or a view: device pointer (never null), then element count.
 /// What `#[kernel]`'s launchers push, from `&impl DeviceMemory<T>` (a `&[T]` argument) and

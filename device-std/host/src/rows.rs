@@ -14,8 +14,7 @@ pub struct Rows<B> {
     pitch: usize,
     /// The width and the pitch as the kernel's `u64` parameters; they live here so that the
     /// parameter pointers stay valid for the launch.
-    pub(crate) width_param: u64,
-    pub(crate) pitch_param: u64,
+    pub(crate) words: [u64; 2],
 }
 
 /// What [`Rows`] can hold: a device buffer or a host slice, borrowed mutably.
@@ -62,8 +61,7 @@ impl<B: RowStorage> Rows<B> {
             buf,
             width,
             pitch,
-            width_param: width as u64,
-            pitch_param: pitch as u64,
+            words: [width as u64, pitch as u64],
         })
     }
 
@@ -97,7 +95,7 @@ pub struct Pairs<B> {
     pub(crate) buf: B,
     distance: usize,
     /// The distance as the kernel's `u64` parameter, valid for the launch.
-    pub(crate) distance_param: u64,
+    pub(crate) words: [u64; 1],
 }
 
 impl<B: RowStorage> Pairs<B> {
@@ -110,7 +108,7 @@ impl<B: RowStorage> Pairs<B> {
         Ok(Pairs {
             buf,
             distance,
-            distance_param: distance as u64,
+            words: [distance as u64],
         })
     }
 
@@ -133,8 +131,7 @@ pub struct Wave<B> {
     width: usize,
     wave: usize,
     /// The width and the wave as the kernel's `u64` parameters, valid for the launch.
-    pub(crate) width_param: u64,
-    pub(crate) wave_param: u64,
+    pub(crate) words: [u64; 2],
 }
 
 impl<B: RowStorage> Wave<B> {
@@ -153,8 +150,7 @@ impl<B: RowStorage> Wave<B> {
             buf,
             width,
             wave,
-            width_param: width as u64,
-            wave_param: wave as u64,
+            words: [width as u64, wave as u64],
         })
     }
 
