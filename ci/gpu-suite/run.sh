@@ -182,6 +182,9 @@ if [[ ${SANITIZE:-1} != 0 ]] && command -v compute-sanitizer >/dev/null; then
                 failed=$((failed + 1))
                 verdict="FAIL (exit $rc, ${errors:-?} errors)"
                 grep -E '^=========' <<<"$out" | head -n 40 | sed "s/^/  [$tool $name] /"
+                # The program's own output too: a failure with no hazards is the program's
+                # (an error it printed, a signal), and only its output says which.
+                grep -vE '^=========' <<<"$out" | tail -n 30 | sed "s/^/  [$tool $name, program] /"
             fi
             echo "  $tool $name: $verdict"
             summary+=("compute-sanitizer $tool $name: $verdict")
