@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod harness;
+pub mod ptx;
 pub mod spec;
 
 use std::path::{Path, PathBuf};
@@ -113,6 +114,24 @@ impl CheckPortArgs {
     pub fn plan(&self) -> Result<Plan> {
         let n = self.n;
         let bad = Error::CheckPortSpec;
+        // Both names are written into the generated C++; only names that can name nothing
+        // else get there.
+        if !spec::is_ptx_identifier(&self.kernel) {
+            return Err(bad(format!(
+                "--kernel {:?} is not a PTX entry name (letters, digits, `_`, `$`): give the \
+                 oxide kernel's name as `cargo oxide inspect` shows it after `.entry`",
+                self.kernel
+            )));
+        }
+        if let Some(name) = &self.cuda_kernel
+            && !spec::is_cuda_kernel_name(name)
+        {
+            return Err(bad(format!(
+                "--cuda-kernel {name:?} is not a CUDA kernel's name: an identifier, maybe \
+                 qualified (`ns::k`) and with template arguments (`scale<float>`); no quotes, \
+                 parentheses, semicolons or other punctuation"
+            )));
+        }
         let block = |d: Option<Dims>| -> Result<[u32; 3]> {
             d.unwrap_or(self.block).eval(n, [1; 3]).map_err(bad)
         };
@@ -180,7 +199,7 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
             ));
         }
     };
-    check_parameters(&ptx, &plan)?;
+    check_ptx(&ptx, &plan)?;
     let work = match &args.work_dir {
         Some(dir) => dir.clone(),
         None => std::env::temp_dir().join(format!("oxide-check-port-{}", std::process::id())),
@@ -290,32 +309,26 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
     Ok(i32::from(failed))
 }
 
-/// Refuses --oxide-args that do not give the PTX entry its number of parameters: a launch with
-/// fewer or more would read garbage (docs/contracts.md, "Kernel parameter ABI").
-fn check_parameters(ptx: &Path, plan: &Plan) -> Result<()> {
+/// Refuses a launch of the oxide kernel that its PTX entry cannot take: --oxide-args that do
+/// not give it its number of parameters (a launch with fewer or more would read garbage;
+/// docs/contracts.md, "Kernel parameter ABI"), or a grid and block that break its launch
+/// contract ([`ptx::check_launch`]).
+fn check_ptx(ptx: &Path, plan: &Plan) -> Result<()> {
     let text = std::fs::read_to_string(ptx).map_err(Error::io(ptx))?;
-    let entry = format!(".entry {}(", plan.oxide.kernel);
-    let Some(start) = text.find(&entry) else {
-        return Err(Error::CheckPortSpec(format!(
-            "no `.entry {}` in {}",
-            plan.oxide.kernel,
-            ptx.display()
-        )));
-    };
-    let params = &text[start + entry.len()..];
-    let params = &params[..params.find(')').unwrap_or(params.len())];
-    let in_ptx = params.matches(".param").count();
+    let kernel = &plan.oxide.kernel;
+    let entry = ptx::entry(&text, kernel)
+        .map_err(|e| Error::CheckPortSpec(format!("{e} in {}", ptx.display())))?;
     let given = harness::oxide_parameter_count(plan).map_err(Error::CheckPortSpec)?;
-    if in_ptx == given {
-        Ok(())
-    } else {
-        Err(Error::CheckPortSpec(format!(
-            "--oxide-args gives `{}` {given} parameters and its PTX takes {in_ptx}: a slice or \
+    if entry.params != given {
+        return Err(Error::CheckPortSpec(format!(
+            "--oxide-args gives `{kernel}` {given} parameters and its PTX takes {}: a slice or \
              DisjointSlice is one argument (pointer and length), a 2-D output NAME@rows(W), \
              `Shared` none",
-            plan.oxide.kernel
-        )))
+            entry.params
+        )));
     }
+    ptx::check_launch(&entry, kernel, plan.oxide.grid, plan.oxide.block)
+        .map_err(|why| Error::CheckPortSpec(format!("the oxide launch: {why}")))
 }
 
 /// The PTX of `krate` that has `.entry kernel`, built for `arch`.

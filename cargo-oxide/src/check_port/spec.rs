@@ -129,6 +129,19 @@ impl Elem {
     pub fn is_float(self) -> bool {
         matches!(self, Elem::F32 | Elem::F64)
     }
+
+    /// The largest value of an integer type (`None` for floats). Scalar values are sizes in
+    /// terms of `n`, never negative, so the smallest is 0.
+    pub fn int_max(self) -> Option<u64> {
+        match self {
+            Elem::U8 => Some(u8::MAX.into()),
+            Elem::I32 => Some(i32::MAX as u64),
+            Elem::U32 => Some(u32::MAX.into()),
+            Elem::I64 => Some(i64::MAX as u64),
+            Elem::U64 => Some(u64::MAX),
+            Elem::F32 | Elem::F64 => None,
+        }
+    }
 }
 
 impl FromStr for Elem {
@@ -221,12 +234,61 @@ impl FromStr for Buffer {
     }
 }
 
-fn is_identifier(s: &str) -> bool {
+/// An ASCII C identifier: `[A-Za-z_][A-Za-z0-9_]*`.
+pub fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`), which every PTX entry
+/// name is: what `--kernel` must be, since the harness quotes it in C++.
+pub fn is_ptx_identifier(s: &str) -> bool {
+    let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
+        Some('_' | '$' | '%') => s.len() > 1 && chars.all(follows),
+        _ => false,
+    }
+}
+
+/// A CUDA kernel's name as the harness pastes it into C++ (`name<<<...>>>(...)`): an
+/// identifier, maybe qualified (`ns::k`), maybe one template instance (`scale<float>`,
+/// `k<unsigned int, 4>`, `k<T*>`) whose arguments hold only identifiers, numbers, `::`, `,`,
+/// `*`, `-`, spaces and nested `<>`. Nothing else (no quotes, parentheses, semicolons, braces,
+/// `#`, newlines) can reach the generated program, so a name can only name something.
+pub fn is_cuda_kernel_name(s: &str) -> bool {
+    let (path, args) = match s.split_once('<') {
+        Some((path, rest)) => (path, Some(rest)),
+        None => (s, None),
+    };
+    let path = path.strip_prefix("::").unwrap_or(path);
+    if !path.split("::").all(is_identifier) {
+        return false;
+    }
+    let Some(args) = args else {
+        return true;
+    };
+    // `rest` is what follows the first `<`: balanced brackets, closing exactly at its end.
+    let allowed = |c: char| c.is_ascii_alphanumeric() || "_:,*- <>".contains(c);
+    let mut depth = 1u32;
+    for (i, c) in args.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    return i + 1 == args.len() && args[..i].trim() != "";
+                }
+            }
+            c if allowed(c) => {}
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// One kernel parameter, in a side's order.
@@ -257,12 +319,17 @@ impl FromStr for Arg {
         if let Some((ty, value)) = s.split_once('=') {
             let elem: Elem = ty.parse()?;
             let value = if elem.is_float() {
-                Scalar::Float(
-                    value
-                        .trim()
-                        .parse()
-                        .map_err(|_| format!("`{value}` is not a number for {elem}"))?,
-                )
+                let x: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{value}` is not a number for {elem}"))?;
+                // The harness writes the value into C++ as a literal, which has no infinity or
+                // NaN; an f32 beyond f32's range would silently become one.
+                let fits = x.is_finite() && (elem == Elem::F64 || (x as f32).is_finite());
+                if !fits {
+                    return Err(format!("`{value}` is not a finite {elem}"));
+                }
+                Scalar::Float(x)
             } else {
                 Scalar::Int(value.parse()?)
             };
@@ -437,7 +504,75 @@ impl Plan {
         if !self.buffers.iter().any(|(b, _)| b.role.compared()) {
             return Err("no buffer is `out` or `inout`: nothing would be compared".into());
         }
+        for (b, len) in &self.buffers {
+            if len.checked_mul(b.elem.size() as u64).is_none() {
+                return Err(format!(
+                    "buffer `{}`: {len} elements of {} overflow a byte count",
+                    b.name, b.elem
+                ));
+            }
+        }
+        for (side, args) in [
+            ("--cuda-args", &self.cuda.args),
+            ("--oxide-args", &self.oxide.args),
+        ] {
+            for arg in args.iter() {
+                self.check_arg(side, arg)?;
+            }
+        }
         Ok(())
+    }
+
+    /// The length of buffer `name`, which [`Plan::validate`] found declared.
+    fn len_of(&self, name: &str) -> u64 {
+        self.buffers
+            .iter()
+            .find(|(b, _)| b.name == name)
+            .map_or(0, |(_, len)| *len)
+    }
+
+    /// Checks what the launch passes for `arg` beside its type: a scalar's value fits its type
+    /// (never truncated), a row width divides its buffer and a pair distance is a power of two
+    /// (the host runtime's `Rows::new` and `Pairs::new` rules, `oxide_contract`'s).
+    fn check_arg(&self, side: &str, arg: &Arg) -> Result<(), String> {
+        let n = self.n;
+        match arg {
+            Arg::Scalar(elem, Scalar::Int(e)) => {
+                let value = e.eval(n)?;
+                match elem.int_max() {
+                    Some(max) if value > max => Err(format!(
+                        "{side}: `{elem}={e}` is {value} at n = {n}, more than {elem} holds \
+                         ({max}): give a wider type or a smaller value"
+                    )),
+                    _ => Ok(()),
+                }
+            }
+            Arg::Scalar(_, Scalar::Float(_)) | Arg::Buffer(_) => Ok(()),
+            Arg::Rows(name, width) => {
+                let (len, w) = (self.len_of(name), width.eval(n)?);
+                if oxide_contract::rows_fit(len, w, w) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{side}: `{name}@rows({width})`: buffer `{name}` of {len} elements cannot \
+                         be seen as rows of {w}: the width must be at least 1 and divide the \
+                         length (as `Rows::new` requires)"
+                    ))
+                }
+            }
+            Arg::Pairs(name, distance) => {
+                let d = distance.eval(n)?;
+                if oxide_contract::pairs_distance_fits(d) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{side}: `{name}@pairs({distance})`: the distance is {d}, not a power of \
+                         two; `DisjointPairs` pairs are disjoint only then (as `Pairs::new` \
+                         requires)"
+                    ))
+                }
+            }
+        }
     }
 }
 
@@ -486,6 +621,112 @@ mod tests {
         );
         assert!(parse_args("a@cols(3)").is_err());
         assert!(parse_args("u32=x").is_err());
+    }
+
+    #[test]
+    fn names_pasted_into_cpp_can_only_name() {
+        for good in ["vecadd", "_k", "k$1", "%k"] {
+            assert!(is_ptx_identifier(good), "{good}");
+        }
+        for bad in ["", "1k", "k\"x", "k()", "k;int", "k\n", "_", "ü"] {
+            assert!(!is_ptx_identifier(bad), "{bad:?}");
+        }
+        for good in [
+            "vecadd",
+            "ns::k",
+            "::k",
+            "scale<float>",
+            "k<unsigned int, 4>",
+            "k<float*>",
+            "k<ns::T<2>, -1>",
+        ] {
+            assert!(is_cuda_kernel_name(good), "{good}");
+        }
+        for bad in [
+            "",
+            "k()",
+            "k\"",
+            "k; system(\"rm\")",
+            "k<float>(); int x",
+            "k<float>x",
+            "k<float",
+            "k<>",
+            "k<a>>",
+            "a::",
+            "k /* */",
+            "k\n#include <x>",
+            "k{}",
+            "1k",
+        ] {
+            assert!(!is_cuda_kernel_name(bad), "{bad:?}");
+        }
+    }
+
+    fn plan(buffers: &[&str], cuda: &str, oxide: &str, n: u64) -> Result<Plan, String> {
+        let buffers = buffers
+            .iter()
+            .map(|b| {
+                let b: Buffer = b.parse()?;
+                let len = b.len.eval(n)?;
+                Ok((b, len))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let side = |args: &str| -> Result<Side, String> {
+            Ok(Side {
+                kernel: "k".into(),
+                args: parse_args(args)?,
+                grid: [1, 1, 1],
+                block: [1, 1, 1],
+                shared_bytes: 0,
+            })
+        };
+        let plan = Plan {
+            n,
+            buffers,
+            cuda: side(cuda)?,
+            oxide: side(oxide)?,
+            tolerance: Tolerance::Exact,
+            reps: 1,
+        };
+        plan.validate()?;
+        Ok(plan)
+    }
+
+    /// Issue 18: `u32=99999999999` was truncated to 32 bits in the harness.
+    #[test]
+    fn scalars_that_do_not_fit_their_type_are_errors() {
+        let b = ["c:u32:1:out"];
+        assert!(plan(&b, "c,u32=4294967295", "c", 8).is_ok());
+        let e = plan(&b, "c,u32=99999999999", "c", 8).unwrap_err();
+        assert!(e.contains("more than u32 holds (4294967295)"), "{e}");
+        assert!(plan(&b, "c,u8=256", "c", 8).is_err());
+        assert!(plan(&b, "c,i32=2147483648", "c", 8).is_err());
+        assert!(plan(&b, "c", "c,i64=n*2", 1 << 62).is_err());
+        assert!(plan(&b, "c,u32=n*2", "c", 1 << 31).is_err());
+        assert!(plan(&b, "c,u64=n*2", "c", 1 << 31).is_ok());
+        for bad in ["f32=1e39", "f32=inf", "f64=nan", "f64=-inf"] {
+            assert!(bad.parse::<Arg>().is_err(), "{bad}");
+        }
+        assert!("f64=1e300".parse::<Arg>().is_ok());
+        let e = plan(&["c:u64:n:out"], "c", "c", 1 << 62).unwrap_err();
+        assert!(e.contains("overflow a byte count"), "{e}");
+    }
+
+    /// Issue 18: `@rows(W)` and `@pairs(D)` were not checked.
+    #[test]
+    fn rows_and_pairs_follow_the_host_runtimes_rules() {
+        let b = ["a:f32:n:in", "c:f32:n:out"];
+        assert!(plan(&b, "a,c", "a,c@rows(4)", 12).is_ok());
+        let e = plan(&b, "a,c", "a,c@rows(5)", 12).unwrap_err();
+        assert!(e.contains("cannot be seen as rows of 5"), "{e}");
+        assert!(plan(&b, "a,c", "a,c@rows(0)", 12).is_err());
+        assert!(plan(&b, "a,c", "a,c@rows(n)", 12).is_ok());
+        assert!(plan(&b, "a,c", "a,c@pairs(4)", 12).is_ok());
+        assert!(plan(&b, "a,c", "a,c@pairs(n/4)", 16).is_ok());
+        let e = plan(&b, "a,c", "a,c@pairs(3)", 12).unwrap_err();
+        assert!(e.contains("not a power of two"), "{e}");
+        assert!(plan(&b, "a,c", "a,c@pairs(n/2)", 12).is_err());
+        assert!(plan(&b, "a,c", "a,c@pairs(0)", 12).is_err());
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
 //!   each one is compiled with;
 //! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer;
+//! - [`rows_fit`], [`pairs_distance_fits`], [`KernelOptions::check_launch_shape`]: what a
+//!   launch's shaped outputs and shape must satisfy;
 //! - [`DEVICE_RUNTIME_FUNCTIONS`]: the functions of CUDA's device runtime kernels may call;
 //! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments.
 //!
@@ -19,12 +21,14 @@
 mod arch;
 mod marker;
 pub mod printf;
+mod shape;
 
 pub use arch::{ArchError, DEFAULT_ARCH, GpuArch, PtxIsa};
 pub use marker::{
     KERNEL_MARKER_PREFIX, KernelOptions, UnknownKernelOption, generic_entry, kernel_entry,
     kernel_marker, parse_kernel_marker, ptx_image_symbol,
 };
+pub use shape::{pairs_distance_fits, rows_fit};
 
 /// The alignment, in bytes, of the data pointer of every slice a launch passes to a kernel
 /// (docs/contracts.md, "Kernel parameter ABI"): device buffers are whole allocations of the

@@ -54,7 +54,7 @@ impl<B: RowStorage> Rows<B> {
     /// `1 <= width <= pitch` and `pitch` divides the buffer's length.
     pub fn with_pitch(buf: B, width: usize, pitch: usize) -> Result<Self, Error> {
         let len = buf.elements();
-        if width == 0 || width > pitch || !len.is_multiple_of(pitch) {
+        if !oxide_contract::rows_fit(len as u64, width as u64, pitch as u64) {
             return Err(Error::BadRows { len, width, pitch });
         }
         Ok(Rows {
@@ -102,7 +102,7 @@ impl<B: RowStorage> Pairs<B> {
     /// `buf` as pairs `distance` apart. Fails with [`Error::BadPairs`] unless `distance` is a
     /// power of two.
     pub fn new(buf: B, distance: usize) -> Result<Self, Error> {
-        if !distance.is_power_of_two() {
+        if !oxide_contract::pairs_distance_fits(distance as u64) {
             return Err(Error::BadPairs { distance });
         }
         Ok(Pairs {
@@ -139,7 +139,7 @@ impl<B: RowStorage> Wave<B> {
     /// at least 1 and divides the buffer's length.
     pub fn new(buf: B, width: usize, wave: usize) -> Result<Self, Error> {
         let len = buf.elements();
-        if width == 0 || !len.is_multiple_of(width) {
+        if !oxide_contract::rows_fit(len as u64, width as u64, width as u64) {
             return Err(Error::BadRows {
                 len,
                 width,

@@ -169,36 +169,10 @@ fn dynamic_shared_bytes<T>(len: usize) -> Result<u32, u32> {
     }
 }
 
-/// Why `cfg` breaks the shape contract of `options`, if it does.
+/// Why `cfg` breaks the shape contract of `options`, if it does (the rule is the contract
+/// crate's, which `cargo oxide check-port` applies too).
 fn launch_shape(kernel: &str, cfg: &LaunchConfig, options: &KernelOptions) -> Result<(), String> {
-    if options.grid_1d && !cfg.is_1d() {
-        return Err(format!(
-            "kernel `{kernel}` is declared `#[kernel(grid = \"1d\")]`: grid and block must have \
-             y = z = 1, and this launch has grid {:?} and block {:?}",
-            cfg.grid, cfg.block
-        ));
-    }
-    if let Some([x, y, z]) = options.block
-        && cfg.block != (x, y, z)
-    {
-        return Err(format!(
-            "kernel `{kernel}` is declared `#[kernel(block = \"{x}x{y}x{z}\")]`: its blocks must \
-             be exactly ({x}, {y}, {z}), and this launch has block {:?}",
-            cfg.block
-        ));
-    }
-    let (x, y, z) = cfg.block;
-    let threads = u64::from(x) * u64::from(y) * u64::from(z);
-    if let Some(max) = options.max_threads
-        && threads > u64::from(max)
-    {
-        return Err(format!(
-            "kernel `{kernel}` is declared `#[kernel(max_threads = {max})]`: its blocks have at \
-             most {max} threads, and this launch has block {:?}, {threads} threads",
-            cfg.block
-        ));
-    }
-    Ok(())
+    options.check_launch_shape(kernel, cfg.grid, cfg.block)
 }
 
 #[cfg(test)]

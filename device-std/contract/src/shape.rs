@@ -1,0 +1,133 @@
+//! What a launch must satisfy beyond the parameters' types: the shape words of a kernel's shaped
+//! outputs (docs/contracts.md, "Kernel parameter ABI": a row width and pitch, a pair distance)
+//! and the launch shape a kernel's options promise (`grid = "1d"`, `block`, `max_threads`).
+//! The device code's partitions are sound only under these rules; the host runtime checks them
+//! before a launch or an emulation, and `cargo oxide check-port` before it launches a port, all
+//! through these functions.
+
+use crate::KernelOptions;
+
+/// Whether `len` elements can be seen as rows of `width` elements, each starting `pitch`
+/// elements after the previous one (`DisjointRows`, `WarpRows`, `BlockTiles`; `WaveTiles` with
+/// `pitch = width`): `1 <= width <= pitch` and `pitch` divides `len`. A kernel's rows are its
+/// threads' (or warps', or blocks') own only when every row is whole.
+pub fn rows_fit(len: u64, width: u64, pitch: u64) -> bool {
+    width >= 1 && width <= pitch && len.is_multiple_of(pitch)
+}
+
+/// Whether `DisjointPairs` may pair elements `distance` apart: a power of two. The map from a
+/// thread's index to its pair (a zero bit inserted at the distance's position) is one to one
+/// only then.
+pub fn pairs_distance_fits(distance: u64) -> bool {
+    distance.is_power_of_two()
+}
+
+impl KernelOptions {
+    /// Why a launch of grid `grid` and block `block` (x, y, z) breaks the shape these options
+    /// promise (`grid = "1d"`, `block`, `max_threads`), if it does; `kernel` names the kernel in
+    /// the message. `min_blocks_per_sm` is a hint and `sm` is about the device, not the shape.
+    pub fn check_launch_shape(
+        &self,
+        kernel: &str,
+        grid: (u32, u32, u32),
+        block: (u32, u32, u32),
+    ) -> Result<(), String> {
+        let one_d = |(_, y, z): (u32, u32, u32)| y == 1 && z == 1;
+        if self.grid_1d && !(one_d(grid) && one_d(block)) {
+            return Err(format!(
+                "kernel `{kernel}` is declared `#[kernel(grid = \"1d\")]`: grid and block must \
+                 have y = z = 1, and this launch has grid {grid:?} and block {block:?}"
+            ));
+        }
+        if let Some([x, y, z]) = self.block
+            && block != (x, y, z)
+        {
+            return Err(format!(
+                "kernel `{kernel}` is declared `#[kernel(block = \"{x}x{y}x{z}\")]`: its blocks \
+                 must be exactly ({x}, {y}, {z}), and this launch has block {block:?}"
+            ));
+        }
+        let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
+        if let Some(max) = self.max_threads
+            && threads > u64::from(max)
+        {
+            return Err(format!(
+                "kernel `{kernel}` is declared `#[kernel(max_threads = {max})]`: its blocks have \
+                 at most {max} threads, and this launch has block {block:?}, {threads} threads"
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_must_be_whole() {
+        assert!(rows_fit(12, 4, 4));
+        assert!(rows_fit(12, 3, 6));
+        assert!(rows_fit(0, 1, 1));
+        for (len, width, pitch) in [(12, 0, 0), (12, 5, 5), (12, 13, 13), (12, 4, 3), (12, 4, 5)] {
+            assert!(!rows_fit(len, width, pitch), "{len} {width} {pitch}");
+        }
+    }
+
+    #[test]
+    fn pairs_are_a_power_of_two_apart() {
+        for d in [1, 2, 4, 1 << 40] {
+            assert!(pairs_distance_fits(d), "{d}");
+        }
+        for d in [0, 3, 6, u64::MAX] {
+            assert!(!pairs_distance_fits(d), "{d}");
+        }
+    }
+
+    #[test]
+    fn launch_shapes() {
+        let none = KernelOptions::default();
+        assert!(none.check_launch_shape("k", (2, 2, 1), (8, 8, 1)).is_ok());
+        let grid_1d = KernelOptions {
+            grid_1d: true,
+            ..none
+        };
+        assert!(
+            grid_1d
+                .check_launch_shape("k", (4, 1, 1), (32, 1, 1))
+                .is_ok()
+        );
+        assert!(
+            grid_1d
+                .check_launch_shape("k", (4, 1, 1), (32, 2, 1))
+                .is_err()
+        );
+        assert_eq!(
+            grid_1d
+                .check_launch_shape("k", (2, 2, 1), (8, 8, 1))
+                .unwrap_err(),
+            "kernel `k` is declared `#[kernel(grid = \"1d\")]`: grid and block must have y = z \
+             = 1, and this launch has grid (2, 2, 1) and block (8, 8, 1)"
+        );
+        let block = KernelOptions {
+            block: Some([32, 8, 1]),
+            ..none
+        };
+        assert!(block.check_launch_shape("k", (9, 9, 1), (32, 8, 1)).is_ok());
+        assert!(
+            block
+                .check_launch_shape("k", (9, 9, 1), (8, 32, 1))
+                .is_err()
+        );
+        let max = KernelOptions {
+            max_threads: Some(64),
+            ..none
+        };
+        assert!(max.check_launch_shape("k", (1, 1, 1), (8, 8, 1)).is_ok());
+        assert!(
+            max.check_launch_shape("k", (1, 1, 1), (8, 8, 2))
+                .unwrap_err()
+                .ends_with("block (8, 8, 2), 128 threads")
+        );
+    }
+}
