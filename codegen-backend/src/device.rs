@@ -12,11 +12,13 @@ use crate::{
     import::{DeviceModule, FloatMode, KernelMode},
 };
 
-/// A kernel to compile: the instance, its PTX entry name and its mode.
+/// A kernel to compile: the instance, its PTX entry name and its mode, and the item whose name
+/// is its marker (the `const`, or the generic wrapper).
 struct KernelSpec<'tcx> {
     instance: Instance<'tcx>,
     entry: String,
     mode: KernelMode,
+    marker: rustc_hir::def_id::DefId,
 }
 
 /// The kernel name and mode a marker (an item name) carries
@@ -60,6 +62,11 @@ struct Dumps {
 
 /// Compiles the crate's kernels to PTX; `None` when it has none or on error (already reported).
 pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
+    // Every device mark where it is written, kernels or not: a library's marked function is
+    // called from other crates' kernels.
+    if crate::marks::check::check_crate(tcx) {
+        return None;
+    }
     let (kernels, kernel_errors, has_generic) = find_kernels(tcx);
     if !kernel_errors.is_empty() {
         for e in kernel_errors {
@@ -181,6 +188,7 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
                 instance: Instance::mono(tcx, kernel),
                 entry: oxide_contract::kernel_entry(name),
                 mode,
+                marker: def_id,
             }),
             Err(why) => errors.push(bad_kernel(def_id, name.to_string(), why)),
         }
@@ -219,33 +227,60 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
                     instance: *instance,
                     entry: oxide_contract::generic_entry(name, &type_names),
                     mode,
+                    marker: def_id,
                 });
             }
         }
     }
     kernels.sort_by(|a, b| a.entry.cmp(&b.entry));
-    // The launcher finds a kernel by its entry alone: one entry, one kernel.
+    // The launcher finds a kernel by its entry alone: one entry, one kernel, one marker.
     for pair in kernels.windows(2) {
-        let (a, b) = (pair[0].instance, pair[1].instance);
-        if pair[0].entry != pair[1].entry || a == b {
+        let (first, second) = (&pair[0], &pair[1]);
+        let (a, b) = (first.instance, second.instance);
+        if first.entry != second.entry || (a == b && first.marker == second.marker) {
             continue;
         }
-        let why = if a.def_id() == b.def_id() {
+        let two_markers = first.marker != second.marker
+            && (a == b || tcx.parent(first.marker) == tcx.parent(second.marker));
+        let (why, at) = if two_markers {
+            // Two markers of one kernel: one of them was not written by `#[kernel]` (a constant
+            // named like a marker with other options), and compiling the kernel once per marker
+            // would define its entry twice. Report it at the one the user wrote, if one was.
+            let user_written = [second.marker, first.marker]
+                .into_iter()
+                .find(|m| !tcx.def_span(*m).from_expansion())
+                .unwrap_or(second.marker);
+            (
+                format!(
+                    "`{}` and `{}` would both be the PTX entry `{}`, and the launcher finds a kernel by its entry alone; an item named like a kernel marker is `#[kernel]`'s own: rename it",
+                    tcx.def_path_str(first.marker),
+                    tcx.def_path_str(second.marker),
+                    first.entry
+                ),
+                user_written,
+            )
+        } else if a.def_id() == b.def_id() {
             // Two closures of one function share a `type_name`.
-            format!(
-                "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
-                crate::import::display_instance(tcx, a),
-                crate::import::display_instance(tcx, b)
+            (
+                format!(
+                    "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
+                    crate::import::display_instance(tcx, a),
+                    crate::import::display_instance(tcx, b)
+                ),
+                b.def_id(),
             )
         } else {
-            format!(
-                "`{}` and `{}` would both be the PTX entry `{}`, and the launcher finds a kernel by its entry alone; give the kernels of a crate distinct names",
-                tcx.def_path_str(a.def_id()),
-                tcx.def_path_str(b.def_id()),
-                pair[0].entry
+            (
+                format!(
+                    "`{}` and `{}` would both be the PTX entry `{}`, and the launcher finds a kernel by its entry alone; give the kernels of a crate distinct names",
+                    tcx.def_path_str(a.def_id()),
+                    tcx.def_path_str(b.def_id()),
+                    first.entry
+                ),
+                b.def_id(),
             )
         };
-        errors.push(bad_kernel(b.def_id(), pair[1].entry.clone(), why));
+        errors.push(bad_kernel(at, second.entry.clone(), why));
     }
     (kernels, errors, has_generic)
 }

@@ -5,6 +5,8 @@
 //! (oxide-dialects), emits PTX in process (oxide-llvm-emit), and `embed` adds the PTX to the
 //! crate's objects so the host binary carries it.
 #![feature(rustc_private)]
+// The unit test that every mark keyword has exactly one entry counts the keywords.
+#![cfg_attr(test, feature(variant_count))]
 #![warn(unreachable_pub, rust_2018_idioms)]
 
 extern crate rustc_abi;
@@ -29,6 +31,7 @@ mod embed;
 mod error;
 mod ice;
 mod import;
+mod marks;
 mod registry;
 mod uniformity;
 

@@ -21,7 +21,9 @@
 //! | `#[oxide_gpu::dynamic_shared_memory]` (on a type) | a `static` of the type is the start of the dynamic shared memory (`.extern .shared .align 16`) |
 //!
 //! The function's body is its host implementation (the CPU emulator's), so a new instruction is
-//! a function of device-std with an attribute: no backend change. Functions the backend itself
+//! a function of device-std with an attribute: no backend change. The keywords, the items they
+//! mark and who may write them are `crate::marks`'s: outside device-std a mark is believed only
+//! on an `unsafe fn`, and only for the marks a caller can make a promise about. Functions the backend itself
 //! calls (exact soft implementations of constructs PTX has no instruction for) are found by
 //! their diagnostic items (`#[rustc_diagnostic_item = "oxide_soft_…"]`), the way rustc finds
 //! `core`'s items. Standard-library items are classified by lang and diagnostic items.
@@ -37,9 +39,7 @@ use rustc_middle::ty::TyCtxt;
 use rustc_span::{Symbol, sym};
 
 use crate::import::atomics::{AtomicScope, ScopedOp, ordering_from_name};
-
-/// The tool name device-std registers (`#![register_tool(oxide_gpu)]`).
-const TOOL: &str = "oxide_gpu";
+use crate::marks::{self, Keyword, Mark, TOOL, Target};
 
 /// What a call of a marked device-std function becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -162,7 +162,8 @@ impl HostOnly {
     }
 }
 
-/// A malformed `#[oxide_gpu::…]` attribute (device-std and the backend disagree).
+/// A malformed `#[oxide_gpu::…]` attribute (device-std and the backend disagree), or a mark
+/// the rule of `crate::marks` does not believe.
 #[derive(Clone, Debug)]
 pub(crate) struct BadAttribute(pub(crate) String);
 
@@ -207,43 +208,23 @@ impl<'tcx> Registry<'tcx> {
     fn parse_device_fn(&self, def_id: DefId) -> Result<Option<DeviceFn>, BadAttribute> {
         let mut found = None;
         for (name, attr) in self.marks(def_id) {
-            let parsed = match name.as_str() {
-                "special_register" => {
-                    let register = single_string(attr, "special_register")?;
-                    SpecialRegister::from_ptx_name(&register)
-                        .map(DeviceFn::SpecialRegister)
-                        .ok_or_else(|| {
-                            BadAttribute(format!("`{register}` is not a special register"))
-                        })?
-                }
-                "barrier" => DeviceFn::Barrier,
-                "warp_collective" => DeviceFn::WarpCollective,
-                "emulator_check" => DeviceFn::EmulatorCheck,
-                "shared_address" => DeviceFn::SharedAddress,
-                "nvvm" => DeviceFn::Nvvm {
-                    intrinsic: single_string(attr, "nvvm")?,
-                },
-                "ptx" => parse_ptx(attr)?,
-                "atomic" => parse_atomic(attr)?,
-                "device_runtime" => {
-                    let symbol = single_string(attr, "device_runtime")?;
-                    if !oxide_contract::DEVICE_RUNTIME_FUNCTIONS.contains(&symbol.as_str()) {
-                        return Err(BadAttribute(format!(
-                            "`{symbol}` is not a device-runtime function oxide declares ({})",
-                            oxide_contract::DEVICE_RUNTIME_FUNCTIONS.join(", ")
-                        )));
-                    }
-                    DeviceFn::DeviceRuntime { symbol }
-                }
-                // Marks of types, read elsewhere.
-                "disjoint_slice" | "shared_memory" | "dynamic_shared_memory" => continue,
-                // Read by the uniformity analysis; the function is compiled as it is.
-                "warp_uniform" => continue,
-                other => {
-                    return Err(BadAttribute(format!(
-                        "`#[{TOOL}::{other}]` is not an attribute this backend knows"
-                    )));
-                }
+            let mark = marks::lookup(name.as_str()).ok_or_else(|| {
+                BadAttribute(format!(
+                    "`#[{TOOL}::{name}]` is not an attribute this backend knows"
+                ))
+            })?;
+            // A type's mark on a function means nothing here; where it is written it is an
+            // error (`marks::check`).
+            if mark.target != Target::Function {
+                continue;
+            }
+            // A crate compiled without the backend escaped the check where marks are written:
+            // its marks are believed only where that check would have accepted them.
+            if let Some(refusal) = marks::refusal_of(self.tcx, def_id, mark) {
+                return Err(BadAttribute(refusal.message(mark)));
+            }
+            let Some(parsed) = parse_function_mark(mark, attr)? else {
+                continue;
             };
             if found.replace(parsed).is_some() {
                 return Err(BadAttribute(
@@ -254,29 +235,35 @@ impl<'tcx> Registry<'tcx> {
         Ok(found)
     }
 
-    /// Whether `adt` is `DisjointSlice`.
+    /// Whether `def_id` carries the mark `keyword` and may: outside device-std a type mark is
+    /// never believed (a type cannot be `unsafe`), a function mark only on an `unsafe fn`.
+    fn has_trusted_mark(&self, def_id: DefId, keyword: Keyword) -> bool {
+        self.marks(def_id).any(|(name, _)| {
+            marks::lookup(name.as_str()).is_some_and(|mark| {
+                mark.keyword == keyword && marks::refusal_of(self.tcx, def_id, mark).is_none()
+            })
+        })
+    }
+
+    /// Whether `adt` is one of device-std's outputs (`DisjointSlice`...).
     pub(crate) fn is_disjoint_slice(&self, adt: DefId) -> bool {
-        self.marks(adt)
-            .any(|(name, _)| name.as_str() == "disjoint_slice")
+        self.has_trusted_mark(adt, Keyword::DisjointSlice)
     }
 
     /// Whether a `static` of the type `adt` is block-shared memory.
     pub(crate) fn is_shared_memory(&self, adt: DefId) -> bool {
-        self.marks(adt)
-            .any(|(name, _)| name.as_str() == "shared_memory")
+        self.has_trusted_mark(adt, Keyword::SharedMemory)
     }
 
     /// Whether `def_id`'s result is the same in every lane of a warp (`#[oxide_gpu::warp_uniform]`,
     /// read by the uniformity analysis).
     pub(crate) fn is_warp_uniform(&self, def_id: DefId) -> bool {
-        self.marks(def_id)
-            .any(|(name, _)| name.as_str() == "warp_uniform")
+        self.has_trusted_mark(def_id, Keyword::WarpUniform)
     }
 
     /// Whether a `static` of the type `adt` is the start of the block's dynamic shared memory.
     pub(crate) fn is_dynamic_shared_memory(&self, adt: DefId) -> bool {
-        self.marks(adt)
-            .any(|(name, _)| name.as_str() == "dynamic_shared_memory")
+        self.has_trusted_mark(adt, Keyword::DynamicSharedMemory)
     }
 
     /// The device-std function implementing `soft`, if device-std is linked.
@@ -343,6 +330,59 @@ impl<'tcx> Registry<'tcx> {
             Some(HostOnly::Std)
         } else {
             None
+        }
+    }
+}
+
+/// What a call of a function with `mark` becomes (`None`: the function as it is, for
+/// `warp_uniform`, which the uniformity analysis reads), or why `attr`'s arguments are wrong.
+/// Also what `marks::check` runs where a mark is written.
+pub(crate) fn parse_function_mark(
+    mark: &Mark,
+    attr: &rustc_hir::Attribute,
+) -> Result<Option<DeviceFn>, BadAttribute> {
+    let word = || {
+        if attr.is_word() {
+            Ok(())
+        } else {
+            Err(BadAttribute(format!(
+                "`#[{TOOL}::{}]` takes no arguments",
+                mark.name
+            )))
+        }
+    };
+    match mark.keyword {
+        Keyword::SpecialRegister => {
+            let register = single_string(attr, mark.name)?;
+            SpecialRegister::from_ptx_name(&register)
+                .map(|r| Some(DeviceFn::SpecialRegister(r)))
+                .ok_or_else(|| BadAttribute(format!("`{register}` is not a special register")))
+        }
+        Keyword::Barrier => word().map(|()| Some(DeviceFn::Barrier)),
+        Keyword::WarpCollective => word().map(|()| Some(DeviceFn::WarpCollective)),
+        Keyword::EmulatorCheck => word().map(|()| Some(DeviceFn::EmulatorCheck)),
+        Keyword::SharedAddress => word().map(|()| Some(DeviceFn::SharedAddress)),
+        Keyword::WarpUniform => word().map(|()| None),
+        Keyword::Nvvm => Ok(Some(DeviceFn::Nvvm {
+            intrinsic: single_string(attr, mark.name)?,
+        })),
+        Keyword::Ptx => parse_ptx(attr).map(Some),
+        Keyword::Atomic => parse_atomic(attr).map(Some),
+        Keyword::DeviceRuntime => {
+            let symbol = single_string(attr, mark.name)?;
+            if !oxide_contract::DEVICE_RUNTIME_FUNCTIONS.contains(&symbol.as_str()) {
+                return Err(BadAttribute(format!(
+                    "`{symbol}` is not a device-runtime function oxide declares ({})",
+                    oxide_contract::DEVICE_RUNTIME_FUNCTIONS.join(", ")
+                )));
+            }
+            Ok(Some(DeviceFn::DeviceRuntime { symbol }))
+        }
+        Keyword::DisjointSlice | Keyword::SharedMemory | Keyword::DynamicSharedMemory => {
+            Err(BadAttribute(format!(
+                "`#[{TOOL}::{}]` marks a struct, not a function",
+                mark.name
+            )))
         }
     }
 }

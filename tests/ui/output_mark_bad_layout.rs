@@ -1,6 +1,7 @@
-// A kernel crate's own type marked as an output (`#[oxide_gpu::disjoint_slice]`) must have an
-// output's words: a pointer, a length and optionally a row width. Another layout is an error
-// at the kernel, not an internal error of the backend.
+// A kernel crate's own type marked as an output (`#[oxide_gpu::disjoint_slice]`) whose layout is
+// not an output's words. Before type marks were device-std's only, this was an error at the
+// kernel (not an internal error of the backend); now the mark itself is refused, before any
+// layout is looked at (mark_disjoint_slice_user_type.rs has one with an output's layout).
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 

@@ -102,8 +102,10 @@ impl<'tcx> FnCx<'tcx, '_> {
                 return self.device_intrinsic(&path, device_fn, args, destination, target);
             }
             Ok(None) => {}
+            // A malformed mark of another crate, or one the rule of `crate::marks` refuses
+            // (that crate was compiled without the backend's check where marks are written).
             Err(BadAttribute(why)) => {
-                return unsupported(self.span, format!("`{path}` ({why})"));
+                return not_on_gpu(self.span, format!("the call of `{path}`"), why);
             }
         }
         if self.m.registry.is_std_panic(def_id) {

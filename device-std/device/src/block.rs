@@ -45,18 +45,20 @@ fn exchange_warp_totals<T: WarpValue>(total: T) -> (T, u32) {
     assert!(warps <= WARP_SIZE, "a block has at most 1024 threads");
     let lane = warp::lane_id();
     let slots = WARP_TOTALS.as_mut_ptr();
-    // Whatever an earlier collective of this block read from the scratch, it has read.
-    thread::sync_threads();
+    // Whatever an earlier collective of this block read from the scratch, it has read: the
+    // scratch's read phase ends (a barrier the emulator pairs only with the same one).
+    thread::end_read_phase(slots.cast());
     if lane == 0 {
-        // SAFETY: `t / 32 < warps <= 32`; lane 0 of each warp writes its own warp's slot, and
-        // nobody reads the scratch between the barriers around this write.
+        // SAFETY: `t / 32 < warps <= 32` (`t < n`: a thread is in its block, on the GPU and
+        // in every host context, docs/safety.md); lane 0 of each warp writes its own warp's
+        // slot, and nobody reads the scratch between the barriers around this write.
         unsafe {
             slots
                 .add((t / WARP_SIZE) as usize)
                 .write(total.to_warp_bits())
         };
     }
-    thread::sync_threads();
+    thread::end_write_phase(slots.cast());
     let theirs = if lane < warps {
         // SAFETY: slot `lane < warps` was written by lane 0 of warp `lane` before the barrier
         // above, and nobody writes it until the next collective's first barrier.

@@ -14,60 +14,31 @@
 //! kernel code cannot change which GPU thread it is (which would let two threads hold the same
 //! [`crate::ThreadIndex`]).
 //!
+//! The host bodies trust the context and the runner: a block collective writes the scratch
+//! slot of its warp, a shared array's layout gives each thread of the block its own slots, and
+//! shared memory is whatever pointer the runner returns. So no safe function gives a body
+//! a context that is not a thread of a valid launch (each is checked,
+//! [`ThreadContext::validate`]), and a runner is `unsafe` to write ([`ThreadHost`]) and to
+//! install ([`install`], [`Installed::set_context`]): docs/safety.md, "Host bodies run only
+//! in valid thread contexts".
+//!
 //! Block-shared memory ([`crate::shared::SharedArray`]) is the runner's too: each block gets its
 //! own copy from [`ThreadHost::block_shared`] (the emulator keeps a [`BlockShared`] per block);
 //! without a runner, each OS thread has its own.
 
-use std::alloc::{self, Layout};
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::marker::PhantomData;
-use std::ptr::NonNull;
 use std::rc::Rc;
 
 use crate::warp::WARP_SIZE;
 
-/// Indices and dimensions of one simulated GPU thread, each as `[x, y, z]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ThreadContext {
-    /// `threadIdx`: this thread's position in its block.
-    pub thread_idx: [u32; 3],
-    /// `blockIdx`: this thread's block's position in the grid.
-    pub block_idx: [u32; 3],
-    /// `blockDim`: threads per block along each axis.
-    pub block_dim: [u32; 3],
-    /// `gridDim`: blocks per grid along each axis.
-    pub grid_dim: [u32; 3],
-}
+mod block_shared;
+mod context;
 
-impl ThreadContext {
-    /// Thread 0 of a grid of one block of one thread: what a plain host call of a kernel sees.
-    pub const SINGLE: ThreadContext = ThreadContext {
-        thread_idx: [0; 3],
-        block_idx: [0; 3],
-        block_dim: [1; 3],
-        grid_dim: [1; 3],
-    };
-
-    /// The thread's linear number in its block, x fastest:
-    /// `(z * block_dim_y + y) * block_dim_x + x`. Warps are cut from this order.
-    pub fn thread_in_block(&self) -> u32 {
-        let [x, y, z] = self.thread_idx;
-        (z * self.block_dim[1] + y) * self.block_dim[0] + x
-    }
-
-    /// The thread's lane in its warp (`%laneid`): [`thread_in_block`](Self::thread_in_block)
-    /// modulo the warp size.
-    pub fn lane(&self) -> u32 {
-        self.thread_in_block() % WARP_SIZE
-    }
-}
-
-impl Default for ThreadContext {
-    fn default() -> Self {
-        Self::SINGLE
-    }
-}
+pub use block_shared::{BlockShared, SHARED_GARBAGE};
+pub use context::{
+    InvalidContext, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID, ThreadContext, check_shape,
+};
 
 /// The values the lanes of a warp published in one exchange ([`ThreadHost::warp_exchange`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,12 +74,54 @@ impl WarpValues {
     }
 }
 
+/// What a block barrier synchronises: the CPU emulator lets the threads of a block pass a
+/// barrier only when all of them arrive with the same one (docs/safety.md, "The emulator pairs
+/// barriers by what they synchronise"), wherever they called it from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Barrier {
+    /// [`crate::thread::sync_threads`] itself: it ends no phase that the types track.
+    Plain,
+    /// The end of a write phase of the block's slots at address `region` (its copy of a shared
+    /// array, its dynamic shared memory, its window of an output, the block collectives'
+    /// scratch): after it every thread may read every slot.
+    EndOfWrite { region: usize },
+    /// The end of a read phase of the slots at `region`: after it each thread may write its own.
+    EndOfRead { region: usize },
+}
+
+impl Barrier {
+    /// The slots whose phase the barrier ends, if it ends one.
+    pub fn region(self) -> Option<usize> {
+        match self {
+            Barrier::Plain => None,
+            Barrier::EndOfWrite { region } | Barrier::EndOfRead { region } => Some(region),
+        }
+    }
+}
+
 /// What a runner of many simulated threads provides to the intrinsics of the threads it runs.
 /// One value per OS thread, installed with [`install`]; its methods run on that OS thread.
-pub trait ThreadHost {
-    /// The host body of [`crate::thread::sync_threads`]: returns when every thread of the block
-    /// has reached it. May unwind instead (the runner's way to stop a block that failed).
-    fn sync_threads(&self, at: &'static core::panic::Location<'static>);
+///
+/// # Safety
+/// The host bodies of the intrinsics build safe abstractions on what a runner does, so an
+/// implementation promises, for every OS thread it is installed on:
+/// - [`sync_threads`](Self::sync_threads) returns only when every thread of the calling
+///   thread's block has called it with the same [`Barrier`] (or unwinds instead of
+///   returning), and orders memory as `__syncthreads` does: what any thread of the block did
+///   before the barrier happens before what every thread does after it. (The phases of
+///   block-shared memory are race-free only so.)
+/// - [`block_shared`](Self::block_shared) returns a pointer valid for reads and writes of
+///   `size` bytes, aligned to `align`, initialised (with [`SHARED_GARBAGE`] when fresh), the
+///   same for every thread of the calling thread's block and for no other block, and left
+///   valid until every thread of the block has finished it.
+/// - [`warp_exchange`](Self::warp_exchange) returns once the lanes it reports have published
+///   for this exchange, and reports only values they published.
+pub unsafe trait ThreadHost {
+    /// The host body of [`crate::thread::sync_threads`] and of the barriers that end the
+    /// phases of block-shared memory: returns when every thread of the block has reached a
+    /// barrier, each with the same `barrier` (`at` is where the kernel called it, for
+    /// messages). May unwind instead (the runner's way to stop a block that failed).
+    fn sync_threads(&self, barrier: Barrier, at: &'static core::panic::Location<'static>);
 
     /// The calling lane's part in a warp exchange (the host body of every shuffle): publishes
     /// `value`, waits until every lane of the warp named in `mask` that can still take part
@@ -163,75 +176,6 @@ pub struct MemoryAccess {
     pub location: &'static core::panic::Location<'static>,
 }
 
-/// The byte a fresh host copy of block-shared memory is filled with. On the GPU the memory is
-/// uninitialised; here it is not zero, so that a kernel that reads what its block did not write
-/// computes garbage: `0xFF` makes every `f32`/`f64` a NaN and every integer all ones.
-pub const SHARED_GARBAGE: u8 = 0xFF;
-
-/// The copies of the block-shared statics of one block (or of one OS thread without a runner),
-/// made on first use and freed with the value (or by [`clear`](Self::clear)).
-#[derive(Default)]
-pub struct BlockShared {
-    copies: HashMap<usize, (NonNull<u8>, Layout)>,
-}
-
-impl BlockShared {
-    /// No copies yet.
-    pub fn new() -> BlockShared {
-        BlockShared::default()
-    }
-
-    /// The copy of the static at address `key` (`size` bytes, aligned to `align`), made and
-    /// filled with [`SHARED_GARBAGE`] on first use. Valid until [`clear`](Self::clear) or drop.
-    ///
-    /// # Panics
-    /// When `align` is not a power of two, when the size overflows, or when `key` was asked for
-    /// before with another size or alignment (two statics never share an address unless they
-    /// are zero-sized, which have no copy).
-    pub fn get(&mut self, key: usize, size: usize, align: usize) -> *mut u8 {
-        let layout = Layout::from_size_align(size, align).unwrap_or_else(|e| {
-            panic!("block-shared memory of {size} bytes aligned to {align}: {e}")
-        });
-        if size == 0 {
-            // Nothing to read or write: any aligned, non-null address will do.
-            return std::ptr::without_provenance_mut(align);
-        }
-        let (copy, known) = *self.copies.entry(key).or_insert_with(|| {
-            // SAFETY: `layout` has a non-zero size.
-            let raw = unsafe { alloc::alloc(layout) };
-            let Some(copy) = NonNull::new(raw) else {
-                alloc::handle_alloc_error(layout)
-            };
-            // SAFETY: `copy` is valid for `size` bytes, just allocated.
-            unsafe { copy.write_bytes(SHARED_GARBAGE, size) };
-            (copy, layout)
-        });
-        assert_eq!(
-            known, layout,
-            "block-shared memory at {key:#x} asked for with two layouts"
-        );
-        copy.as_ptr()
-    }
-
-    /// Frees every copy (the block ended): the next [`get`](Self::get) makes a fresh one.
-    pub fn clear(&mut self) {
-        for (_, (copy, layout)) in self.copies.drain() {
-            // SAFETY: allocated by `get` with this layout, and freed once (drained).
-            unsafe { alloc::dealloc(copy.as_ptr(), layout) };
-        }
-    }
-}
-
-impl Drop for BlockShared {
-    fn drop(&mut self) {
-        self.clear();
-    }
-}
-
-// SAFETY: a `BlockShared` owns its allocations (as a `Vec<Box<[u8]>>` would); the pointers it
-// hands out are used under the contract of `SharedArray::as_mut_ptr`.
-unsafe impl Send for BlockShared {}
-
 thread_local! {
     static CONTEXT: Cell<ThreadContext> = const { Cell::new(ThreadContext::SINGLE) };
     static HOST: RefCell<Option<Rc<dyn ThreadHost>>> = const { RefCell::new(None) };
@@ -255,13 +199,31 @@ fn host() -> Option<Rc<dyn ThreadHost>> {
     HOST.with(|h| h.borrow().clone())
 }
 
+/// `ctx`, or a panic naming `what` and why `ctx` is no thread of a valid launch.
+#[track_caller]
+fn checked(ctx: ThreadContext, what: &str) -> ThreadContext {
+    if let Err(e) = ctx.validate() {
+        panic!("{what}: {e} ({ctx:?})");
+    }
+    ctx
+}
+
 /// Makes the calling OS thread the simulated GPU thread `ctx` of `host`, until the returned
 /// value is dropped. Only the holder of the [`Installed`] value can change the thread's
 /// indices afterwards.
 ///
+/// # Safety
+/// The caller runs a launch with `host`: every OS thread it installs `host`'s runner on plays
+/// threads of one grid, each block's threads at once, sharing what [`ThreadHost`] promises
+/// per block, and over the whole launch no two of its OS threads are ever given the context
+/// of the same GPU thread (here or by [`Installed::set_context`]): `ThreadIndex` is unique
+/// only so, and `DisjointSlice` relies on it.
+///
 /// # Panics
-/// When a runner is installed on this thread already.
-pub fn install(host: Rc<dyn ThreadHost>, ctx: ThreadContext) -> Installed {
+/// When a runner is installed on this thread already, or `ctx` is not a thread of a valid
+/// launch ([`ThreadContext::validate`]).
+pub unsafe fn install(host: Rc<dyn ThreadHost>, ctx: ThreadContext) -> Installed {
+    let ctx = checked(ctx, "oxide_device::host_context::install");
     HOST.with(|h| {
         let mut h = h.borrow_mut();
         assert!(
@@ -288,7 +250,15 @@ pub struct Installed {
 
 impl Installed {
     /// Makes the thread the simulated GPU thread `ctx` (the runner moves it to another block).
-    pub fn set_context(&self, ctx: ThreadContext) {
+    ///
+    /// # Safety
+    /// As for [`install`]: `ctx` is a thread of the runner's launch that no other OS thread of
+    /// the launch is ever given.
+    ///
+    /// # Panics
+    /// When `ctx` is not a thread of a valid launch ([`ThreadContext::validate`]).
+    pub unsafe fn set_context(&self, ctx: ThreadContext) {
+        let ctx = checked(ctx, "oxide_device::host_context::Installed::set_context");
         CONTEXT.with(|c| c.set(ctx));
     }
 }
@@ -307,14 +277,22 @@ impl Drop for Installed {
 /// the lane's own value. The emulator's `run` runs a whole grid.
 ///
 /// # Panics
-/// On a thread a runner has installed itself on ([`install`]): an emulated thread cannot change
-/// which GPU thread it is (that would let two threads hold the same [`crate::ThreadIndex`]).
+/// Before running `f`:
+/// - when `ctx` is not a thread of a launch the GPU can run ([`ThreadContext::validate`]: a
+///   thread index outside its block, a block outside its grid, a dimension of 0 or above the
+///   hardware's, more than 1024 threads per block): the host bodies of device-std index
+///   memory by these values;
+/// - on a thread a runner has installed itself on ([`install`]): an emulated thread cannot
+///   change which GPU thread it is (that would let two threads hold the same
+///   [`crate::ThreadIndex`]).
+#[track_caller]
 pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
     assert!(
         !is_installed(),
         "with_thread_context called on a thread of oxide::emulate::run: an emulated GPU thread \
          cannot change its indices"
     );
+    let ctx = checked(ctx, "with_thread_context");
     struct Restore(ThreadContext);
     impl Drop for Restore {
         fn drop(&mut self) {
@@ -325,11 +303,12 @@ pub fn with_thread_context(ctx: ThreadContext, f: impl FnOnce()) {
     f();
 }
 
-/// The host body of [`crate::thread::sync_threads`].
+/// The host body of every block barrier ([`crate::thread::sync_threads`] and the ends of the
+/// phases of shared memory): the runner's barrier, or nothing without a runner (one thread).
 #[track_caller]
-pub(crate) fn sync_threads() {
+pub(crate) fn sync_threads(barrier: Barrier) {
     if let Some(host) = host() {
-        host.sync_threads(core::panic::Location::caller());
+        host.sync_threads(barrier, core::panic::Location::caller());
     }
 }
 
@@ -371,14 +350,17 @@ mod tests {
     /// A runner of one thread that counts what the intrinsics asked of it.
     #[derive(Default)]
     struct Counting {
-        syncs: Cell<u32>,
+        syncs: RefCell<Vec<Barrier>>,
         exchanges: Cell<u32>,
         shared: RefCell<BlockShared>,
     }
 
-    impl ThreadHost for Counting {
-        fn sync_threads(&self, _at: &'static core::panic::Location<'static>) {
-            self.syncs.set(self.syncs.get() + 1);
+    // SAFETY: installed on one OS thread only, the only thread of its blocks that runs: its
+    // barrier has nobody to wait for, its shared copies are that thread's alone, and its
+    // exchange reports the caller's own value.
+    unsafe impl ThreadHost for Counting {
+        fn sync_threads(&self, barrier: Barrier, _at: &'static core::panic::Location<'static>) {
+            self.syncs.borrow_mut().push(barrier);
         }
 
         fn warp_exchange(&self, _mask: u32, value: u64) -> WarpValues {
@@ -391,31 +373,6 @@ mod tests {
         fn block_shared(&self, key: usize, size: usize, align: usize) -> *mut u8 {
             self.shared.borrow_mut().get(key, size, align)
         }
-    }
-
-    fn thread(x: u32, block_dim: [u32; 3]) -> ThreadContext {
-        ThreadContext {
-            thread_idx: [x % block_dim[0], x / block_dim[0], 0],
-            block_idx: [0; 3],
-            block_dim,
-            grid_dim: [1; 3],
-        }
-    }
-
-    #[test]
-    fn lanes_follow_the_linear_order_in_the_block() {
-        assert_eq!(ThreadContext::SINGLE.lane(), 0);
-        let ctx = thread(8 * 5 + 3, [8, 8, 1]);
-        assert_eq!(ctx.thread_idx, [3, 5, 0]);
-        assert_eq!(ctx.thread_in_block(), 43);
-        assert_eq!(ctx.lane(), 11);
-        let ctx = ThreadContext {
-            thread_idx: [1, 2, 3],
-            block_dim: [4, 4, 4],
-            ..ThreadContext::SINGLE
-        };
-        assert_eq!(ctx.thread_in_block(), (3 * 4 + 2) * 4 + 1);
-        assert_eq!(ctx.lane(), 57 % 32);
     }
 
     #[test]
@@ -431,12 +388,22 @@ mod tests {
         assert_eq!(values.present(), 1 | 1 << 31);
     }
 
+    fn thread_33_of_64() -> ThreadContext {
+        ThreadContext {
+            thread_idx: [33, 0, 0],
+            block_idx: [0; 3],
+            block_dim: [64, 1, 1],
+            grid_dim: [2, 1, 1],
+        }
+    }
+
     #[test]
     fn an_installed_runner_gets_the_calls_until_dropped() {
         let runner = Rc::new(Counting::default());
-        let ctx = thread(33, [64, 1, 1]);
+        let ctx = thread_33_of_64();
         assert!(!is_installed());
-        let installed = install(runner.clone(), ctx);
+        // SAFETY: `Counting`'s promises hold on this one OS thread (above).
+        let installed = unsafe { install(runner.clone(), ctx) };
         assert!(is_installed());
         assert_eq!(current(), ctx);
         crate::thread::sync_threads();
@@ -444,54 +411,122 @@ mod tests {
             unsafe { crate::warp::shfl_sync_idx_i32(!0, -5, 1, 0x1f) },
             -5
         );
-        assert_eq!((runner.syncs.get(), runner.exchanges.get()), (1, 1));
+        assert_eq!(*runner.syncs.borrow(), [Barrier::Plain]);
+        assert_eq!(runner.exchanges.get(), 1);
         let next = ThreadContext {
             block_idx: [1, 0, 0],
             ..ctx
         };
-        installed.set_context(next);
+        // SAFETY: as above, the next block.
+        unsafe { installed.set_context(next) };
         assert_eq!(current(), next);
         // Kernel code cannot change which thread it is.
         let refused = std::panic::catch_unwind(|| with_thread_context(ctx, || {}));
         assert!(refused.is_err());
-        let twice = std::panic::catch_unwind(|| drop(install(Rc::new(Counting::default()), ctx)));
+        let twice = std::panic::catch_unwind(|| {
+            // SAFETY: refused before anything is installed.
+            unsafe { drop(install(Rc::new(Counting::default()), ctx)) }
+        });
         assert!(twice.is_err());
         assert_eq!(current(), next);
         drop(installed);
         assert!(!is_installed());
         assert_eq!(current(), ThreadContext::SINGLE);
         crate::thread::sync_threads();
-        assert_eq!(runner.syncs.get(), 1);
+        assert_eq!(runner.syncs.borrow().len(), 1);
     }
 
     #[test]
-    fn block_shared_copies_are_fresh_garbage_until_cleared() {
-        let mut block = BlockShared::new();
-        let a = block.get(0x1000, 24, 8);
-        assert!(a.cast::<u64>().is_aligned());
-        assert_eq!(block.get(0x1000, 24, 8), a, "one copy per key");
-        let b = block.get(0x2000, 1, 1);
-        assert_ne!(a, b);
-        // SAFETY: `a` is 24 bytes, valid until `clear`.
-        unsafe {
-            assert!((0..24).all(|i| a.add(i).read() == SHARED_GARBAGE));
-            a.write_bytes(0, 24);
+    fn a_runner_is_given_valid_contexts_only() {
+        let runner = Rc::new(Counting::default());
+        let outside = ThreadContext {
+            thread_idx: [64, 0, 0],
+            ..thread_33_of_64()
+        };
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: refused before anything is installed.
+            unsafe { drop(install(runner.clone(), outside)) }
+        }));
+        assert!(refused.is_err());
+        assert!(!is_installed());
+        // SAFETY: as in `an_installed_runner_gets_the_calls_until_dropped`.
+        let installed = unsafe { install(runner, thread_33_of_64()) };
+        let past_the_grid = ThreadContext {
+            block_idx: [2, 0, 0],
+            ..thread_33_of_64()
+        };
+        let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            // SAFETY: refused before the context changes.
+            unsafe { installed.set_context(past_the_grid) }
+        }));
+        assert!(refused.is_err());
+        assert_eq!(current(), thread_33_of_64());
+    }
+
+    #[test]
+    fn with_thread_context_refuses_a_thread_outside_its_block() {
+        for bad in [
+            ThreadContext {
+                thread_idx: [3200, 0, 0],
+                ..ThreadContext::SINGLE
+            },
+            ThreadContext {
+                block_idx: [0, 1, 0],
+                ..ThreadContext::SINGLE
+            },
+            ThreadContext {
+                block_dim: [65536, 65536, 1],
+                ..ThreadContext::SINGLE
+            },
+            ThreadContext {
+                block_dim: [0, 1, 1],
+                ..ThreadContext::SINGLE
+            },
+        ] {
+            let mut ran = false;
+            let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                with_thread_context(bad, || ran = true)
+            }));
+            let message = *refused.expect_err("refused").downcast::<String>().unwrap();
+            assert!(
+                message.starts_with("with_thread_context: not a thread of a valid launch"),
+                "{message}"
+            );
+            assert!(!ran, "{bad:?} ran");
+            assert_eq!(current(), ThreadContext::SINGLE);
         }
-        block.clear();
-        let again = block.get(0x1000, 24, 8);
-        // SAFETY: as above, a fresh copy.
-        assert!((0..24).all(|i| unsafe { again.add(i).read() } == SHARED_GARBAGE));
-        assert!(block.get(0x3000, 0, 16).cast::<u128>().is_aligned());
-        let two_layouts =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| block.get(0x1000, 16, 8)));
-        assert!(two_layouts.is_err());
+    }
+
+    #[test]
+    fn phase_ends_name_their_slots() {
+        let runner = Rc::new(Counting::default());
+        // SAFETY: as in `an_installed_runner_gets_the_calls_until_dropped`.
+        let installed = unsafe { install(runner.clone(), ThreadContext::SINGLE) };
+        let slots = [0u32; 4];
+        let region = slots.as_ptr().cast_mut().cast::<u8>();
+        crate::thread::end_write_phase(region);
+        crate::thread::end_read_phase(region);
+        crate::thread::sync_threads();
+        drop(installed);
+        let region = region.addr();
+        assert_eq!(
+            *runner.syncs.borrow(),
+            [
+                Barrier::EndOfWrite { region },
+                Barrier::EndOfRead { region },
+                Barrier::Plain
+            ]
+        );
+        assert_eq!(Barrier::EndOfRead { region }.region(), Some(region));
+        assert_eq!(Barrier::Plain.region(), None);
     }
 
     #[test]
     fn an_installed_runner_owns_block_shared_memory() {
         let own = block_shared(0x40, 4, 4);
         let runner = Rc::new(Counting::default());
-        let installed = install(runner.clone(), ThreadContext::SINGLE);
+        // SAFETY: as in `an_installed_runner_gets_the_calls_until_dropped`.
+        let installed = unsafe { install(runner.clone(), ThreadContext::SINGLE) };
         let theirs = block_shared(0x40, 4, 4);
         assert_ne!(own, theirs);
         assert_eq!(runner.shared.borrow_mut().get(0x40, 4, 4), theirs);

@@ -6,7 +6,7 @@
 //! [`crate::host_context`]). They are `#[inline(never)]` so that no MIR inlining hides the call
 //! from the backend, and not generic so that each has exactly one definition.
 
-use crate::host_context;
+use crate::host_context::{self, Barrier};
 
 macro_rules! intrinsics {
     ($($(#[$doc:meta])* $name:ident => $field:ident[$axis:literal] => $register:literal;)*) => {$(
@@ -58,7 +58,34 @@ intrinsics! {
 #[track_caller]
 #[inline(never)]
 pub fn sync_threads() {
-    host_context::sync_threads();
+    host_context::sync_threads(Barrier::Plain);
+}
+
+/// The block barrier that ends a write phase of the block's slots at `region` (its copy of a
+/// shared array, its dynamic shared memory, its window of an output, the block collectives'
+/// scratch): `bar.sync 0` on the GPU, as [`sync_threads`] (the backend reads the barrier mark
+/// and drops the argument). Under the CPU emulator the block's threads pass it only if every
+/// one of them ends the same phase of the same slots (docs/safety.md, "The emulator pairs
+/// barriers by what they synchronise"): the phase a thread is in changes only here and at
+/// [`end_read_phase`], so the threads of a block stay in one phase of every array.
+#[oxide_gpu::barrier]
+#[track_caller]
+#[inline(never)]
+pub(crate) fn end_write_phase(region: *mut u8) {
+    host_context::sync_threads(Barrier::EndOfWrite {
+        region: region.addr(),
+    });
+}
+
+/// The block barrier that ends a read phase of the block's slots at `region`; as
+/// [`end_write_phase`].
+#[oxide_gpu::barrier]
+#[track_caller]
+#[inline(never)]
+pub(crate) fn end_read_phase(region: *mut u8) {
+    host_context::sync_threads(Barrier::EndOfRead {
+        region: region.addr(),
+    });
 }
 
 /// The number of threads in the launch's grid: blocks times threads per block (the stride of

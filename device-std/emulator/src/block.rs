@@ -1,10 +1,11 @@
 //! The block being run: its barrier, its warp exchanges, the end-of-block rendezvous of the OS
 //! threads, and how a block fails instead of hanging.
 
+use std::fmt;
 use std::panic::{self, Location};
 use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
 
-use oxide_device::host_context::{self, BlockShared, MemoryAccess, WarpValues};
+use oxide_device::host_context::{self, Barrier, BlockShared, MemoryAccess, WarpValues};
 use oxide_device::warp::WARP_SIZE;
 
 use crate::race::Shadow;
@@ -45,14 +46,42 @@ pub(crate) enum Failure {
         mask: u32,
         missing: u32,
     },
-    /// Threads of one block met at barriers of different lines of the kernel.
+    /// Threads of one block met at barriers that synchronise different things.
     BarrierMismatch {
         block: [u32; 3],
         thread: u32,
+        arrival: Arrival,
         at: &'static Location<'static>,
         other: u32,
+        other_arrival: Arrival,
         other_at: &'static Location<'static>,
     },
+}
+
+/// What a thread arriving at a barrier says it synchronises; the threads of a block pass a
+/// barrier together only when all of them say the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Arrival {
+    pub(crate) barrier: Barrier,
+    /// For the end of a phase: which phase of its slots it ends, counted by the thread from 1
+    /// in each block (0 for a plain `sync_threads()`). Threads that agree on every
+    /// barrier agree on it anyway; it makes a mismatch's message say which phase each ends.
+    pub(crate) phase: u64,
+}
+
+impl fmt::Display for Arrival {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ends, region) = match self.barrier {
+            Barrier::Plain => return f.write_str("sync_threads()"),
+            Barrier::EndOfWrite { region } => ("write", region),
+            Barrier::EndOfRead { region } => ("read", region),
+        };
+        write!(
+            f,
+            "the `sync` ending phase {} (a {ends} phase) of the block-shared slots at {region:#x}",
+            self.phase
+        )
+    }
 }
 
 impl Failure {
@@ -93,15 +122,17 @@ impl Failure {
             Failure::BarrierMismatch {
                 block,
                 thread,
+                arrival,
                 at,
                 other,
+                other_arrival,
                 other_at,
             } => FailureKind::BarrierMismatch {
                 block,
                 thread: idx(thread),
-                at: at.to_string(),
+                at: format!("{arrival}, called at {at}"),
                 other: idx(other),
-                other_at: other_at.to_string(),
+                other_at: format!("{other_arrival}, called at {other_at}"),
             },
         }
     }
@@ -142,10 +173,10 @@ pub(crate) struct State {
     generation: u64,
     /// Threads waiting at `sync_threads()`, and the lowest of them.
     waiting: u32,
-    /// Where the first thread waiting at the barrier called it, and which thread that was: the
-    /// others must wait at the same line (barriers at different lines do not pair up on the
-    /// GPU, and the phases of shared memory would come apart).
-    barrier_site: Option<(u32, &'static Location<'static>)>,
+    /// The first thread waiting at the barrier, what it synchronises and where it was called:
+    /// every other thread must arrive with the same [`Arrival`] (wherever it calls it from), or
+    /// the phases of shared memory would come apart.
+    barrier_site: Option<(u32, Arrival, &'static Location<'static>)>,
     lowest_waiting: u32,
     /// Threads waiting in a warp exchange that has not completed.
     warp_waiting: u32,
@@ -318,23 +349,27 @@ impl Block {
         self.fail(st, failure);
     }
 
-    /// `sync_threads()` of thread `thread`: returns when every thread of the block has reached
-    /// it, or unwinds when the block has failed.
-    pub(crate) fn sync(&self, thread: u32, at: &'static Location<'static>) {
+    /// A barrier of thread `thread`, which synchronises `arrival` and was called at `at`:
+    /// returns when every thread of the block has reached it with the same `arrival`, or
+    /// unwinds when the block has failed (a thread arriving with another `arrival` fails it,
+    /// before anyone passes).
+    pub(crate) fn sync(&self, thread: u32, arrival: Arrival, at: &'static Location<'static>) {
         let mut st = self.lock();
         if st.failed {
             drop(st);
             unwind();
         }
         match st.barrier_site {
-            None => st.barrier_site = Some((thread, at)),
-            Some((other, other_at)) if other_at != at => {
+            None => st.barrier_site = Some((thread, arrival, at)),
+            Some((other, other_arrival, other_at)) if other_arrival != arrival => {
                 let block = host_context::current().block_idx;
                 let failure = Failure::BarrierMismatch {
                     block,
                     thread,
+                    arrival,
                     at,
                     other,
+                    other_arrival,
                     other_at,
                 };
                 self.fail(&mut st, failure);

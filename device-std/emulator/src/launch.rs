@@ -1,10 +1,9 @@
 //! Launch shapes, validated alike by the CPU emulator and the GPU launcher (`oxide-host`
 //! re-exports them).
 
-/// Hardware limits of every GPU the backend targets (sm_75 and later).
-const MAX_BLOCK_THREADS: u64 = 1024;
-const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
-const MAX_GRID: [u32; 3] = [i32::MAX as u32, 65535, 65535];
+// The hardware limits of every GPU the backend targets (sm_75 and later) are oxide-device's,
+// which checks the thread contexts of the intrinsics' host bodies against the same ones.
+use oxide_device::host_context::{MAX_BLOCK_THREADS, MAX_GRID, check_shape};
 
 /// The most dynamic shared memory a block of a launch may ask for, in bytes: 227 KiB, what
 /// sm_90 and later give a block (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`).
@@ -59,7 +58,7 @@ impl LaunchConfig {
     /// A 1-D launch of `block` threads per block and enough blocks to cover `n` elements
     /// (`ceil(n / block)`, at least one block so that `n == 0` still launches).
     pub fn for_num_elems(n: usize, block: u32) -> Result<LaunchConfig, LaunchShapeError> {
-        if block == 0 || u64::from(block) > MAX_BLOCK_THREADS {
+        if block == 0 || block > MAX_BLOCK_THREADS {
             return Err(LaunchShapeError(format!(
                 "a block of {block} threads; a block has 1 to {MAX_BLOCK_THREADS} threads"
             )));
@@ -108,35 +107,7 @@ impl LaunchConfig {
     pub fn validate_shape(&self) -> Result<(), LaunchShapeError> {
         let grid = [self.grid.0, self.grid.1, self.grid.2];
         let block = [self.block.0, self.block.1, self.block.2];
-        let bad = |what: String| Err(LaunchShapeError(what));
-        for (axis, name) in ["x", "y", "z"].into_iter().enumerate() {
-            if grid[axis] == 0 || grid[axis] > MAX_GRID[axis] {
-                return bad(format!(
-                    "grid {name} = {}; it must be 1 to {}",
-                    grid[axis], MAX_GRID[axis]
-                ));
-            }
-            if block[axis] == 0 || block[axis] > MAX_BLOCK[axis] {
-                return bad(format!(
-                    "block {name} = {}; it must be 1 to {}",
-                    block[axis], MAX_BLOCK[axis]
-                ));
-            }
-        }
-        let per_block: u64 = block.iter().map(|&d| u64::from(d)).product();
-        if per_block > MAX_BLOCK_THREADS {
-            return bad(format!(
-                "a block of {per_block} threads; a block has at most {MAX_BLOCK_THREADS}"
-            ));
-        }
-        let total = grid
-            .iter()
-            .try_fold(per_block, |acc, &d| acc.checked_mul(u64::from(d)))
-            .filter(|&t| usize::try_from(t).is_ok());
-        if total.is_none() {
-            return bad("the grid has more threads than fit in usize".into());
-        }
-        Ok(())
+        check_shape(grid, block).map_err(LaunchShapeError)
     }
 }
 

@@ -37,7 +37,12 @@
 //! - Each OS thread's [`ThreadContext`] (what the `oxide_device::thread` functions read) says
 //!   which GPU thread it is: `run` installs itself on each of its OS threads
 //!   (`oxide_device::host_context::install`). `sync_threads()` is a real barrier over the
-//!   block's threads (a `Mutex` and a `Condvar`), and orders memory like `__syncthreads`.
+//!   block's threads (a `Mutex` and a `Condvar`), and orders memory like `__syncthreads`. The
+//!   threads pass a barrier only if all of them arrive with the same identity: a plain
+//!   `sync_threads()`, or the end of a given phase of a given shared array (the `sync` of
+//!   `Shared`, `DynShared`, `BlockWindows`; the block collectives' scratch), wherever it was
+//!   called from; otherwise the launch fails with [`FailureKind::BarrierMismatch`]
+//!   (docs/safety.md, "The emulator pairs barriers by what they synchronise").
 //! - A warp is 32 threads of a block with consecutive linear numbers (x fastest); a shuffle
 //!   (`oxide_device::warp`) is a real exchange between the OS threads of the warp: each lane
 //!   publishes its value, waits until every lane of the shuffle's mask that exists and has not
@@ -102,20 +107,21 @@
 
 use std::any::Any;
 use std::cell::RefCell;
+use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::panic::{self, AssertUnwindSafe};
 use std::rc::Rc;
 use std::sync::{Arc, Once};
 use std::thread;
 
-use oxide_device::host_context::{self, ThreadHost, WarpValues};
+use oxide_device::host_context::{self, Barrier, ThreadHost, WarpValues};
 pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
 mod block;
 pub mod launch;
 mod race;
 
-use block::{Block, Failure, Outcome, Unwound};
+use block::{Arrival, Block, Failure, Outcome, Unwound};
 pub use launch::{LaunchConfig, LaunchConfigError, LaunchShapeError};
 
 thread_local! {
@@ -128,11 +134,33 @@ thread_local! {
 struct Worker {
     block: Arc<Block>,
     thread: u32,
+    /// Per region of block-shared slots (by address): how many of its phases this thread has
+    /// ended in the current block. Part of what the thread's barriers say they synchronise.
+    phases_ended: RefCell<HashMap<usize, u64>>,
 }
 
-impl ThreadHost for Worker {
-    fn sync_threads(&self, at: &'static std::panic::Location<'static>) {
-        self.block.sync(self.thread, at);
+impl Worker {
+    /// The thread starts another block: its regions are new.
+    fn start_block(&self) {
+        self.phases_ended.borrow_mut().clear();
+    }
+}
+
+// SAFETY: every OS thread of one `run` gets a `Worker` of the same `Block`: `Block::sync`
+// returns only when every thread of the block has arrived with one `Arrival` (the barrier and,
+// for a phase's end, how many phases of its slots the thread has ended), or unwinds, and its
+// `Mutex` orders memory; `Block::shared` is one `BlockShared` per block, cleared only when
+// every thread has finished the block (`Block::finish`); `Block::warp_exchange` reports the
+// values the lanes published for one exchange.
+unsafe impl ThreadHost for Worker {
+    fn sync_threads(&self, barrier: Barrier, at: &'static std::panic::Location<'static>) {
+        let phase = barrier.region().map_or(0, |region| {
+            let mut ended = self.phases_ended.borrow_mut();
+            let count = ended.entry(region).or_default();
+            *count += 1;
+            *count
+        });
+        self.block.sync(self.thread, Arrival { barrier, phase }, at);
     }
 
     fn warp_exchange(&self, mask: u32, value: u64) -> WarpValues {
@@ -207,20 +235,26 @@ pub enum FailureKind {
         /// `threadIdx` of the lowest-numbered thread that returned.
         returned: [u32; 3],
     },
-    /// Threads of a block waiting at barriers of different lines: on the GPU they would pair up
-    /// as if they were one barrier, and the phases of block-shared memory would come apart.
+    /// Threads of a block meeting at barriers that synchronise different things (a
+    /// `sync_threads()` and the end of a phase of a shared array, the ends of phases of two
+    /// arrays, or of two different phases of one): on the GPU they would pair up as one
+    /// barrier, and the phases of block-shared memory would come apart. Where the kernel
+    /// called each barrier is part of the message only: barriers pair by what they
+    /// synchronise, not by their lines.
     #[error(
-        "thread {thread:?} of block {block:?} waits at the barrier at {at}, and thread \
-         {other:?} at the barrier at {other_at}: every thread of a block must reach the same \
-         barriers in the same order (undefined behaviour on the GPU)"
+        "thread {thread:?} of block {block:?} waits at {at}, while thread {other:?} waits at \
+         {other_at}: the threads meeting at a barrier must all end the same phase of the same \
+         memory, and every thread of a block must reach the same barriers in the same order \
+         (undefined behaviour on the GPU)"
     )]
     BarrierMismatch {
         /// `blockIdx` of the block.
         block: [u32; 3],
-        /// `threadIdx` of the thread that arrived second, and where it waits.
+        /// `threadIdx` of the thread that arrived with another barrier than the waiting ones,
+        /// and its barrier: what it synchronises, and where the kernel called it.
         thread: [u32; 3],
         at: String,
-        /// `threadIdx` of the thread already waiting, and where.
+        /// `threadIdx` of the first thread waiting at the barrier, and its barrier.
         other: [u32; 3],
         other_at: String,
     },
@@ -275,6 +309,7 @@ impl KernelFailure {
         match &self.kind {
             FailureKind::Panicked { thread, .. }
             | FailureKind::BarrierDivergence { thread, .. }
+            | FailureKind::BarrierMismatch { thread, .. }
             | FailureKind::WarpDivergence { thread, .. } => Some(*thread),
             _ => None,
         }
@@ -362,12 +397,18 @@ fn run_thread(block: Arc<Block>, thread: u32, shape: Shape, kernel: &(dyn Fn() +
     let worker = Rc::new(Worker {
         block: Arc::clone(&block),
         thread,
+        phases_ended: RefCell::default(),
     });
-    let installed = host_context::install(worker, context([0; 3]));
+    // SAFETY: `run` validated the launch, and OS thread `thread` plays thread `thread` of
+    // every block (here and below), no other OS thread that one; every OS thread of this
+    // `run` has a `Worker` of one `Block`, which runs the block's threads together.
+    let installed = unsafe { host_context::install(worker.clone(), context([0; 3])) };
     let blocks: u64 = shape.grid_dim.iter().map(|&d| u64::from(d)).product();
     for b in 0..blocks {
         let block_idx = unlinear(b, shape.grid_dim);
-        installed.set_context(context(block_idx));
+        // SAFETY: as for `install`, block `b` of the grid.
+        unsafe { installed.set_context(context(block_idx)) };
+        worker.start_block();
         PANIC_LOCATION.with(|l| l.borrow_mut().take());
         let outcome = match panic::catch_unwind(AssertUnwindSafe(kernel)) {
             Ok(()) => Outcome::Returned,

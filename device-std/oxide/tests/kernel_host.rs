@@ -140,6 +140,55 @@ fn disjoint_slice_accessors() {
     assert!(empty.is_empty());
 }
 
+/// Issue 18, hole 4: `with_thread_context` ran its closure as a thread outside its block, whose
+/// `block::sum` wrote its warp's total 100 slots past the 32-slot scratch (a later `Vec`
+/// changed; other offsets crashed). Now a context that no launch has is refused first.
+#[test]
+fn a_thread_outside_its_block_is_refused() {
+    let outside = ThreadContext {
+        thread_idx: [3200, 0, 0],
+        ..ThreadContext::SINGLE
+    };
+    let mut ran = false;
+    let refused = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        with_thread_context(outside, || {
+            ran = true;
+            oxide::block::sum(1u32);
+        })
+    }));
+    let message = *refused
+        .expect_err("the context was accepted")
+        .downcast::<String>()
+        .unwrap();
+    assert!(!ran, "the body ran");
+    assert!(
+        message.contains("thread index x = 3200 in a block of 1 along x"),
+        "{message}"
+    );
+    // A block too large for the scratch, or of zero threads, is refused as a launch is.
+    for block_dim in [[2048, 1, 1], [65536, 65536, 1], [0, 1, 1]] {
+        let ctx = ThreadContext {
+            block_dim,
+            ..ThreadContext::SINGLE
+        };
+        let refused = std::panic::catch_unwind(|| with_thread_context(ctx, || {}));
+        assert!(refused.is_err(), "{block_dim:?}");
+    }
+    // The last thread of the largest block runs: its warp is the scratch's last slot's (it
+    // runs alone, so what it sums is no block's total).
+    let last = ThreadContext {
+        thread_idx: [1023, 0, 0],
+        block_dim: [1024, 1, 1],
+        ..ThreadContext::SINGLE
+    };
+    let mut ran = false;
+    with_thread_context(last, || {
+        std::hint::black_box(oxide::block::sum(5u32));
+        ran = true;
+    });
+    assert!(ran);
+}
+
 #[test]
 fn disjoint_slice_layout_is_pointer_then_length() {
     use std::mem::{align_of, size_of};

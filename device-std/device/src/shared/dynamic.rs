@@ -200,7 +200,7 @@ impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
     #[track_caller]
     #[inline]
     pub fn sync(self) -> SlotsRead<'k, T> {
-        thread::sync_threads();
+        thread::end_write_phase(self.base.cast());
         SlotsRead {
             base: self.base,
             len: self.len,
@@ -214,7 +214,7 @@ impl<'k, T: Send + Sync> SlotsRead<'k, T> {
     #[track_caller]
     #[inline]
     pub fn sync(self) -> SlotsWrite<'k, T> {
-        thread::sync_threads();
+        thread::end_read_phase(self.base.cast());
         SlotsWrite {
             base: self.base,
             len: self.len,

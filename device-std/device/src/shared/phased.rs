@@ -312,7 +312,7 @@ impl<'k, A: SharedLayout> SharedWrite<'k, A> {
     #[track_caller]
     #[inline]
     pub fn sync(self) -> SharedRead<'k, A> {
-        thread::sync_threads();
+        thread::end_write_phase(self.base.cast());
         SharedRead {
             base: self.base,
             _view: PhantomData,
@@ -326,7 +326,7 @@ impl<'k, A: SharedLayout> SharedRead<'k, A> {
     #[track_caller]
     #[inline]
     pub fn sync(self) -> SharedWrite<'k, A> {
-        thread::sync_threads();
+        thread::end_read_phase(self.base.cast());
         SharedWrite {
             base: self.base,
             _view: PhantomData,
