@@ -78,7 +78,7 @@ impl fmt::Display for Arrival {
         };
         write!(
             f,
-            "the `sync` ending phase {} (a {ends} phase) of the block-shared slots at {region:#x}",
+            "the barrier ending phase {} (a {ends} phase) of the block-shared slots at {region:#x}",
             self.phase
         )
     }
