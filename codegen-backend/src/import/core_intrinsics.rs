@@ -43,6 +43,29 @@ fn float_intrinsic(name: Symbol) -> Option<&'static str> {
 }
 
 impl<'tcx> FnCx<'tcx, '_> {
+    /// Whether `f32::min`/`max` (and f64's) must return their second argument when the two
+    /// compare equal. Rust lets them return either of `-0.0` and `+0.0`, and PTX's `min`/`max`
+    /// do not always pick what the host picks: the second argument (x86's `minss`/`maxss`, and
+    /// core's own body of the intrinsic). `strict_float` promises the CPU's bits, so it takes
+    /// the host's choice (docs/math.md). f16's are compiled from core's body: already so.
+    fn ties_go_to_other(&self, name: Symbol) -> bool {
+        self.mode.float == super::FloatMode::Strict
+            && matches!(
+                name,
+                sym::minimum_number_nsz_f32
+                    | sym::minimum_number_nsz_f64
+                    | sym::maximum_number_nsz_f32
+                    | sym::maximum_number_nsz_f64
+            )
+    }
+
+    /// `min_or_max` of `a` and `b`, or `b` when `a == b` (only two zeros of opposite signs
+    /// tell the difference).
+    fn tie_to_other(&mut self, a: Value, b: Value, min_or_max: Value) -> Value {
+        let tie = self.fcmp(pliron_llvm::attributes::FCmpPredicateAttr::OEQ, a, b);
+        self.emit_value(|ctx| pliron_llvm::ops::SelectOp::new(ctx, tie, b, min_or_max))
+    }
+
     /// The `core::intrinsics` a kernel reaches through ordinary core code.
     pub(crate) fn core_intrinsic(
         &mut self,
@@ -226,7 +249,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                     .iter()
                     .map(|o| o.immediate(self.span))
                     .collect::<DeviceResult<Vec<_>>>()?;
-                Some(self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values))
+                let (a, b) = (values[0], values.get(1).copied());
+                let result = self.intrinsic(&format!("llvm.{llvm}.{suffix}"), ty, values);
+                match b {
+                    Some(b) if self.ties_go_to_other(name) => Some(self.tie_to_other(a, b, result)),
+                    _ => Some(result),
+                }
             }
             sym::ctpop | sym::ctlz | sym::cttz | sym::ctlz_nonzero | sym::cttz_nonzero => {
                 let x = operands[0].immediate(self.span)?;

@@ -6,10 +6,13 @@ use crate::import::prelude::*;
 use oxide_dialects::mir::{CopyOp, IndexPtrOp, LoadOp, StoreOp};
 use pliron::{
     builtin::{
-        attributes::{FPDoubleAttr, FPSingleAttr, IntegerAttr},
+        attributes::{FPDoubleAttr, FPHalfAttr, FPSingleAttr, IntegerAttr},
         types::{IntegerType, Signedness},
     },
-    utils::apint::APInt,
+    utils::{
+        apfloat::{Float as _, Half},
+        apint::APInt,
+    },
     value::Value,
 };
 use pliron_llvm::{
@@ -314,7 +317,12 @@ impl<'tcx> FnCx<'tcx, '_> {
                 let attr = FPDoubleAttr::from(f64::from_bits(raw as u64));
                 self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
             }
-            Primitive::Float(_) => return unsupported(span, "`f16`/`f128` constants"),
+            Primitive::Float(rustc_abi::Float::F16) => {
+                // From the bits: exact, NaN payloads included.
+                let attr = FPHalfAttr(Half::from_bits(raw));
+                self.emit_value(|ctx| ConstantOp::new(ctx, Box::new(attr)))
+            }
+            Primitive::Float(_) => return unsupported(span, "`f128` constants"),
             Primitive::Pointer(_) => {
                 let int = self.const_int(bits, raw);
                 let ptr_ty = types::ptr(self.ctx());

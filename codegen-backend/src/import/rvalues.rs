@@ -384,7 +384,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         self.emit_value(|ctx| ICmpOp::new(ctx, pred, a, b))
     }
 
-    fn fcmp(&mut self, pred: F, a: Value, b: Value) -> Value {
+    pub(crate) fn fcmp(&mut self, pred: F, a: Value, b: Value) -> Value {
         let cmp = self.emit(|ctx| FCmpOp::new(ctx, pred, a, b));
         cmp.set_fast_math_flags(&self.m.ctx, FastmathFlagsAttr::from(FastmathFlags::empty()));
         cmp.get_result(&self.m.ctx)
