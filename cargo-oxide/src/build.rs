@@ -63,10 +63,17 @@ pub struct BuildOutput {
     /// The ptxas that assembled every image, or `None` when there is none (then nothing was
     /// assembled, and a note said so).
     pub ptxas: Option<Ptxas>,
-    /// The host binary, when the crate has one.
-    pub binary: Option<PathBuf>,
+    /// The crate's host binaries, sorted by name (none for a library).
+    pub binaries: Vec<Binary>,
     /// Every artifact cargo reported (the kernel crate's and its dependencies', e.g. `oxide`).
     pub artifacts: Vec<Artifact>,
+}
+
+/// One host binary of the crate: its target's name and the executable cargo made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binary {
+    pub name: String,
+    pub path: PathBuf,
 }
 
 impl BuildOutput {
@@ -74,6 +81,46 @@ impl BuildOutput {
     /// stages.
     pub fn pipeline_dir(&self) -> PathBuf {
         self.ptx.with_extension("pipeline")
+    }
+
+    /// The binary to run, as `cargo run` picks it: `wanted` (`--bin NAME`), else the only one,
+    /// else the package's `default-run` (`default_run`, read only when it is needed); an error
+    /// naming them all when several remain.
+    pub fn binary(
+        &self,
+        krate: &Path,
+        wanted: Option<&str>,
+        default_run: impl FnOnce() -> Result<Option<String>>,
+    ) -> Result<&Binary> {
+        let krate = krate.display().to_string();
+        let names = || {
+            self.binaries
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let by_name = |name: &str| self.binaries.iter().find(|b| b.name == name);
+        match (wanted, self.binaries.as_slice()) {
+            (_, []) => Err(Error::NoBinary { krate }),
+            (Some(name), _) => by_name(name).ok_or_else(|| Error::NoSuchBinary {
+                krate,
+                name: name.to_owned(),
+                names: names(),
+            }),
+            (None, [only]) => Ok(only),
+            (None, _) => match default_run()? {
+                Some(name) => by_name(&name).ok_or_else(|| Error::NoSuchBinary {
+                    krate,
+                    name,
+                    names: names(),
+                }),
+                None => Err(Error::SeveralBinaries {
+                    krate,
+                    names: names(),
+                }),
+            },
+        }
     }
 }
 
@@ -207,7 +254,19 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
         .filter(|a| same_file(&a.manifest_path, &built.manifest))
         .collect();
     let bin = own.iter().find(|a| a.has_kind("bin"));
-    let binary = bin.and_then(|a| a.executable.clone());
+    // Every binary, in a fixed order: cargo reports them in the order they finish building.
+    let mut binaries: Vec<Binary> = own
+        .iter()
+        .filter(|a| a.has_kind("bin"))
+        .filter_map(|a| {
+            Some(Binary {
+                name: a.target_name.clone(),
+                path: a.executable.clone()?,
+            })
+        })
+        .collect();
+    binaries.sort_by(|a, b| a.name.cmp(&b.name));
+    binaries.dedup();
     // The crate's own PTX first: the binary's, else a library's; then its dependencies', by name.
     let mut images = linked::images(&built.artifacts, deps_dir);
     let own_rank = |image: &PtxImage| {
@@ -242,7 +301,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
         ptx,
         images,
         ptxas,
-        binary,
+        binaries,
         artifacts: built.artifacts.clone(),
     })
 }
@@ -319,6 +378,59 @@ mod tests {
         let err = build(&BuildOptions::new("/nonexistent/kernel")).unwrap_err();
         assert!(matches!(err, Error::NoManifest(_)), "{err}");
         assert!(err.to_string().contains("cargo oxide build kernels/vecadd"));
+    }
+
+    fn output_with(binaries: &[&str]) -> BuildOutput {
+        BuildOutput {
+            workspace: "/w".into(),
+            backend: "/b.so".into(),
+            triple: "x86_64-unknown-linux-gnu".into(),
+            target_dir: "/w/target/oxide".into(),
+            deps_dir: "/w/deps".into(),
+            crate_name: "k".into(),
+            ptx: "/w/deps/k.ptx".into(),
+            images: Vec::new(),
+            ptxas: None,
+            binaries: binaries
+                .iter()
+                .map(|n| Binary {
+                    name: n.to_string(),
+                    path: format!("/w/target/{n}").into(),
+                })
+                .collect(),
+            artifacts: Vec::new(),
+        }
+    }
+
+    /// Issue 18: a crate with two binaries printed one `binary:` line (which one changed between
+    /// builds), and `run` could not choose.
+    #[test]
+    fn the_binary_to_run_is_chosen_as_cargo_run_does() {
+        let k = Path::new("k");
+        let no_default = || Ok(None);
+        let one = output_with(&["only"]);
+        assert_eq!(one.binary(k, None, no_default).unwrap().name, "only");
+        let two = output_with(&["a", "b"]);
+        let e = two.binary(k, None, no_default).unwrap_err();
+        assert!(matches!(e, Error::SeveralBinaries { .. }), "{e}");
+        assert!(
+            e.to_string()
+                .contains("(a, b): choose one with `--bin NAME`"),
+            "{e}"
+        );
+        assert_eq!(two.binary(k, Some("b"), no_default).unwrap().name, "b");
+        let default_b = || Ok(Some("b".to_owned()));
+        assert_eq!(two.binary(k, None, default_b).unwrap().name, "b");
+        let e = two.binary(k, Some("c"), no_default).unwrap_err();
+        assert_eq!(e.to_string(), "k has no binary `c`; its binaries are: a, b");
+        // `default-run` is read only when it decides.
+        let unread = || -> Result<Option<String>> { panic!("read") };
+        assert_eq!(one.binary(k, None, unread).unwrap().name, "only");
+        let none = output_with(&[]);
+        assert!(matches!(
+            none.binary(k, Some("a"), no_default),
+            Err(Error::NoBinary { .. })
+        ));
     }
 
     #[test]

@@ -71,6 +71,34 @@ pub fn workspace_root(manifest: &Path) -> Result<PathBuf> {
         .ok_or_else(|| Error::UnexpectedOutput("cargo locate-project".into()))
 }
 
+/// The `default-run` binary of the package whose manifest is `manifest` (`cargo metadata`), if
+/// it sets one.
+pub fn default_run(manifest: &Path) -> Result<Option<String>> {
+    let out = output(
+        cargo()
+            .args(["metadata", "--no-deps", "--format-version", "1"])
+            .arg("--manifest-path")
+            .arg(manifest),
+    )?;
+    let metadata =
+        Json::parse(out.trim()).map_err(|_| Error::UnexpectedOutput("cargo metadata".into()))?;
+    let packages = metadata
+        .get("packages")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    let same = |p: &&Json| {
+        p.get("manifest_path")
+            .and_then(Json::as_str)
+            .is_some_and(|m| Path::new(m) == manifest)
+    };
+    Ok(packages
+        .iter()
+        .find(same)
+        .and_then(|p| p.get("default_run"))
+        .and_then(Json::as_str)
+        .map(str::to_owned))
+}
+
 /// `rustc -vV`, as key/value pairs (`host`, `release`, `commit-date`, ...), run in `dir` so that
 /// the rust-toolchain.toml there picks the toolchain.
 pub fn rustc_version(dir: &Path) -> Result<Vec<(String, String)>> {

@@ -28,7 +28,8 @@ pub enum Cmd {
     /// Build the backend, then the kernel crate with it, assemble its PTX with ptxas; print where
     /// the PTX and binary are.
     Build(KernelArgs),
-    /// Build, then run the host binary if this machine has an NVIDIA driver.
+    /// Build, then run the host binary (on a machine without an NVIDIA driver too: the
+    /// program then runs without a GPU, e.g. on the CPU emulator).
     Run(RunArgs),
     /// Build, then print the PTX (all of it, or one kernel).
     Inspect(InspectArgs),
@@ -87,6 +88,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub kernel: KernelArgs,
 
+    /// The binary to run, when the crate has several (as `cargo run --bin`).
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+
     /// Arguments for the host binary, after `--`.
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<OsString>,
@@ -135,13 +140,16 @@ pub fn execute(cli: &Cli) -> Result<i32> {
             for image in &out.images {
                 println!("ptx: {}", image.ptx().display());
             }
-            match &out.binary {
-                Some(bin) => println!("binary: {}", bin.display()),
-                None => println!("binary: none (the crate has no bin target)"),
+            // Every binary, sorted by name.
+            for bin in &out.binaries {
+                println!("binary: {}", bin.path.display());
+            }
+            if out.binaries.is_empty() {
+                println!("binary: none (the crate has no bin target)");
             }
             Ok(0)
         }
-        Cmd::Run(r) => run::run(&r.kernel.options(), &r.args),
+        Cmd::Run(r) => run::run(&r.kernel.options(), r.bin.as_deref(), &r.args),
         Cmd::Inspect(i) => {
             emit(&inspect::inspect(
                 &i.kernel.options(),
@@ -256,6 +264,12 @@ mod tests {
         };
         assert_eq!(r.kernel.crate_dir, PathBuf::from("kernels/saxpy"));
         assert_eq!(r.args, ["1024", "-x"]);
+        assert_eq!(r.bin, None);
+        let Cmd::Run(r) = parse(&["c", "run", "--bin", "second", "--", "--bin"]).command else {
+            panic!()
+        };
+        assert_eq!(r.bin.as_deref(), Some("second"));
+        assert_eq!(r.args, ["--bin"]);
     }
 
     #[test]

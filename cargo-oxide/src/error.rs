@@ -56,6 +56,19 @@ pub enum Error {
     NoBinary { krate: String },
 
     #[error(
+        "{krate} has several binaries ({names}): choose one with `--bin NAME`, or set \
+         `default-run` in its Cargo.toml's [package]"
+    )]
+    SeveralBinaries { krate: String, names: String },
+
+    #[error("{krate} has no binary `{name}`; its binaries are: {names}")]
+    NoSuchBinary {
+        krate: String,
+        name: String,
+        names: String,
+    },
+
+    #[error(
         "the backend wrote no PTX at {0}, nor for a dependency: does the crate have a `#[kernel]` fn? (try `cargo oxide pipeline`)"
     )]
     NoPtx(PathBuf),
@@ -124,10 +137,8 @@ pub enum Error {
     #[error("{0} already exists: pick another name, or remove it first")]
     AlreadyExists(PathBuf),
 
-    #[error(
-        "`{0}` is not a crate name cargo accepts: use letters, digits, `_` and `-`, starting with a letter"
-    )]
-    BadCrateName(String),
+    #[error("`{name}` cannot name a crate: {why}; pick another name (e.g. `my-kernels`)")]
+    BadCrateName { name: String, why: String },
 
     #[error("{0} required check(s) failed above; ci/setup.sh installs what is missing")]
     DoctorFailed(usize),

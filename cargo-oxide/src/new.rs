@@ -51,19 +51,62 @@ pub fn create(dir: &Path, oxide_root: &Path) -> Result<Vec<PathBuf>> {
     Ok(files.into_iter().map(|(path, _)| path).collect())
 }
 
-/// Cargo's rule for package names, as far as a new crate needs it.
-fn check_name(name: &str) -> Result<()> {
+/// Every Rust keyword, strict and reserved, in any edition (2024's `gen` included): none can
+/// name a crate (`use self::...` already means this module), and cargo refuses them.
+const KEYWORDS: &[&str] = &[
+    "Self", "abstract", "as", "async", "await", "become", "box", "break", "const", "continue",
+    "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if",
+    "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof",
+    "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
+];
+
+/// Why `name` cannot name the new crate (a package, its library and its binary), if it cannot:
+/// what cargo refuses, and what would not compile beside the crates it uses.
+fn name_problem(name: &str) -> Option<String> {
     let mut chars = name.chars();
-    let ok = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        && !matches!(
-            name,
-            "test" | "core" | "std" | "alloc" | "proc_macro" | "oxide"
-        );
-    if ok {
-        Ok(())
+    let well_formed = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    // The library's name: cargo turns `-` into `_`.
+    let lib = name.replace('-', "_");
+    Some(if !well_formed {
+        "a crate name starts with an ASCII letter and holds only ASCII letters, digits, `_` and \
+         `-`"
+        .to_owned()
+    } else if KEYWORDS.contains(&lib.as_str()) {
+        format!("`{lib}` is a Rust keyword, which cargo refuses and Rust code cannot `use`")
+    } else if matches!(
+        lib.as_str(),
+        "core" | "std" | "alloc" | "proc_macro" | "test"
+    ) {
+        format!("`{lib}` is a crate of Rust's standard library, which it would shadow")
+    } else if lib == "oxide" || is_oxide_crate(&lib) {
+        format!("`{name}` is one of oxide's own crates, which the new crate depends on")
+    } else if matches!(lib.as_str(), "build" | "deps" | "examples" | "incremental") {
+        format!(
+            "`{name}` is a folder of cargo's target directory, which cargo refuses as a binary's name"
+        )
     } else {
-        Err(Error::BadCrateName(name.to_owned()))
+        return None;
+    })
+}
+
+/// oxide's crates that a kernel crate depends on, directly or through `oxide`.
+fn is_oxide_crate(lib: &str) -> bool {
+    matches!(
+        lib,
+        "oxide_host" | "oxide_device" | "oxide_emulator" | "oxide_macros" | "oxide_contract"
+    )
+}
+
+/// Refuses a name [`name_problem`] finds a problem with, saying why.
+fn check_name(name: &str) -> Result<()> {
+    match name_problem(name) {
+        None => Ok(()),
+        Some(why) => Err(Error::BadCrateName {
+            name: name.to_owned(),
+            why,
+        }),
     }
 }
 
@@ -101,11 +144,57 @@ mod tests {
 
     #[test]
     fn names_cargo_refuses_are_refused() {
-        for bad in ["", "9lives", "has space", "a/b", "oxide", "test", "über"] {
+        for bad in [
+            "",
+            "9lives",
+            "has space",
+            "a/b",
+            "oxide",
+            "test",
+            "über",
+            "-x",
+        ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }
-        for good in ["hello", "my-kernels", "k_2"] {
+        for good in [
+            "hello",
+            "my-kernels",
+            "k_2",
+            "selfish",
+            "crates",
+            "oxide-demo",
+            "union",
+        ] {
             check_name(good).unwrap();
         }
+    }
+
+    /// Issue 18: `cargo oxide new self` (or `super`, `crate`) made a crate that did not compile.
+    #[test]
+    fn keywords_and_names_in_use_are_refused_with_the_reason() {
+        for keyword in [
+            "self", "super", "crate", "Self", "fn", "async", "gen", "try", "dyn",
+        ] {
+            let e = check_name(keyword).unwrap_err().to_string();
+            assert!(e.contains("is a Rust keyword"), "{keyword}: {e}");
+            assert!(e.contains("pick another name"), "{keyword}: {e}");
+        }
+        for (name, why) in [
+            ("core", "standard library"),
+            ("proc-macro", "standard library"),
+            ("oxide-host", "oxide's own crates"),
+            ("oxide_contract", "oxide's own crates"),
+            ("deps", "target directory"),
+        ] {
+            let e = check_name(name).unwrap_err().to_string();
+            assert!(e.contains(why), "{name}: {e}");
+        }
+        let tmp = std::env::temp_dir().join(format!("cargo-oxide-new-kw-{}", std::process::id()));
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        assert!(matches!(
+            create(&tmp.join("super"), &root),
+            Err(Error::BadCrateName { .. })
+        ));
+        assert!(!tmp.join("super").exists());
     }
 }

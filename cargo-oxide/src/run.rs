@@ -1,36 +1,46 @@
-//! `cargo oxide run`: build, then run the host binary when this machine has an NVIDIA driver.
+//! `cargo oxide run`: build, then run the host binary. It runs whether or not this machine has
+//! an NVIDIA driver: the program picks the GPU or, without one, whatever it does instead (a
+//! program of `cargo oxide new` runs its kernels on the CPU emulator and checks them there).
+//! What is said before it runs is only what cargo-oxide knows: whether there is a driver.
 
 use std::ffi::OsString;
 use std::process::{Command, ExitStatus};
 
 use crate::build::{self, BuildOptions};
-use crate::driver;
 use crate::error::{Error, Result};
+use crate::{cargo, driver};
 
-/// Builds the crate and runs its binary with `args`; returns the binary's exit code, or 0 when
-/// there is no driver to run it on.
-pub fn run(opts: &BuildOptions, args: &[OsString]) -> Result<i32> {
+/// Builds the crate and runs its binary `bin` (or its only one, or its `default-run`) with
+/// `args`; returns the binary's exit code.
+pub fn run(opts: &BuildOptions, bin: Option<&str>, args: &[OsString]) -> Result<i32> {
     let out = build::build(opts)?;
-    let binary = out.binary.ok_or_else(|| Error::NoBinary {
-        krate: opts.crate_dir.display().to_string(),
+    let binary = out.binary(&opts.crate_dir, bin, || {
+        cargo::default_run(&build::manifest_of(&opts.crate_dir)?)
     })?;
-    if !driver::libcuda_loadable() {
-        println!(
-            "no NVIDIA driver on this machine: built {} and {}; not run",
-            binary.display(),
-            out.ptx.display()
-        );
-        return Ok(0);
-    }
-    tracing::info!("running {} {args:?}", binary.display());
-    let status = Command::new(&binary)
+    eprintln!("{}", running_note(&binary.path, driver::libcuda_loadable()));
+    tracing::info!("running {} {args:?}", binary.path.display());
+    let status = Command::new(&binary.path)
         .args(args)
         .status()
         .map_err(|source| Error::Spawn {
-            program: binary.display().to_string(),
+            program: binary.path.display().to_string(),
             source,
         })?;
     Ok(exit_code(status))
+}
+
+/// The line said before running `binary` (on stderr, as cargo's `Running`, so that the
+/// program's own output is all of stdout).
+pub fn running_note(binary: &std::path::Path, driver: bool) -> String {
+    if driver {
+        format!("running {}", binary.display())
+    } else {
+        format!(
+            "running {}: no NVIDIA driver on this machine, so it cannot use a GPU (a program \
+             of `cargo oxide new` runs its kernels on the CPU emulator instead, and says so)",
+            binary.display()
+        )
+    }
 }
 
 /// The exit code to forward: the child's, or 128 + the signal that killed it (as shells do).
@@ -52,6 +62,18 @@ pub fn exit_code(status: ExitStatus) -> i32 {
 mod tests {
     use super::exit_code;
     use std::process::Command;
+
+    #[test]
+    fn the_note_says_what_is_known() {
+        let bin = std::path::Path::new("/t/hello");
+        assert_eq!(super::running_note(bin, true), "running /t/hello");
+        let without = super::running_note(bin, false);
+        assert!(
+            without.starts_with("running /t/hello: no NVIDIA driver"),
+            "{without}"
+        );
+        assert!(without.contains("CPU emulator"), "{without}");
+    }
 
     #[test]
     fn forwards_codes_and_signals() {

@@ -1,8 +1,9 @@
 //! A new user's first steps, outside this repository, exactly: `cargo install` of cargo-oxide
 //! into a fresh root, then in an empty temporary folder `cargo oxide new hello`,
 //! `cargo oxide run` and `cargo test`, with nothing of this repository's environment (its
-//! toolchain pin, its target dir) leaking in. Needs no GPU: there the program runs the kernel on
-//! the CPU emulator.
+//! toolchain pin, its target dir) leaking in. Needs no GPU: there `cargo oxide run` still runs
+//! the program, which runs the kernel on the CPU emulator and checks it. Then a second binary:
+//! `build` lists both, `run` asks which (`--bin`).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -15,6 +16,19 @@ fn text(bytes: &[u8]) -> String {
 /// of the variables this test runs under), failing the test with its output unless it
 /// succeeds.
 fn succeed(cmd: &mut Command, dir: &Path, path: &str) -> Output {
+    let out = run_as_user(cmd, dir, path);
+    assert!(
+        out.status.success(),
+        "{cmd:?} in {} failed:\n{}\n{}",
+        dir.display(),
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    out
+}
+
+/// Runs `cmd` in `dir` as a user's shell would, whatever its exit status.
+fn run_as_user(cmd: &mut Command, dir: &Path, path: &str) -> Output {
     for var in [
         "CARGO",
         "RUSTC",
@@ -33,19 +47,10 @@ fn succeed(cmd: &mut Command, dir: &Path, path: &str) -> Output {
     if let Some(toolchain) = without_default_toolchain() {
         cmd.env("RUSTUP_TOOLCHAIN", toolchain);
     }
-    let out = cmd
-        .current_dir(dir)
+    cmd.current_dir(dir)
         .env("PATH", path)
         .output()
-        .expect("the command runs");
-    assert!(
-        out.status.success(),
-        "{cmd:?} in {} failed:\n{}\n{}",
-        dir.display(),
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    out
+        .expect("the command runs")
 }
 
 /// The pinned toolchain when rustup has no default one.
@@ -91,15 +96,25 @@ fn install_new_run_and_test_outside_the_repository() {
 
     // `cargo oxide run`: the backend (already built for this toolchain by the repository's
     // tests, so reused, not rebuilt per project), the kernel crate, ptxas; then the program
-    // runs where there is a driver and is said to be built where there is none.
+    // runs, with or without a driver, and checks every element: on the GPU, or on the CPU
+    // emulator, which both it and cargo-oxide say.
+    let driver = cargo_oxide::driver::libcuda_loadable();
     let out = succeed(Command::new("cargo").args(["oxide", "run"]), &hello, &path);
-    let stdout = text(&out.stdout);
-    let ran = stdout.contains("PASS");
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(
-        ran || stdout.contains("no NVIDIA driver on this machine: built"),
-        "{stdout}\n{}",
-        text(&out.stderr)
+        stdout.contains("elements on") && stdout.contains(": PASS"),
+        "{stdout}\n{stderr}"
     );
+    if !driver {
+        assert!(
+            stdout.contains("saxpy of 65536 elements on the CPU emulator: PASS"),
+            "{stdout}\n{stderr}"
+        );
+        assert!(
+            stderr.contains("no NVIDIA driver on this machine, so it cannot use a GPU"),
+            "{stderr}"
+        );
+    }
     let release = hello.join("target/oxide");
     let binary = std::fs::read_dir(&release)
         .unwrap()
@@ -114,7 +129,7 @@ fn install_new_run_and_test_outside_the_repository() {
     // The program itself: on the GPU, or on the CPU emulator without one.
     let out = succeed(&mut Command::new(&binary), &hello, &path);
     let stdout = text(&out.stdout);
-    assert!(stdout.contains("saxpy of 1048576 elements on"), "{stdout}");
+    assert!(stdout.contains("elements on"), "{stdout}");
     assert!(stdout.contains(": PASS"), "{stdout}");
 
     // `cargo test`: the kernel on the emulator, with the toolchain the new crate pins.
@@ -124,6 +139,46 @@ fn install_new_run_and_test_outside_the_repository() {
         all.contains("test tests::saxpy_on_the_emulator ... ok"),
         "{all}"
     );
+
+    // A second binary: `build` prints both, sorted; `run` needs `--bin` to choose, as
+    // `cargo run` does.
+    let bin_dir = hello.join("src/bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::write(
+        bin_dir.join("again.rs"),
+        "fn main() { println!(\"again: {}\", hello::saxpy_on_cpu(2.0, &[1.0], &[0.5])[0]); }\n",
+    )
+    .unwrap();
+    let out = succeed(
+        Command::new("cargo").args(["oxide", "build"]),
+        &hello,
+        &path,
+    );
+    let binaries: Vec<String> = text(&out.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("binary: "))
+        .map(|p| {
+            Path::new(p)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(binaries, ["again", "hello"], "{}", text(&out.stdout));
+    let out = run_as_user(Command::new("cargo").args(["oxide", "run"]), &hello, &path);
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("has several binaries (again, hello): choose one with `--bin NAME`"),
+        "{stderr}"
+    );
+    let out = succeed(
+        Command::new("cargo").args(["oxide", "run", "--bin", "again"]),
+        &hello,
+        &path,
+    );
+    assert_eq!(text(&out.stdout).trim(), "again: 2.5");
 
     std::fs::remove_dir_all(&tmp).unwrap();
 }

@@ -1,8 +1,9 @@
 //! `c = a + b` over `n` f32 elements: run on the GPU, check every element, report bandwidth.
+//! Where there is no GPU (no driver, no device, or a build without `cargo oxide`), it runs the
+//! kernel on the CPU emulator instead, at most [`EMULATED_MAX`] elements, and checks those.
 //!
 //! `vecadd [N]` (N defaults to 2^28; `1048579`, `2^20`, `1<<20` and `3*2^20` work). Exit 0 on
-//! PASS, 1 on FAIL or a GPU error, 2 when this machine or build cannot run kernels (no driver,
-//! no device, or built without `cargo oxide`).
+//! PASS, 1 on FAIL or an error, 2 when the argument is not a count.
 
 use std::process::ExitCode;
 
@@ -23,6 +24,10 @@ pub fn vecadd(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
 
 const BLOCK: u32 = 256;
 
+/// The most elements the emulator run checks: it runs every GPU thread as a CPU thread, so
+/// 2^28 would take far longer than the check is worth.
+const EMULATED_MAX: usize = 1 << 16;
+
 fn main() -> ExitCode {
     bench::main("vecadd", 1 << 28, run)
 }
@@ -30,14 +35,12 @@ fn main() -> ExitCode {
 /// Prints the PASS or FAIL line; `Ok(false)` on FAIL.
 fn run(n: usize) -> Result<bool, Error> {
     // Find out whether this machine and build can run the kernel before any other work.
-    let gpu = Gpu::new(0)?;
-    vecadd::load(&gpu)?;
-
-    // Exactly representable inputs and sums, varied across the index range.
-    let a: Vec<f32> = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
-    let b: Vec<f32> = (0..n)
-        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
-        .collect();
+    let gpu = match Gpu::new(0).and_then(|gpu| vecadd::load(&gpu).map(|_| gpu)) {
+        Ok(gpu) => gpu,
+        Err(e) if e.is_unavailable() => return on_the_emulator(n, &e),
+        Err(e) => return Err(e),
+    };
+    let (a, b) = inputs(n);
 
     let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
     let mut dc = gpu.alloc_zeroed::<f32>(n)?;
@@ -45,17 +48,49 @@ fn run(n: usize) -> Result<bool, Error> {
 
     vecadd::launch(&gpu, cfg, &da, &db, &mut dc)?;
     let c = gpu.dtoh(&dc)?;
-    // IEEE addition is exact to the bit on both sides: compare every element exactly.
-    for (i, ((&x, &y), &got)) in a.iter().zip(&b).zip(&c).enumerate() {
-        let expected = x + y;
-        if got.to_bits() != expected.to_bits() {
-            println!("vecadd n={n} FAIL at {i}: got {got} expected {expected}");
-            return Ok(false);
-        }
+    if !check(n, &a, &b, &c) {
+        return Ok(false);
     }
 
     let bytes = 3 * n as u64 * size_of::<f32>() as u64;
     bench::report_timed(&gpu, "vecadd", n, "", bytes, || {
         vecadd::launch(&gpu, cfg, &da, &db, &mut dc)
     })
+}
+
+/// Exactly representable inputs and sums, varied across the index range.
+fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
+    let b = (0..n)
+        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
+        .collect();
+    (a, b)
+}
+
+/// Whether `c` is `a + b` in every element; prints the first that is not. IEEE addition is
+/// exact to the bit on both sides, so the comparison is exact.
+fn check(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> bool {
+    for (i, ((&x, &y), &got)) in a.iter().zip(b).zip(c).enumerate() {
+        let expected = x + y;
+        if got.to_bits() != expected.to_bits() {
+            println!("vecadd n={n} FAIL at {i}: got {got} expected {expected}");
+            return false;
+        }
+    }
+    true
+}
+
+/// The kernel on the CPU emulator, for a machine or build that cannot run it on a GPU
+/// (`why`): every element checked, no timing (the emulator's time says nothing of a GPU's).
+fn on_the_emulator(n: usize, why: &Error) -> Result<bool, Error> {
+    let n = n.min(EMULATED_MAX);
+    println!("vecadd: no GPU ({why}): running on the CPU emulator at n={n}");
+    let (a, b) = inputs(n);
+    let mut c = vec![0.0f32; n];
+    vecadd::emulate(&LaunchConfig::for_num_elems(n, BLOCK)?, &a, &b, &mut c)?;
+    if !check(n, &a, &b, &c) {
+        return Ok(false);
+    }
+    println!("vecadd n={n} PASS on the CPU emulator");
+    Ok(true)
 }
