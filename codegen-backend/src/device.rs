@@ -362,6 +362,12 @@ fn compile<'tcx>(
     };
     let rustc_mir = module.mir_text.take().unwrap_or_default();
     let kernel_names = module.kernels.clone();
+    let calls = crate::recursion::CallGraph::take(
+        &mut module,
+        kernels
+            .iter()
+            .map(|k| (k.entry.as_str(), k.instance, k.mode)),
+    );
     let DeviceModule {
         mut ctx,
         module: module_op,
@@ -378,6 +384,7 @@ fn compile<'tcx>(
     };
     let output = oxide_llvm_emit::emit_ptx(&ctx, module_op, &options)
         .map_err(|e| internal(e.to_string()))?;
+    crate::recursion::warn(tcx, &calls, &output.ptx);
     let dumps = Dumps {
         rustc_mir,
         stages,

@@ -32,6 +32,7 @@ mod error;
 mod ice;
 mod import;
 mod marks;
+mod recursion;
 mod registry;
 mod uniformity;
 

@@ -2,7 +2,9 @@
 //!
 //! A case is a kernel crate root. Lines starting with `//@` are directives:
 //! - `//@ build-pass`: the crate must compile, its PTX must pass ptxas and every check below;
-//!   `//@ build-fail` (the default): it must be rejected, with the stderr in `<name>.stderr`.
+//!   `//@ build-fail` (the default): it must be rejected, with the stderr in `<name>.stderr`;
+//!   `//@ build-warn`: it must compile with warnings, the stderr in `<name>.stderr`, and its PTX
+//!   must pass ptxas and every check below.
 //! - `//@ ptx: <text>` / `//@ ptx-not: <text>`: `<text>` must (not) appear in the PTX.
 //!   `//@ ptx(<entry>): ...` looks only in the body of the kernel entry `<entry>`. Runs of spaces
 //!   and tabs count as one space (LLVM separates an instruction from its operands by a tab).
@@ -19,6 +21,8 @@ use std::fmt;
 pub enum Expect {
     Pass,
     Fail,
+    /// Compiles, with warnings.
+    Warn,
 }
 
 /// One `//@ ptx` or `//@ ptx-not` line.
@@ -91,17 +95,18 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         let mode = match directive {
             "build-pass" => Some(Expect::Pass),
             "build-fail" => Some(Expect::Fail),
+            "build-warn" => Some(Expect::Warn),
             _ => None,
         };
         if let Some(mode) = mode {
             if expect.replace(mode).is_some() {
-                return Err(err("a second build-pass/build-fail".into()));
+                return Err(err("a second build-pass/build-fail/build-warn".into()));
             }
             continue;
         }
         let (head, text) = directive.split_once(':').ok_or_else(|| {
             err(format!(
-                "unknown directive `{directive}`; the directives are build-pass, build-fail, \
+                "unknown directive `{directive}`; the directives are build-pass, build-fail, build-warn, \
                  ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>, \
                  llvm-attrs(<fn>): <attrs>, llvm-attrs-not(<fn>): <attrs>, \
                  llvm-define(<fn>): <text>, llvm-define-not(<fn>): <text>"
@@ -176,7 +181,8 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
     {
         return Err(DirectiveError {
             line,
-            message: "PTX and LLVM IR checks need `//@ build-pass`: a failing case has neither"
+            message: "PTX and LLVM IR checks need `//@ build-pass` or `//@ build-warn`: a \
+                      failing case has neither"
                 .into(),
         });
     }
@@ -369,6 +375,8 @@ mod tests {
         let flags = directives("//@ build-pass\n//@ compile-flags: -Coverflow-checks=off  -O\n");
         assert_eq!(flags.unwrap().flags, ["-Coverflow-checks=off", "-O"]);
         assert_eq!(directives("//@ build-fail\n").unwrap().expect, Expect::Fail);
+        let warn = directives("//@ build-warn\n//@ ptx: call.uni\n").unwrap();
+        assert_eq!((warn.expect, warn.checks.len()), (Expect::Warn, 1));
     }
 
     #[test]

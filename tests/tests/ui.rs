@@ -4,7 +4,9 @@
 //! - `//@ build-fail` (the default): rejected, with stderr (paths normalised) equal to
 //!   tests/ui/<name>.stderr;
 //! - `//@ build-pass`: compiles without a diagnostic, ptxas accepts its PTX, and each
-//!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it.
+//!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it;
+//! - `//@ build-warn`: compiles with warnings, stderr equal to tests/ui/<name>.stderr, and the
+//!   PTX as for `build-pass`.
 //!
 //! `OXIDE_BLESS=1 cargo test -p oxide-tests --test ui` rewrites the .stderr files from what the
 //! compiler prints now; `OXIDE_UI=<text>` runs only the cases whose name contains it.
@@ -105,36 +107,58 @@ impl Cx<'_> {
                  rejects (or say `//@ build-pass`)\n{stderr}"
             )),
             Expect::Fail => bless::check_file(&case.with_extension("stderr"), &stderr),
-            Expect::Pass if !compiled.success || !stderr.is_empty() => Err(format!(
-                "a `//@ build-pass` case must compile without diagnostics; rustc said:\n{stderr}"
+            Expect::Pass | Expect::Warn if !compiled.success => Err(format!(
+                "a `//@ build-pass` or `//@ build-warn` case must compile; rustc said:\n{stderr}"
+            )),
+            Expect::Pass if !stderr.is_empty() => Err(format!(
+                "a `//@ build-pass` case must compile without diagnostics (`//@ build-warn` for \
+                 warnings); rustc said:\n{stderr}"
             )),
             Expect::Pass if case.with_extension("stderr").exists() => Err(format!(
                 "a `//@ build-pass` case has no expected stderr; remove {}",
                 case.with_extension("stderr").display()
             )),
-            Expect::Pass => {
-                let ptx = std::fs::read_to_string(&compiled.ptx)
-                    .map_err(|e| format!("reading {}: {e}", compiled.ptx.display()))?;
-                self.ptxas
-                    .check(&compiled.ptx, DEFAULT_ARCH.name())
-                    .map_err(|e| e.to_string())?;
-                let mut failed = ui::failed_checks(&ptx, &checks);
-                if !fn_attrs.is_empty() {
-                    let ir = compiled.ptx.with_extension("pipeline").join("5-llvm-ir.ll");
-                    let ir = std::fs::read_to_string(&ir)
-                        .map_err(|e| format!("reading {}: {e}", ir.display()))?;
-                    failed.extend(ui::failed_fn_attrs(&ir, &fn_attrs));
-                }
-                if failed.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "{}\n(the PTX is {})",
-                        failed.join("\n"),
-                        compiled.ptx.display()
-                    ))
-                }
+            Expect::Warn if stderr.is_empty() => Err(
+                "a `//@ build-warn` case must warn; it compiled without a diagnostic (say \
+                 `//@ build-pass`)"
+                    .to_string(),
+            ),
+            Expect::Warn => {
+                bless::check_file(&case.with_extension("stderr"), &stderr)?;
+                self.check_ptx(&compiled, &checks, &fn_attrs)
             }
+            Expect::Pass => self.check_ptx(&compiled, &checks, &fn_attrs),
+        }
+    }
+
+    /// ptxas accepts the PTX of a case that compiled, and its `//@ ptx` and `//@ llvm-attrs`
+    /// checks hold.
+    fn check_ptx(
+        &self,
+        compiled: &Compiled,
+        checks: &[ui::PtxCheck],
+        fn_attrs: &[ui::FnAttrCheck],
+    ) -> Result<(), String> {
+        let ptx = std::fs::read_to_string(&compiled.ptx)
+            .map_err(|e| format!("reading {}: {e}", compiled.ptx.display()))?;
+        self.ptxas
+            .check(&compiled.ptx, DEFAULT_ARCH.name())
+            .map_err(|e| e.to_string())?;
+        let mut failed = ui::failed_checks(&ptx, checks);
+        if !fn_attrs.is_empty() {
+            let ir = compiled.ptx.with_extension("pipeline").join("5-llvm-ir.ll");
+            let ir = std::fs::read_to_string(&ir)
+                .map_err(|e| format!("reading {}: {e}", ir.display()))?;
+            failed.extend(ui::failed_fn_attrs(&ir, fn_attrs));
+        }
+        if failed.is_empty() {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}\n(the PTX is {})",
+                failed.join("\n"),
+                compiled.ptx.display()
+            ))
         }
     }
 

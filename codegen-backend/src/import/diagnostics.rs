@@ -98,6 +98,11 @@ impl<'tcx> FnCx<'tcx, '_> {
             callee: display_instance(self.m.tcx, callee),
         });
         self.m
+            .calls
+            .entry((self.instance, self.mode))
+            .or_default()
+            .push((callee, sites.clone()));
+        self.m
             .declare(callee, self.mode, self.span, &call_path, sites)
     }
 }

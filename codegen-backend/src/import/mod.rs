@@ -102,7 +102,14 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) barriers: crate::uniformity::BarrierReach<'tcx>,
     /// Whether libdevice was found, so that math functions can be imported (`math.rs`).
     pub(crate) has_libdevice: bool,
+    /// Every call between device functions (for the recursion check, `recursion`).
+    pub(crate) calls: Calls<'tcx>,
 }
+
+/// The calls of each device function (with its mode): the callee, and the calls from the
+/// kernel's body to this one, this one last.
+pub(crate) type Calls<'tcx> =
+    FxHashMap<(Instance<'tcx>, KernelMode), Vec<(Instance<'tcx>, Vec<CallSite>)>>;
 
 impl<'tcx> DeviceModule<'tcx> {
     pub(crate) fn new(tcx: TyCtxt<'tcx>, name: &str, dump: bool) -> Self {
@@ -121,7 +128,18 @@ impl<'tcx> DeviceModule<'tcx> {
             registry: crate::registry::Registry::new(tcx),
             barriers: Default::default(),
             has_libdevice: false,
+            calls: FxHashMap::default(),
         }
+    }
+
+    /// Each device function with its name in the module (and in the PTX), its instance and
+    /// mode. Kernels are not among them: their names are their entries.
+    pub(crate) fn device_functions(
+        &self,
+    ) -> impl Iterator<Item = (String, Instance<'tcx>, KernelMode)> + '_ {
+        self.functions
+            .iter()
+            .map(|(&(instance, mode), decl)| (decl.name.to_string(), instance, mode))
     }
 
     pub(crate) fn typing_env(&self) -> TypingEnv<'tcx> {
