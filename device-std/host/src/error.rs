@@ -176,9 +176,43 @@ pub enum Error {
         /// thread of which block, and what happened>`.
         message: String,
     },
+    /// [`Gpu::new`](crate::Gpu::new) cannot open the device: a kernel's fault lost its CUDA
+    /// context. While handles of that context are alive (`handles_alive`), drop them all; the
+    /// next `Gpu::new` then opens a fresh context. Without them, the driver still reported the
+    /// fault after the primary context was reset: only a new process can use the device.
+    #[error("{}", device_lost(*ordinal, kernel.as_deref(), reason, *handles_alive))]
+    DeviceLost {
+        /// The device asked for.
+        ordinal: usize,
+        /// The kernel blamed for the fault, when one was known.
+        kernel: Option<String>,
+        /// The driver's words.
+        reason: String,
+        /// Whether handles of the lost context were still alive.
+        handles_alive: bool,
+    },
     /// Any other failure reported by the CUDA driver.
     #[error("CUDA driver error: {}", describe(.0))]
     Driver(#[from] DriverError),
+}
+
+fn device_lost(ordinal: usize, kernel: Option<&str>, reason: &str, handles_alive: bool) -> String {
+    let by = kernel.map_or_else(|| "a kernel".to_owned(), |k| format!("kernel `{k}`"));
+    if handles_alive {
+        format!(
+            "device {ordinal}'s CUDA context was lost when {by} failed on the GPU ({reason}), and \
+             handles of it are still alive: drop every Gpu, Stream, DeviceBuffer, PinnedBuffer, \
+             KernelModule, KernelFunction and Event of device {ordinal}; then Gpu::new({ordinal}) \
+             opens a fresh context"
+        )
+    } else {
+        format!(
+            "device {ordinal} still reports {reason} after every handle of its lost context was \
+             dropped and its primary context was reset: the driver keeps this error for the life \
+             of the process; restart the process (a server can run its GPU work in a child \
+             process, and restart that)"
+        )
+    }
 }
 
 impl Error {
@@ -246,7 +280,7 @@ pub(crate) fn after_launch(pending: Option<&str>, e: DriverError) -> Error {
 /// Whether the driver reports a fault of a running kernel: these errors come from a kernel's
 /// execution (a `trap` gives `CUDA_ERROR_LAUNCH_FAILED` or `CUDA_ERROR_ILLEGAL_INSTRUCTION`) and
 /// leave the context unusable, so every later call reports them too.
-fn is_kernel_fault(code: CUresult) -> bool {
+pub(crate) fn is_kernel_fault(code: CUresult) -> bool {
     matches!(
         code,
         CUresult::CUDA_ERROR_ILLEGAL_ADDRESS
@@ -262,7 +296,7 @@ fn is_kernel_fault(code: CUresult) -> bool {
 }
 
 /// `CUDA_ERROR_NAME: the driver's description`, or just the code when the driver cannot say.
-fn describe(e: &DriverError) -> String {
+pub(crate) fn describe(e: &DriverError) -> String {
     // Asking the driver for the text panics inside cudarc when libcuda is absent.
     // SAFETY: only tries to dlopen the library.
     if unsafe { cudarc::driver::sys::is_culib_present() }

@@ -13,7 +13,9 @@
 //! `unwrap` of `None`, `panic!`) fails asynchronously, so the error shows at the next call that
 //! waits (or at any later call: the CUDA context is unusable after it). A `Gpu` remembers the
 //! last kernel launched on it; while no wait has succeeded since a launch, such an error is
-//! [`Error::KernelFailed`] naming that kernel rather than a bare driver error.
+//! [`Error::KernelFailed`] naming that kernel rather than a bare driver error. Once every handle
+//! of the device (buffers, streams, modules, events included) is dropped, [`Gpu::new`] opens a
+//! fresh context, resetting the lost one if the driver still reports it (module `open`).
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -25,6 +27,7 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 mod error;
 mod launch;
 mod memory;
+mod open;
 mod pinned;
 mod properties;
 mod rows;
@@ -62,8 +65,9 @@ pub struct Gpu {
     /// (shared with its streams), each with the kernels looked up in it so far (a launch then
     /// costs no driver lookup).
     modules: Arc<Mutex<launch::ModuleCache<launch::LoadedModule>>>,
-    /// Launches, and waits that succeeded, on this device's streams: which kernel an
-    /// asynchronous failure belongs to.
+    /// Launches, and waits that succeeded, on this device's streams (those of every handle of
+    /// its context): which kernel an asynchronous failure belongs to, and whether one has lost
+    /// the context.
     launches: Arc<Mutex<LaunchLog>>,
     /// Read once, for the launch contract `#[kernel(sm = ...)]`.
     compute_capability: Arc<OnceLock<u32>>,
@@ -71,18 +75,14 @@ pub struct Gpu {
     shared_per_block_opt_in: Arc<OnceLock<u32>>,
 }
 
-impl Gpu {
-    /// Opens device `ordinal` (0 is the first GPU).
-    pub fn new(ordinal: usize) -> Result<Gpu, Error> {
-        // cudarc panics when libcuda is missing; look for it first.
-        // SAFETY: only tries to dlopen the library names cudarc would use.
-        if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(Error::NoDriver(
-                "install the NVIDIA driver, or add the directory of libcuda.so to \
-                 LD_LIBRARY_PATH"
-                    .into(),
-            ));
-        }
+/// The contexts the handles of this process use (module `open`).
+static CONTEXTS: Mutex<open::Registry<CudaContext>> = Mutex::new(open::Registry::new());
+
+/// The CUDA driver, as module `open` uses it.
+struct Cuda;
+
+impl open::Driver<CudaContext> for Cuda {
+    fn open(&mut self, ordinal: usize) -> Result<Arc<CudaContext>, Error> {
         let count = guarded(CudaContext::device_count).map_err(|e| match e {
             Error::Driver(DriverError(CUresult::CUDA_ERROR_NO_DEVICE)) => {
                 Error::NoDevice { ordinal, count: 0 }
@@ -96,14 +96,51 @@ impl Gpu {
         if ordinal >= count {
             return Err(Error::NoDevice { ordinal, count });
         }
-        let ctx = guarded(|| CudaContext::new(ordinal))?;
+        guarded(|| CudaContext::new(ordinal))
+    }
+
+    fn probe(&mut self, context: &CudaContext) -> Result<(), Error> {
+        // Nothing of this process's handles is queued on a context none of them uses, so this
+        // returns at once, with the lost context's fault if it is one.
+        guarded(|| context.synchronize())
+    }
+
+    fn reset(&mut self, ordinal: usize) -> Result<(), Error> {
+        let ordinal = i32::try_from(ordinal).unwrap_or(i32::MAX);
+        guarded(|| {
+            let device = cudarc::driver::result::device::get(ordinal)?;
+            // SAFETY: `open::Registry` resets only when no handle of this process uses the
+            // device's context, so nothing of oxide's names what the reset destroys.
+            unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(device) }.result()
+        })
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal` (0 is the first GPU): its primary context, shared with the other
+    /// handles of the device. After a kernel's fault lost that context, this is
+    /// [`Error::DeviceLost`] until every handle of it is dropped; then it opens a fresh one.
+    pub fn new(ordinal: usize) -> Result<Gpu, Error> {
+        // cudarc panics when libcuda is missing; look for it first.
+        // SAFETY: only tries to dlopen the library names cudarc would use.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoDriver(
+                "install the NVIDIA driver, or add the directory of libcuda.so to \
+                 LD_LIBRARY_PATH"
+                    .into(),
+            ));
+        }
+        let (ctx, launches) = CONTEXTS
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .open(ordinal, &mut Cuda)?;
         let stream = ctx.default_stream();
         Ok(Gpu {
             ctx,
             stream,
             stream_id: stream::next_stream_id(),
             modules: Arc::new(Mutex::new(launch::ModuleCache::new())),
-            launches: Arc::new(Mutex::new(LaunchLog::default())),
+            launches,
             compute_capability: Arc::new(OnceLock::new()),
             shared_per_block_opt_in: Arc::new(OnceLock::new()),
         })
@@ -198,7 +235,7 @@ impl Gpu {
     /// kernel launched when the call reports a kernel's failure and no wait has succeeded since
     /// that launch, [`Error::Driver`] otherwise.
     pub(crate) fn blame(&self, e: DriverError) -> Error {
-        error::after_launch(self.launch_log().pending(), e)
+        self.launch_log().blame(e)
     }
 }
 

@@ -132,7 +132,7 @@ impl Event {
     }
 
     fn blame(&self, e: cudarc::driver::DriverError) -> Error {
-        error::after_launch(self.log().pending(), e)
+        self.log().blame(e)
     }
 }
 
@@ -145,6 +145,9 @@ pub(crate) struct LaunchLog {
     streams: Vec<StreamLog>,
     /// Launches on all streams so far: orders the streams' last launches.
     total: u64,
+    /// The first kernel fault a call reported (the kernel blamed, if any, and the driver's
+    /// words): the context is lost from then on, and `Gpu::new` refuses to share it.
+    lost: Option<(Option<Arc<str>>, String)>,
 }
 
 #[derive(Debug)]
@@ -208,6 +211,24 @@ impl LaunchLog {
         for &(id, count) in seen {
             self.waited(id, count);
         }
+    }
+
+    /// The error for a failed driver call of the device ([`error::after_launch`]); a kernel's
+    /// fault is remembered as the loss of the context.
+    pub(crate) fn blame(&mut self, e: cudarc::driver::DriverError) -> Error {
+        if self.lost.is_none() && error::is_kernel_fault(e.0) {
+            let kernel = self.pending().map(Arc::from);
+            self.lost = Some((kernel, error::describe(&e)));
+        }
+        error::after_launch(self.pending(), e)
+    }
+
+    /// The kernel blamed for the fault that lost the context, and the driver's words, once a
+    /// call has reported one.
+    pub(crate) fn lost(&self) -> Option<(Option<&str>, &str)> {
+        self.lost
+            .as_ref()
+            .map(|(kernel, reason)| (kernel.as_deref(), reason.as_str()))
     }
 
     /// The kernel launched last among those that may not have finished.

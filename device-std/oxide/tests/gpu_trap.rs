@@ -1,6 +1,9 @@
 //! A kernel that traps, on a real GPU (hand-written PTX): the next call that waits fails with
-//! `Error::KernelFailed` naming the kernel. A trap leaves the CUDA context unusable, so this
-//! is its own test binary (its own process). Passes without doing anything where there is no
+//! `Error::KernelFailed` naming the kernel, a new `Gpu` is refused while handles of the lost
+//! context live, and once they are all dropped a new `Gpu` gets a fresh context whose launch
+//! computes the right values (issue 18: a long-running program recovers without restarting).
+//! A trap leaves the CUDA context unusable, so this is its own test binary (its own process),
+//! with one test doing each step in order. Passes without doing anything where there is no
 //! driver or GPU.
 
 use std::ffi::CStr;
@@ -21,10 +24,34 @@ const PTX: &CStr = c"
 {
     trap;
 }
+
+// twice(out: DisjointSlice<u32>): out[i] = 2 * i.
+.visible .entry twice(.param .u64 out_ptr, .param .u64 out_len)
+{
+    .reg .pred %p;
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [out_ptr];
+    cvta.to.global.u64 %rd1, %rd1;
+    ld.param.u64 %rd2, [out_len];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.u32 %r4, %r1, %r2, %r3;
+    cvt.u64.u32 %rd3, %r4;
+    setp.ge.u64 %p, %rd3, %rd2;
+    @%p bra DONE;
+    shl.b64 %rd4, %rd3, 2;
+    add.u64 %rd5, %rd1, %rd4;
+    shl.b32 %r4, %r4, 1;
+    st.global.u32 [%rd5], %r4;
+DONE:
+    ret;
+}
 ";
 
 #[test]
-fn a_trap_fails_the_next_wait_naming_the_kernel() -> Result<(), Error> {
+fn a_trap_fails_the_next_wait_naming_the_kernel_then_a_new_gpu_recovers() -> Result<(), Error> {
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
         // Skips without a GPU, unless the GPU suite requires one (OXIDE_REQUIRE_GPU).
@@ -80,5 +107,35 @@ fn a_trap_fails_the_next_wait_naming_the_kernel() -> Result<(), Error> {
         matches!(&e, Error::KernelFailed { kernel, .. } if kernel == "boom"),
         "{e}"
     );
+
+    // A new handle would share the lost context (the device's primary context): refused while
+    // any handle of it is alive, naming the kernel.
+    let e = Gpu::new(0)
+        .err()
+        .expect("no new Gpu while the lost context has handles");
+    println!("Gpu::new with handles alive: {e}");
+    assert!(
+        matches!(
+            &e,
+            Error::DeviceLost { kernel: Some(k), handles_alive: true, .. } if k == "boom"
+        ),
+        "{e}"
+    );
+
+    // Every handle dropped: a new Gpu gets a fresh context, and a launch on it is right.
+    drop((nop, boom, module, buf, gpu));
+    let gpu = Gpu::new(0)?;
+    let module = load_module(&gpu, Some(PTX), "trapping")?;
+    let twice = module.function("twice")?;
+    let n = 1000;
+    let mut out = gpu.alloc_zeroed::<u32>(n)?;
+    let mut launch = Launch::new(&gpu, &twice);
+    launch.push(&mut out);
+    // SAFETY: `twice` takes one DisjointSlice<u32> (pointer, length).
+    unsafe { launch.launch(LaunchConfig::for_num_elems(n, 128)?) }?;
+    let got = gpu.dtoh(&out)?;
+    let expected: Vec<u32> = (0..n as u32).map(|i| 2 * i).collect();
+    assert_eq!(got, expected);
+    println!("after the trap, a new Gpu launched `twice` and read back {n} right values");
     Ok(())
 }
