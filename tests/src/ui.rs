@@ -13,6 +13,9 @@
 //! - `//@ llvm-attrs(<fn>): <attr>...` / `//@ llvm-attrs-not(<fn>): <attr>...`: the function of
 //!   the LLVM IR the backend built (before LLVM's passes) whose name contains `<fn>` has (has not)
 //!   each attribute, e.g. `convergent`, `noinline`.
+//! - `//@ aux-crate: <file>`: a dependency of the case, tests/ui/auxiliary/<file>, compiled as an
+//!   rlib by plain rustc, without the backend (so without the backend's checks, as a crate built
+//!   by other means would be), and passed as `--extern <file's stem>`.
 
 use std::fmt;
 
@@ -61,6 +64,8 @@ pub struct Directives {
     pub fn_attrs: Vec<FnAttrCheck>,
     /// Extra rustc flags (`//@ compile-flags:`).
     pub flags: Vec<String>,
+    /// Dependencies compiled without the backend (`//@ aux-crate:`), files of tests/ui/auxiliary.
+    pub aux: Vec<String>,
 }
 
 /// A directive that cannot be read, with its 1-based line.
@@ -82,6 +87,7 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
     let mut checks = Vec::new();
     let mut fn_attrs = Vec::new();
     let mut flags = Vec::new();
+    let mut aux = Vec::new();
     for (i, line) in source.lines().enumerate() {
         let line_no = i + 1;
         let Some(directive) = line.trim_start().strip_prefix("//@") else {
@@ -124,6 +130,18 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         };
         if kind == "compile-flags" && entry.is_none() {
             flags.extend(text.split_whitespace().map(str::to_owned));
+            continue;
+        }
+        if kind == "aux-crate" && entry.is_none() {
+            let file = text.trim();
+            // A file name of tests/ui/auxiliary, whose stem names the crate.
+            let stem = file.strip_suffix(".rs").unwrap_or_default();
+            if stem.is_empty() || !stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                return Err(err(format!(
+                    "`aux-crate` takes a file of tests/ui/auxiliary named `<crate>.rs`, not `{file}`"
+                )));
+            }
+            aux.push(file.to_owned());
             continue;
         }
         if let ("llvm-attrs" | "llvm-attrs-not", Some(function)) = (kind, &entry) {
@@ -191,6 +209,7 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         checks,
         fn_attrs,
         flags,
+        aux,
     })
 }
 
@@ -375,6 +394,11 @@ mod tests {
         let flags = directives("//@ build-pass\n//@ compile-flags: -Coverflow-checks=off  -O\n");
         assert_eq!(flags.unwrap().flags, ["-Coverflow-checks=off", "-O"]);
         assert_eq!(directives("//@ build-fail\n").unwrap().expect, Expect::Fail);
+        let aux = directives("//@ aux-crate: unchecked_marks.rs\n").unwrap();
+        assert_eq!(
+            (aux.expect, aux.aux),
+            (Expect::Fail, vec!["unchecked_marks.rs".into()])
+        );
         let warn = directives("//@ build-warn\n//@ ptx: call.uni\n").unwrap();
         assert_eq!((warn.expect, warn.checks.len()), (Expect::Warn, 1));
     }
@@ -387,6 +411,8 @@ mod tests {
         assert_eq!(line_of("//@ build-pass\n//@ ptx(): x\n"), 2);
         assert_eq!(line_of("//@ build-pass\n//@ ptxnot: x\n"), 2);
         assert_eq!(line_of("//@ build-pass\n//@ build-fail\n"), 2);
+        assert_eq!(line_of("//@ aux-crate: ../escape.rs\n"), 1);
+        assert_eq!(line_of("//@ aux-crate: helpers\n"), 1);
         // A failing case has no PTX to check.
         assert_eq!(line_of("//@ ptx: ret;\n"), 1);
     }

@@ -6,7 +6,9 @@
 //! - `//@ build-pass`: compiles without a diagnostic, ptxas accepts its PTX, and each
 //!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it;
 //! - `//@ build-warn`: compiles with warnings, stderr equal to tests/ui/<name>.stderr, and the
-//!   PTX as for `build-pass`.
+//!   PTX as for `build-pass`;
+//! - `//@ aux-crate: <file>`: tests/ui/auxiliary/<file> is a dependency compiled without the
+//!   backend.
 //!
 //! `OXIDE_BLESS=1 cargo test -p oxide-tests --test ui` rewrites the .stderr files from what the
 //! compiler prints now; `OXIDE_UI=<text>` runs only the cases whose name contains it.
@@ -98,8 +100,13 @@ impl Cx<'_> {
             checks,
             fn_attrs,
             flags,
+            aux,
         } = ui::directives(&source).map_err(|e| e.to_string())?;
-        let compiled = self.compile(case, &flags, !fn_attrs.is_empty());
+        let externs = aux
+            .iter()
+            .map(|file| self.compile_aux(file))
+            .collect::<Result<Vec<_>, _>>()?;
+        let compiled = self.compile(case, &flags, !fn_attrs.is_empty(), &externs);
         let stderr = normalize(&compiled.stderr, self.root, self.sysroot);
         match expect {
             Expect::Fail if compiled.success => Err(format!(
@@ -166,7 +173,14 @@ impl Cx<'_> {
     /// the object file: linking adds nothing the backend does.
     /// With `dump`, the backend also writes every pipeline stage beside the PTX
     /// (`<name>.pipeline/`).
-    fn compile(&self, case: &Path, flags: &[String], dump: bool) -> Compiled {
+    /// `externs` are more `--extern name=path` dependencies (`//@ aux-crate:`).
+    fn compile(
+        &self,
+        case: &Path,
+        flags: &[String],
+        dump: bool,
+        externs: &[(String, PathBuf)],
+    ) -> Compiled {
         let device = self.device;
         let name = case.file_stem().unwrap().to_string_lossy().into_owned();
         let oxide = device
@@ -205,8 +219,12 @@ impl Cx<'_> {
         cmd.arg("--extern")
             .arg(format!("oxide={}", oxide.display()))
             .arg("--extern")
-            .arg(format!("oxide_macros={}", macros.display()))
-            .arg("-o")
+            .arg(format!("oxide_macros={}", macros.display()));
+        for (crate_name, rlib) in externs {
+            cmd.arg("--extern")
+                .arg(format!("{crate_name}={}", rlib.display()));
+        }
+        cmd.arg("-o")
             .arg(out_dir.join(format!("{name}.o")))
             .arg(case.strip_prefix(self.root).unwrap_or(case))
             // What cargo tells `#[kernel]` (it names the PTX symbol after the crate).
@@ -223,6 +241,48 @@ impl Cx<'_> {
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
             ptx,
         }
+    }
+}
+
+impl Cx<'_> {
+    /// Compiles tests/ui/auxiliary/`file` as an rlib with plain rustc: no backend, so none of its
+    /// checks, as a dependency built by other means would be (`-Zalways-encode-mir` as under
+    /// `cargo oxide`, so that its functions' MIR is there for the backend). Its crate name and
+    /// the rlib.
+    fn compile_aux(&self, file: &str) -> Result<(String, PathBuf), String> {
+        let source = self
+            .root
+            .join("tests")
+            .join("ui")
+            .join("auxiliary")
+            .join(file);
+        let crate_name = file.trim_end_matches(".rs").to_owned();
+        let out_dir = self.device.target_dir.join("ui").join("auxiliary");
+        std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+        let rlib = out_dir.join(format!("lib{crate_name}.rlib"));
+        let mut cmd = cargo::rustc();
+        cmd.current_dir(self.root)
+            .args([
+                "--edition",
+                "2024",
+                "--crate-type",
+                "rlib",
+                "--color",
+                "never",
+            ])
+            .args(["--crate-name", &crate_name, "-Zalways-encode-mir", "-o"])
+            .arg(&rlib)
+            .arg(source.strip_prefix(self.root).unwrap_or(&source));
+        let out = cmd
+            .output()
+            .map_err(|e| format!("running {}: {e}", cargo::describe(&cmd)))?;
+        if !out.status.success() {
+            return Err(format!(
+                "the auxiliary crate {file} does not compile:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        Ok((crate_name, rlib))
     }
 }
 
