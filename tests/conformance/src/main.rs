@@ -5,6 +5,8 @@
 
 // `Atomic*::from_mut` on a thread's output element (cases/atomics.rs).
 #![feature(atomic_from_mut)]
+// Half-precision arithmetic (cases/strict_float.rs).
+#![feature(f16)]
 
 mod cases;
 mod harness;

@@ -244,4 +244,18 @@ map_cases! {
         }
         u64::from_le_bytes(b)
     }
+    /// A 64 KiB local array (a nested repeat: one repeat is at most 256 elements) and no
+    /// recursion: ptxas knows the frame, and the driver gives each thread that much stack.
+    /// With a recursive helper the same frame ran past the stack on the H200 (tests/ui/
+    /// recursion_direct.rs is warned about).
+    local_array_64k(Exact) |x| -> u64 {
+        let mut table = [[0u32; 128]; 128];
+        for (k, row) in table.iter_mut().enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = (x as u32).wrapping_mul((k * 128 + j) as u32 + 1) ^ (x >> 32) as u32;
+            }
+        }
+        let (a, b) = ((x % 16384) as usize, ((x >> 20) % 16384) as usize);
+        u64::from(table[a / 128][a % 128]) << 32 | u64::from(table[b % 128][b / 128])
+    }
 }

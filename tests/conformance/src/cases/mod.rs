@@ -1,15 +1,16 @@
 //! The corpus. Each file holds the cases of one area; `map_cases!` turns each
 //! `name(check) |x| -> R { body }` into a kernel `name` running `body` once per thread on
 //! `input[i]`, and into a `KernelCase` whose reference runs the very same `body` as plain Rust.
+//! `[options] name(check) ...` gives the kernel `#[kernel(options)]` (`[strict_float]`).
 
 use crate::harness::Case;
 
 /// Declares map cases and the file's `cases()` list.
 macro_rules! map_cases {
-    ($( $(#[$doc:meta])* $name:ident ($check:expr) |$x:ident| -> $r:ty $body:block )*) => {
+    ($( $(#[$doc:meta])* $([$($opt:tt)*])? $name:ident ($check:expr) |$x:ident| -> $r:ty $body:block )*) => {
         $(
             $(#[$doc])*
-            #[oxide::kernel]
+            #[oxide::kernel $(($($opt)*))?]
             pub fn $name(input: &[u64], mut out: oxide::DisjointSlice<$r>) {
                 fn body($x: u64) -> $r $body
                 let idx = oxide::thread::ThreadIndex::linear();
@@ -58,6 +59,7 @@ pub mod scalars;
 pub mod shared_safe;
 pub mod statics;
 pub mod std_overflow;
+pub mod strict_float;
 pub mod warp_safe;
 pub mod warp_shared;
 
@@ -81,6 +83,7 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(atomics::cases());
     all.extend(atomics_scoped::cases());
     all.extend(std_overflow::cases());
+    all.extend(strict_float::cases());
     all.extend(math::cases());
     all.extend(debug::cases());
     all.extend(derived::cases());
