@@ -20,7 +20,11 @@ fn corpus_compiles_assembles_and_emulates() {
     ptxas
         .check(&out.ptx, DEFAULT_ARCH.name())
         .expect("ptxas accepts the corpus");
-    let binary = out.binary.expect("the corpus is a binary");
+    let binary = out
+        .binary(&corpus, None, || Ok(None))
+        .expect("the corpus is one binary")
+        .path
+        .clone();
     let run = |arg: &str| {
         let out = Command::new(&binary)
             .arg(arg)
