@@ -1,7 +1,8 @@
 //@ build-warn
 //! Mutual recursion through generic instances (`is_even::<u32>` -> `is_odd::<u32>` ->
 //! `is_even::<u32>`), written so that LLVM cannot make a loop of it: warned once, at the call
-//! that closes the cycle, for both kernels that reach it.
+//! that closes the cycle, for both kernels that reach it (the second, `strict_float`, has its
+//! own copy of the functions in the PTX, and enters the cycle at `is_odd`).
 
 use oxide::prelude::*;
 
@@ -32,7 +33,7 @@ pub fn parity(input: &[u32], mut out: DisjointSlice<u64>) {
     }
 }
 
-#[kernel]
+#[kernel(strict_float)]
 pub fn parity_again(input: &[u32], mut out: DisjointSlice<u64>) {
     let idx = ThreadIndex::linear();
     let x = input[idx.get()];

@@ -222,7 +222,14 @@ pub(crate) fn warn<'tcx>(tcx: TyCtxt<'tcx>, graph: &CallGraph<'tcx>, ptx_text: &
             }
             None => (cycle.clone(), Vec::new()),
         };
-        if let Some(same) = found.iter_mut().find(|r| r.cycle == names) {
+        // The same functions, entered elsewhere from a kernel of another mode.
+        let same_functions = |other: &[String]| {
+            let (mut a, mut b) = (other.to_vec(), names.clone());
+            a.sort();
+            b.sort();
+            a == b
+        };
+        if let Some(same) = found.iter_mut().find(|r| same_functions(&r.cycle)) {
             same.kernels.extend(kernels);
             continue;
         }
