@@ -77,14 +77,17 @@ pub struct ChunkStride<'s, T, const C: usize> {
 impl<'s, T, const C: usize> Iterator for ChunkStride<'s, T, C> {
     type Item = (usize, &'s mut [T; C]);
 
+    #[track_caller]
     #[inline]
     fn next(&mut self) -> Option<(usize, &'s mut [T; C])> {
         let chunk = self.next_chunk;
         if chunk >= self.len / C {
             return None;
         }
-        self.next_chunk = chunk + self.stride;
+        // Saturating, as in `GridStride`: a wrapped sum would be another thread's chunk.
+        self.next_chunk = chunk.saturating_add(self.stride);
         let first = chunk * C;
+        report_writes::<T>(self.ptr, first, C);
         // SAFETY: elements `first..first + C` are in the slice (`chunk < len / C`); this thread
         // alone owns the chunks `≡ t (mod T)`, each yielded once while the slice is borrowed.
         Some((first, unsafe { &mut *self.ptr.add(first).cast::<[T; C]>() }))
@@ -94,6 +97,7 @@ impl<'s, T, const C: usize> Iterator for ChunkStride<'s, T, C> {
 impl<'s, T, const C: usize> ChunkStride<'s, T, C> {
     /// The last `len() % C` elements, `(first, &mut tail)`, when there are some and this thread
     /// owns them: the partial chunk `len() / C` is this thread's when it is `≡ t (mod T)`.
+    #[track_caller]
     #[inline]
     pub fn into_remainder(self) -> Option<(usize, &'s mut [T])> {
         let tail_chunk = self.len / C;
@@ -103,11 +107,25 @@ impl<'s, T, const C: usize> ChunkStride<'s, T, C> {
         if first == self.len || !mine {
             return None;
         }
+        report_writes::<T>(self.ptr, first, self.len - first);
         // SAFETY: `first..len` is in the slice and is the partial chunk `len / C`, which this
         // thread alone owns (it is `≡ t (mod T)`); `self` borrowed the slice and is consumed.
         Some((first, unsafe {
             core::slice::from_raw_parts_mut(self.ptr.add(first), self.len - first)
         }))
+    }
+}
+
+/// Tells the emulator's race detector that the calling thread writes the `count` elements from
+/// `first` (no instruction on the GPU, where the loop is empty). Zero-sized elements have no
+/// memory to race on, and a chunk of them may be longer than any loop should run.
+#[track_caller]
+#[inline]
+fn report_writes<T>(ptr: *mut T, first: usize, count: usize) {
+    if size_of::<T>() != 0 {
+        for k in first..first + count {
+            crate::race::global_write(ptr.addr(), k);
+        }
     }
 }
 

@@ -53,6 +53,7 @@ impl<'a, T> DisjointPairs<'a, T> {
 
     /// This thread's pair: `(lo, &mut element lo, &mut element lo + distance)`, or `None`
     /// when the pair does not lie wholly inside the buffer.
+    #[track_caller]
     #[inline]
     pub fn pair_mut(&mut self, idx: ThreadIndex) -> Option<(usize, &mut T, &mut T)> {
         let p = idx.get();
@@ -60,6 +61,8 @@ impl<'a, T> DisjointPairs<'a, T> {
         let lo = (p & !low_bits).checked_mul(2)? | (p & low_bits);
         let hi = lo.checked_add(self.distance)?;
         if hi < self.len {
+            crate::race::global_write(self.ptr.addr(), lo);
+            crate::race::global_write(self.ptr.addr(), hi);
             // SAFETY: `lo < hi < len`; the map from a thread's index to its pair is one to one
             // and no two pairs share an element (the distance is a power of two, which the
             // host checked), and `idx` is this thread's own index, so no other thread reaches

@@ -104,15 +104,16 @@ impl<T> DisjointRows<'_, T> {
     /// This thread's element, `((row, col), &mut element)` at `row = y`, `col = x` of its
     /// global position, or `None` when that lies outside the buffer (or the thread's `z` is not
     /// 0).
+    #[track_caller]
     #[inline]
     pub fn at_thread(&mut self) -> Option<((usize, usize), &mut T)> {
         let (col, row) = grid_xy()?;
         if col < self.width && row < self.rows() {
+            let index = row * self.pitch + col;
+            crate::race::global_write(self.ptr.addr(), index);
             // SAFETY: in bounds, and the thread at (x, y, 0) is the only one with this
             // position; `&mut self` lends the element once.
-            Some(((row, col), unsafe {
-                &mut *self.ptr.add(row * self.pitch + col)
-            }))
+            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
         } else {
             None
         }
@@ -138,6 +139,7 @@ impl<'a, T> WarpRows<'a, T> {
             // SAFETY (of the later accesses): row `row` belongs to this warp alone, and a lane
             // only reaches its own columns.
             start: unsafe { self.ptr.add(row * self.pitch) },
+            first: row * self.pitch,
             width: self.width,
             row,
             _borrow: PhantomData,
@@ -151,12 +153,23 @@ impl<'a, T> WarpRows<'a, T> {
 /// branch on it, stay warp-uniform.
 pub struct WarpRow<'s, T> {
     start: *mut T,
+    /// The index of the row's first element in the buffer (for the race detector, which knows
+    /// an element by its buffer and index).
+    first: usize,
     width: usize,
     row: usize,
     _borrow: PhantomData<&'s mut [T]>,
 }
 
 impl<T> WarpRow<'_, T> {
+    /// Tells the emulator's race detector that this lane writes column `col`.
+    #[track_caller]
+    #[inline]
+    fn report_write(&self, col: usize) {
+        let base = self.start.wrapping_sub(self.first);
+        crate::race::global_write(base.addr(), self.first + col);
+    }
+
     /// The row's index in the buffer.
     #[inline]
     pub fn row(&self) -> usize {
@@ -170,44 +183,64 @@ impl<T> WarpRow<'_, T> {
     }
 
     /// The lane's `k`-th column, `(col, &mut element)` at `col = lane + 32k`, if the row has it.
+    #[track_caller]
     #[inline]
     pub fn own_mut(&mut self, k: usize) -> Option<(usize, &mut T)> {
         let lane = crate::warp::lane_id() as usize;
         let col = k.checked_mul(WARP_SIZE as usize)?.checked_add(lane)?;
+        if col >= self.width {
+            return None;
+        }
+        self.report_write(col);
         // SAFETY: `col < width`, in this warp's row, and a column of this lane alone.
-        (col < self.width).then(|| (col, unsafe { &mut *self.start.add(col) }))
+        Some((col, unsafe { &mut *self.start.add(col) }))
     }
 
     /// Calls `f(col, &mut element)` for every column of this lane, in order.
+    #[track_caller]
     #[inline]
     pub fn for_each_own(&mut self, mut f: impl FnMut(usize, &mut T)) {
         let mut col = crate::warp::lane_id() as usize;
         while col < self.width {
+            self.report_write(col);
             // SAFETY: as in `own_mut`.
             f(col, unsafe { &mut *self.start.add(col) });
-            col += WARP_SIZE as usize;
+            // Checked: in a row of more than `usize::MAX - 32` (zero-sized) elements the sum
+            // would wrap to a column this lane already had; there is no next column then.
+            let Some(next) = col.checked_add(WARP_SIZE as usize) else {
+                break;
+            };
+            col = next;
         }
     }
 }
 
 impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
     /// This block's tile, or `None` when it lies wholly outside the buffer (or the block's `z`
-    /// is not 0).
+    /// is not 0), or its positions would not all have a `usize` index.
     #[inline]
     pub fn tile_mut(&mut self) -> Option<BlockTile<'_, T, R, C>> {
         if thread::block_idx_z() != 0 {
             return None;
         }
-        let origin = (
-            thread::block_idx_y() as usize * R,
-            thread::block_idx_x() as usize * C,
-        );
-        (origin.0 < self.rows() && origin.1 < self.width).then(|| BlockTile {
+        // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a
+        // release build and block 2 would get block 0's tile (issue 18). And the tile's end
+        // must fit too, so that `origin + position` cannot wrap in `own_mut` for any position
+        // inside the tile. A tile that fails either is nobody's: it starts or ends past
+        // `usize::MAX`, which only a buffer of zero-sized elements reaches (a real buffer has
+        // fewer than 2^63 rows, so a tile that starts inside it ends by 2^64). With a small
+        // constant `R` and `C` all four checks fold away: a `u32` block index times a constant
+        // below 2^31, plus that constant, cannot overflow.
+        let top = (thread::block_idx_y() as usize).checked_mul(R)?;
+        let left = (thread::block_idx_x() as usize).checked_mul(C)?;
+        top.checked_add(R)?;
+        left.checked_add(C)?;
+        (top < self.rows() && left < self.width).then(|| BlockTile {
             ptr: self.ptr,
             width: self.width,
             pitch: self.pitch,
             rows: self.rows(),
-            origin,
+            origin: (top, left),
             _borrow: PhantomData,
         })
     }
@@ -236,6 +269,8 @@ pub struct BlockTile<'s, T, const R: usize, const C: usize> {
     width: usize,
     pitch: usize,
     rows: usize,
+    /// The tile's first element, `(row, col)`: `origin.0 + R` and `origin.1 + C` fit in
+    /// `usize` (`tile_mut` checked).
     origin: (usize, usize),
     _borrow: PhantomData<&'s mut [T]>,
 }
@@ -249,16 +284,25 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
 
     /// The thread's `(i, j)`-th element of the tile: `((row, col), &mut element)` at tile
     /// position `(ty + i·block_dim_y, tx + j·block_dim_x)`, if it is in the tile and the buffer.
+    ///
+    /// In the CPU emulator the call counts as a write of the element for the race detector.
+    #[track_caller]
     #[inline]
     pub fn own_mut(&mut self, own: (usize, usize)) -> Option<((usize, usize), &mut T)> {
         let (r, c) = tile_residue(own)?;
-        let (row, col) = (self.origin.0 + r, self.origin.1 + c);
+        // Wrapping, as `r` and `c` are not tested yet (a debug build must not trap on a
+        // position outside the tile); used only once `r < R` and `c < C`, when no sum wraps
+        // (`origin + (R, C)` fits in `usize`).
+        let (row, col) = (self.origin.0.wrapping_add(r), self.origin.1.wrapping_add(c));
         if r < R && c < C && row < self.rows && col < self.width {
-            // SAFETY: in the buffer, in this block's tile, and at a position of this thread's
-            // residues alone (`r ≡ ty mod block_dim_y`, `c ≡ tx mod block_dim_x`, `z = 0`).
-            Some(((row, col), unsafe {
-                &mut *self.ptr.add(row * self.pitch + col)
-            }))
+            // `row · pitch + col < rows · pitch <= len`: no wrap either.
+            let index = row * self.pitch + col;
+            crate::race::global_write(self.ptr.addr(), index);
+            // SAFETY: in the buffer, in this block's tile (tiles of distinct blocks are
+            // disjoint: their origins and ends were computed without wrapping), and at a
+            // position of this thread's residues alone (`r ≡ ty mod block_dim_y`, `c ≡ tx
+            // mod block_dim_x`, `z = 0`).
+            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
         } else {
             None
         }

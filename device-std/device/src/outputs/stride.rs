@@ -47,8 +47,11 @@ impl<'s, T> Iterator for GridStride<'s, T> {
         if i >= self.len {
             return None;
         }
-        // `i < len <= isize::MAX` and the stride is at most the grid's thread count: no overflow.
-        self.next = i + self.stride;
+        // Saturating: `i + stride` wraps when the grid has more than `2^64 - len` threads (a
+        // grid of over 2^63 threads, or a long slice of zero-sized elements), and the wrapped
+        // index would be another thread's element. The true sum is then past `len`, as is
+        // `usize::MAX`, so the thread's elements end there either way.
+        self.next = i.saturating_add(self.stride);
         crate::race::global_write(self.ptr.addr(), i);
         // SAFETY: `i < len`; this thread alone owns the elements `≡ t (mod T)`, and the
         // iterator yields each of them once, while it borrows the slice mutably.

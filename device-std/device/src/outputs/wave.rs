@@ -78,6 +78,9 @@ impl<'a, T: Copy, const R: usize, const C: usize> WaveTiles<'a, T, R, C> {
     /// The calling thread's `(i, j)`-th element of its block's tile: `((row, col), &mut
     /// element)` at tile position `(ty + i·block_dim_y, tx + j·block_dim_x)`, or `None` when the
     /// block has no tile in this wave or the position is outside the tile or the buffer.
+    ///
+    /// In the CPU emulator the call counts as a write of the element for the race detector.
+    #[track_caller]
     #[inline]
     pub fn own_mut(&mut self, own: (usize, usize)) -> Option<((usize, usize), &mut T)> {
         if thread::block_idx_y() != 0 || thread::block_idx_z() != 0 {
@@ -86,15 +89,17 @@ impl<'a, T: Copy, const R: usize, const C: usize> WaveTiles<'a, T, R, C> {
         let b = thread::block_idx_x() as usize;
         let tile_row = self.wave.checked_sub(b)?;
         let (r, c) = super::rows::tile_residue(own)?;
+        // Checked: a tile whose origin or element does not fit in `usize` does not exist (a
+        // wrapped one would be another block's).
         let row = tile_row.checked_mul(R)?.checked_add(r)?;
         let col = b.checked_mul(C)?.checked_add(c)?;
         if r < R && c < C && row < self.rows() && col < self.width {
+            let index = row * self.width + col;
+            crate::race::global_write(self.ptr.addr(), index);
             // SAFETY: in the buffer; in tile `(wave - b, b)`, which block `b` alone owns in this
             // launch (one tile per block: the wave fixes the row from the column), and at a
             // position of this thread's residues alone; `earlier` never reads this wave's tiles.
-            Some(((row, col), unsafe {
-                &mut *self.ptr.add(row * self.width + col)
-            }))
+            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
         } else {
             None
         }
