@@ -319,3 +319,79 @@ fn argument_lengths_are_checked_before_running() {
     let e = checked_add::emulate(&cfg((3, 1, 1), (32, 1, 1)), &a, &b, &mut c).unwrap_err();
     assert!(e.to_string().contains("covers = \"c\""), "{e}");
 }
+
+/// Tiles of 2 rows by 2^63 columns (issue 18, hole 2): block 0's tile is the whole buffer,
+/// block 1's starts past it, and blocks 2 and up have no tile, as `2 · 2^63` does not fit in
+/// `usize` (it wrapped to 0 in a release build, giving block 2 block 0's tile). Each thread
+/// mixes its block into what the element held, so a second owner would show.
+#[kernel]
+pub fn wide_tiles(mut out: BlockTiles<u32, 2, { 1 << 63 }>) {
+    let block = thread::block_idx_x();
+    if let Some(mut tile) = out.tile_mut() {
+        for j in 0..4 {
+            if let Some((_, o)) = tile.own_mut((0, j)) {
+                *o = o.wrapping_mul(31).wrapping_add(block + 1);
+            }
+        }
+    }
+}
+
+#[test]
+fn tiles_wider_than_half_the_address_space_have_one_owner() {
+    let (rows, width) = (2, 8);
+    let mut out = vec![7u32; rows * width];
+    wide_tiles::emulate(
+        &cfg((4, 1, 1), (4, 2, 1)),
+        Rows::new(&mut out[..], width).unwrap(),
+    )
+    .unwrap();
+    // Block 0 alone, once per element.
+    assert!(out.iter().all(|&v| v == 7 * 31 + 1), "{out:?}");
+}
+
+/// The race detector sees the writes of tiles: blocks that disagree on the tile size (which
+/// `BlockTiles::from_raw_parts` forbids, every thread must see the same shape) write one
+/// element, and the emulator reports it with both threads.
+#[test]
+fn the_race_detector_sees_tile_writes() {
+    let (rows, width) = (4, 4);
+    let mut data = vec![0u32; rows * width];
+    let out = oxide::emulate::RawSlice::new(&mut data);
+    // Thread (0, 0) of each block writes its first element; with `mis_sized`, block 0 sees
+    // 4 x 4 tiles and also writes its second, (0, 2), which is block 1's first.
+    let launch = |mis_sized: bool| {
+        oxide::emulate::run("tiles", &cfg((2, 1, 1), (2, 2, 1)), || {
+            let (ptr, len) = (out.ptr(), out.len());
+            if mis_sized && thread::block_idx_x() == 0 {
+                // SAFETY: broken on purpose, for the race detector to find: the blocks see
+                // different shapes. Otherwise the buffer is valid and only `run`'s threads
+                // touch it.
+                let mut wide = unsafe { BlockTiles::<u32, 4, 4>::from_raw_parts(ptr, len, 4, 4) };
+                let mut tile = wide.tile_mut().unwrap();
+                for j in 0..2 {
+                    if let Some((_, o)) = tile.own_mut((0, j)) {
+                        *o += 1;
+                    }
+                }
+            } else {
+                // SAFETY: every thread sees this buffer and shape, and only `run`'s threads
+                // touch it.
+                let mut tiles = unsafe { BlockTiles::<u32, 2, 2>::from_raw_parts(ptr, len, 4, 4) };
+                let mut tile = tiles.tile_mut().unwrap();
+                if let Some((_, o)) = tile.own_mut((0, 0)) {
+                    *o += 1;
+                }
+            }
+        })
+    };
+    launch(false).unwrap();
+    let e = launch(true).unwrap_err().to_string();
+    assert!(
+        e.contains("data race in block [1, 0, 0]") && e.contains("element 2 of an output"),
+        "{e}"
+    );
+    assert!(
+        e.contains("earlier block") && e.contains("outputs.rs:"),
+        "{e}"
+    );
+}
