@@ -1,7 +1,8 @@
 //! The 2-D output shapes whose layout is not one element per thread of a flat slice: rows with
-//! a pitch (the padding must stay as the host left it) and anti-diagonal wavefronts (one launch
-//! per wave, each reading the tiles of earlier waves). Each case compares the whole buffer,
-//! padding included, against plain Rust.
+//! a pitch (the padding must stay as the host left it), anti-diagonal wavefronts (one launch
+//! per wave, each reading the tiles of earlier waves) and block tiles wider than half the
+//! address space (one owner per element). Each case compares the whole buffer, padding
+//! included, against plain Rust.
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, Gpu, Rows, Wave};
@@ -98,6 +99,50 @@ fn wave_config() -> LaunchConfig {
     LaunchConfig {
         grid: ((WAVE_WIDTH / TILE) as u32, 1, 1),
         block: (2, 2, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// A 2 × 8 buffer seen as tiles of 2 rows by 2^63 columns.
+const WIDE_ROWS: usize = 2;
+const WIDE_WIDTH: usize = 8;
+
+/// Issue 18, hole 2: block 0's tile is the whole buffer, block 1's starts past its end, and
+/// blocks 2 and up have none, as `2 · 2^63` does not fit in `usize` (a release build wrapped it
+/// to 0 and gave every even block block 0's tile: on the H200, 16 of 16 elements had two
+/// owners). Each thread folds its block into what the element held, so a second owner changes
+/// the result, whichever write lands last. Blocks of 4 × 2 threads, each owning columns `tx`
+/// and `tx + 4` of its row.
+#[kernel]
+pub fn block_tiles_wide(input: &[u64], mut out: BlockTiles<u64, 2, { 1 << 63 }>) {
+    let block = u64::from(thread::block_idx_x());
+    if let Some(mut tile) = out.tile_mut() {
+        for j in 0..2 {
+            if let Some(((row, col), o)) = tile.own_mut((0, j)) {
+                let x = input[(row * WIDE_WIDTH + col) % input.len()];
+                *o = mix(*o ^ x, block, row as u64);
+            }
+        }
+    }
+}
+
+fn wide_reference(input: &[u64]) -> Vec<u64> {
+    (0..WIDE_ROWS * WIDE_WIDTH)
+        .map(|i| {
+            mix(
+                UNTOUCHED ^ input[i % input.len()],
+                0,
+                (i / WIDE_WIDTH) as u64,
+            )
+        })
+        .collect()
+}
+
+/// 16 blocks along x: the odd ones start past the buffer, the even ones from 2 on overflow.
+fn wide_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (16, 1, 1),
+        block: (4, 2, 1),
         shared_mem_bytes: 0,
     }
 }
@@ -222,6 +267,20 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                         )?;
                     }
                     Ok(())
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "block_tiles_wide",
+            len: WIDE_ROWS * WIDE_WIDTH,
+            reference: wide_reference,
+            emulate: |input, out| {
+                let rows = Rows::new(out, WIDE_WIDTH).map_err(|e| e.to_string())?;
+                block_tiles_wide::emulate(&wide_config(), input, rows).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    block_tiles_wide::launch(gpu, wide_config(), input, Rows::new(buf, WIDE_WIDTH)?)
                 })
             },
         }),
