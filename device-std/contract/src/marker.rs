@@ -203,15 +203,44 @@ pub fn generic_entry(name: &str, type_names: &[&str]) -> String {
     format!("{}__{hash:016x}", kernel_entry(name))
 }
 
+/// What every [`ptx_image_symbol`] starts with.
+pub const PTX_IMAGE_PREFIX: &str = "__oxide_ptx_";
+
 /// The global symbol of the object the backend adds to a crate with kernels: the crate's PTX
 /// followed by a NUL byte. `crate_name` is rustc's crate name (`vecadd`).
 pub fn ptx_image_symbol(crate_name: &str) -> String {
-    format!("__oxide_ptx_{crate_name}")
+    format!("{PTX_IMAGE_PREFIX}{crate_name}")
+}
+
+/// Whether `symbol` names a crate's embedded PTX ([`ptx_image_symbol`]). A `const fn`, so that
+/// the launcher's `__embedded_ptx!` can refuse at compile time any other symbol: it reads the
+/// symbol as NUL-terminated text, which only the backend's PTX images are promised to be.
+pub const fn is_ptx_image_symbol(symbol: &str) -> bool {
+    let (symbol, prefix) = (symbol.as_bytes(), PTX_IMAGE_PREFIX.as_bytes());
+    if symbol.len() <= prefix.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < prefix.len() {
+        if symbol[i] != prefix[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_ptx_images_are_ptx_image_symbols() {
+        assert!(is_ptx_image_symbol(&ptx_image_symbol("vecadd")));
+        for other in ["malloc", "environ", "__oxide_ptx_", "__oxide_ptx", "_oxide_ptx_x", ""] {
+            assert!(!is_ptx_image_symbol(other), "{other}");
+        }
+    }
 
     fn all_options() -> impl Iterator<Item = KernelOptions> {
         [false, true].into_iter().flat_map(|strict_float| {

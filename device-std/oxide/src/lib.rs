@@ -77,11 +77,19 @@ pub mod prelude {
 ///
 /// This build has `--cfg oxide_backend`, so the symbol is a strong reference, defined by the
 /// object file the backend adds to the crate (the PTX text and a NUL byte).
+///
+/// The macro is exported (the launchers expand in kernel crates), so safe code can call it:
+/// any symbol but a PTX image is refused at compile time, or `__embedded_ptx!("malloc")` would
+/// read a function's code as a string (docs/safety.md, "Modules cannot be spoofed").
 #[cfg(oxide_backend)]
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __embedded_ptx {
     ($sym:literal) => {{
+        const _: () = ::core::assert!(
+            $crate::__private::is_ptx_image_symbol($sym),
+            "`__embedded_ptx!` reads only a crate's embedded PTX (`__oxide_ptx_<crate>`)"
+        );
         unsafe extern "C" {
             #[link_name = $sym]
             static PTX: [u8; 0];
@@ -103,7 +111,13 @@ macro_rules! __embedded_ptx {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __embedded_ptx {
-    ($sym:literal) => {
+    ($sym:literal) => {{
+        // Refused as in a backend build, so that a plain build does not accept what the
+        // backend's build rejects.
+        const _: () = ::core::assert!(
+            $crate::__private::is_ptx_image_symbol($sym),
+            "`__embedded_ptx!` reads only a crate's embedded PTX (`__oxide_ptx_<crate>`)"
+        );
         ::core::option::Option::<&'static ::core::ffi::CStr>::None
-    };
+    }};
 }

@@ -6,7 +6,7 @@ use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 
 /// The PTX entry of one instance of a generic kernel, named as the backend names the entries
 /// it compiles (docs/contracts.md).
-pub use oxide_contract::generic_entry;
+pub use oxide_contract::{generic_entry, is_ptx_image_symbol};
 
 /// The instance of the generic kernel `name` whose type arguments have the `type_names`, from
 /// the crate's module; errors call it `name::<T1, T2>`.
