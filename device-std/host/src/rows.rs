@@ -207,4 +207,49 @@ mod tests {
         assert!(Rows::with_pitch(&mut data[..], 4, 5).is_err());
         assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().rows(), 0);
     }
+
+    /// The checks hold at the extremes (issue 18, hole 2, where the kernel's side wrapped): a
+    /// buffer of `usize::MAX` zero-sized elements, the widest rows, pitches and distances.
+    /// Nothing here multiplies, so nothing can wrap; each check is exactly its rule.
+    #[test]
+    fn the_checks_hold_at_the_extremes() {
+        let mut huge = vec![(); usize::MAX];
+        let max = usize::MAX;
+        // usize::MAX = 3 · 5 · 17 · 257 · 641 · 65537 · 6700417: odd, a multiple of 5.
+        for (width, pitch, ok) in [
+            (max, max, true),
+            (1, max, true),
+            (3, 5, true),
+            (5, 5, true),
+            (1, 1, true),
+            (2, 2, false),
+            (max, 5, false),
+            (1 << 63, 1 << 63, false),
+            (0, max, false),
+        ] {
+            let rows = Rows::with_pitch(&mut huge[..], width, pitch);
+            assert_eq!(rows.is_ok(), ok, "{width} / {pitch}");
+            if let Ok(rows) = rows {
+                assert_eq!(rows.rows(), max / pitch);
+            }
+        }
+        for (distance, ok) in [
+            (1, true),
+            (1 << 63, true),
+            ((1 << 63) + 1, false),
+            (max, false),
+        ] {
+            assert_eq!(
+                Pairs::new(&mut huge[..], distance).is_ok(),
+                ok,
+                "{distance}"
+            );
+        }
+        for (width, ok) in [(max, true), (1, true), (2, false), (0, false)] {
+            for wave in [0, 1 << 63, max] {
+                let w = Wave::new(&mut huge[..], width, wave);
+                assert_eq!(w.is_ok(), ok, "{width}, wave {wave}");
+            }
+        }
+    }
 }
