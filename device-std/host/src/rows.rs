@@ -213,7 +213,7 @@ mod tests {
     /// Nothing here multiplies, so nothing can wrap; each check is exactly its rule.
     #[test]
     fn the_checks_hold_at_the_extremes() {
-        let mut huge = vec![(); usize::MAX];
+        let mut huge = [(); usize::MAX];
         let max = usize::MAX;
         // usize::MAX = 3 · 5 · 17 · 257 · 641 · 65537 · 6700417: odd, a multiple of 5.
         for (width, pitch, ok) in [
