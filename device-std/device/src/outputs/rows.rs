@@ -226,11 +226,12 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
         // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a
         // release build and block 2 would get block 0's tile (issue 18). And the tile's end
         // must fit too, so that `origin + position` cannot wrap in `own_mut` for any position
-        // inside the tile. A tile that fails either is nobody's: it starts or ends past
-        // `usize::MAX`, which only a buffer of zero-sized elements reaches (a real buffer has
-        // fewer than 2^63 rows, so a tile that starts inside it ends by 2^64). With a small
-        // constant `R` and `C` all four checks fold away: a `u32` block index times a constant
-        // below 2^31, plus that constant, cannot overflow.
+        // inside the tile. A tile that fails either is nobody's: one that starts past
+        // `usize::MAX` is outside any buffer, and one that starts inside a buffer and ends past
+        // `usize::MAX` needs zero-sized elements (a real buffer has fewer than 2^63 rows and
+        // columns, so a tile starting inside it ends by 2^64). With a small constant `R` and
+        // `C` all four checks fold away: a `u32` block index times a constant below 2^32, plus
+        // that constant, cannot overflow.
         let top = (thread::block_idx_y() as usize).checked_mul(R)?;
         let left = (thread::block_idx_x() as usize).checked_mul(C)?;
         top.checked_add(R)?;
