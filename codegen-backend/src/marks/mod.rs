@@ -317,8 +317,12 @@ pub(crate) fn refusal(mark: &Mark, in_device_std: bool, unsafe_fn: bool) -> Opti
 
 /// [`refusal`] of `mark` on the item `def_id`, of any crate.
 pub(crate) fn refusal_of(tcx: TyCtxt<'_>, def_id: DefId, mark: &Mark) -> Option<Refusal> {
+    // A safe `#[target_feature]` fn has an unsafe signature to rustc, but its callers' `unsafe`
+    // (where there is one: other target-feature fns call it without) promises only the CPU
+    // feature, never the mark's contract. Only a fn declared `unsafe` carries that promise.
     let unsafe_fn = matches!(tcx.def_kind(def_id), DefKind::Fn | DefKind::AssocFn)
-        && tcx.fn_sig(def_id).skip_binder().safety().is_unsafe();
+        && tcx.fn_sig(def_id).skip_binder().safety().is_unsafe()
+        && !tcx.codegen_fn_attrs(def_id).safe_target_features;
     refusal(mark, is_device_std(tcx, def_id.krate), unsafe_fn)
 }
 
