@@ -47,9 +47,11 @@ impl KernelOptions {
                  must be exactly ({x}, {y}, {z}), and this launch has block {block:?}"
             ));
         }
-        let threads = u64::from(block.0) * u64::from(block.1) * u64::from(block.2);
+        // In u128: three u32 dimensions multiply to under 2^96, so the count never wraps (nor
+        // panics in a debug build) on a block the hardware check, which may run later, refuses.
+        let threads = u128::from(block.0) * u128::from(block.1) * u128::from(block.2);
         if let Some(max) = self.max_threads
-            && threads > u64::from(max)
+            && threads > u128::from(max)
         {
             return Err(format!(
                 "kernel `{kernel}` is declared `#[kernel(max_threads = {max})]`: its blocks have \
@@ -129,5 +131,24 @@ mod tests {
                 .unwrap_err()
                 .ends_with("block (8, 8, 2), 128 threads")
         );
+    }
+
+    /// Review of issue 18: a block of 2^22 · 2^21 · 2^21 = 2^64 threads overflowed the u64
+    /// count (a panic in debug builds, 0 threads in release, which `max_threads` then let
+    /// through). The count is exact for every block of u32 dimensions.
+    #[test]
+    fn thread_counts_past_u64_are_counted_exactly() {
+        let huge = (1 << 22, 1 << 21, 1 << 21);
+        let none = KernelOptions::default();
+        assert!(none.check_launch_shape("k", (1, 1, 1), huge).is_ok());
+        let max = KernelOptions {
+            max_threads: Some(u32::MAX),
+            ..none
+        };
+        let e = max.check_launch_shape("k", (1, 1, 1), huge).unwrap_err();
+        assert!(e.ends_with("18446744073709551616 threads"), "{e}");
+        let all = (u32::MAX, u32::MAX, u32::MAX);
+        let e = max.check_launch_shape("k", (1, 1, 1), all).unwrap_err();
+        assert!(e.ends_with("79228162458924105385300197375 threads"), "{e}");
     }
 }

@@ -2,7 +2,7 @@
 //! kernel still runs on the host one simulated thread at a time (the emulator itself is tested
 //! in tests/emulate.rs).
 
-use oxide::emulate::{KernelFailure, ThreadContext, with_thread_context};
+use oxide::emulate::{FailureKind, KernelFailure, ThreadContext, with_thread_context};
 use oxide::host::{DeviceBuffer, Error, Gpu, LaunchConfig};
 use oxide::prelude::*;
 
@@ -188,6 +188,37 @@ fn a_thread_outside_its_block_is_refused() {
     });
     assert!(ran);
 }
+
+/// Review of issue 18: a block of 2^22 · 2^21 · 2^21 threads (2^64: one more than a u64
+/// holds) panicked with an overflow in debug builds in the kernel's shape-contract check, which
+/// runs before the hardware limits are checked. The emulator and the GPU launcher both return a
+/// launch-shape error instead (the launcher checks before it needs the kernel's PTX).
+#[test]
+fn a_block_of_more_threads_than_u64_counts_is_an_error() {
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (1 << 22, 1 << 21, 1 << 21),
+        shared_mem_bytes: 0,
+    };
+    let mut c = [0.0f32; 4];
+    let e = vecadd::emulate(&cfg, &[0.0; 4], &[0.0; 4], &mut c).unwrap_err();
+    assert!(matches!(e.kind, FailureKind::LaunchShape(_)), "{e:?}");
+    assert!(e.to_string().contains("block x = 4194304"), "{e}");
+    let mut out = [0.0f64; 1];
+    let e = mixed::emulate(&cfg, 0, PARAMS, (0, 0.0), [0; 3], (), &[], &mut out).unwrap_err();
+    assert!(matches!(e.kind, FailureKind::LaunchShape(_)), "{e:?}");
+    if let Ok(gpu) = Gpu::new(0) {
+        let a = gpu.htod(&[0.0f32; 4]).unwrap();
+        let mut c = gpu.alloc_zeroed::<f32>(4).unwrap();
+        let e = vecadd::launch(&gpu, cfg, &a, &a, &mut c).unwrap_err();
+        assert!(matches!(e, Error::LaunchShape(_)), "{e}");
+    }
+}
+
+const PARAMS: Params = Params {
+    scale: 0.0,
+    offset: [0, 0],
+};
 
 #[test]
 fn disjoint_slice_layout_is_pointer_then_length() {
