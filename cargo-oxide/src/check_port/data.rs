@@ -20,11 +20,24 @@ fn seed(name: &str) -> u64 {
 /// `len` elements of `elem` for the buffer `name`, little-endian bytes. Floats are uniform in
 /// [-1, 1) on a grid of 2^-23 (exact in f32 and f64, never NaN or infinite); integers are all
 /// their bits, except that signed ones stay within ±2^30 so that sums of many do not overflow
-/// more than CUDA's would.
-pub fn generate(name: &str, elem: Elem, len: usize) -> Vec<u8> {
+/// more than CUDA's would. Memory this machine cannot give is an error that names the buffer,
+/// not an abort: the buffer is reserved whole, before any element is generated.
+pub fn generate(name: &str, elem: Elem, len: u64) -> Result<Vec<u8>, String> {
+    let too_large = |why: String| {
+        format!(
+            "buffer `{name}`: {len} elements of {elem} cannot be generated here ({why}): give a \
+             smaller --n or a shorter buffer"
+        )
+    };
+    let bytes = len
+        .checked_mul(elem.size() as u64)
+        .and_then(|b| usize::try_from(b).ok())
+        .ok_or_else(|| too_large("more bytes than this machine addresses".into()))?;
     let s = seed(name);
-    let mut out = Vec::with_capacity(len * elem.size());
-    for i in 0..len as u64 {
+    let mut out = Vec::new();
+    out.try_reserve_exact(bytes)
+        .map_err(|e| too_large(format!("{bytes} bytes: {e}")))?;
+    for i in 0..len {
         let h = mix(s ^ mix(i));
         let unit = (h >> 41) as f64 / (1u64 << 22) as f64 - 1.0;
         match elem {
@@ -37,7 +50,7 @@ pub fn generate(name: &str, elem: Elem, len: usize) -> Vec<u8> {
             Elem::F64 => out.extend(unit.to_le_bytes()),
         }
     }
-    out
+    Ok(out)
 }
 
 /// How two outputs compared.
@@ -178,6 +191,7 @@ mod tests {
 
     #[test]
     fn inputs_are_fixed_and_in_range() {
+        let generate = |name, elem, len| generate(name, elem, len).unwrap();
         let a = generate("a", Elem::F32, 1000);
         assert_eq!(a, generate("a", Elem::F32, 1000));
         assert_ne!(a, generate("b", Elem::F32, 1000));
@@ -186,6 +200,22 @@ mod tests {
         assert!(values.iter().any(|&v| v < -0.5) && values.iter().any(|&v| v > 0.5));
         assert_eq!(generate("w", Elem::U8, 7).len(), 7);
         assert_eq!(generate("w", Elem::U64, 3).len(), 24);
+    }
+
+    /// Review of issue 18: `Vec::with_capacity(len * size)` panicked ("capacity overflow") or
+    /// aborted the process when the allocation failed.
+    #[test]
+    fn a_buffer_too_large_to_hold_is_an_error() {
+        let e = generate("a", Elem::U64, 1 << 60).unwrap_err();
+        assert!(
+            e.starts_with("buffer `a`: 1152921504606846976 elements of u64"),
+            "{e}"
+        );
+        assert!(e.contains("give a smaller --n"), "{e}");
+        assert!(generate("a", Elem::U64, u64::MAX).is_err());
+        // Past `isize::MAX` bytes: no allocator is asked.
+        assert!(generate("b", Elem::U8, 1 << 63).is_err());
+        assert_eq!(generate("c", Elem::U8, 0).unwrap(), Vec::<u8>::new());
     }
 
     #[test]

@@ -96,7 +96,11 @@ int main(int argc, char** argv) {{
     );
     // Buffers: host bytes, and one device copy per kernel.
     for (i, (b, len)) in plan.buffers.iter().enumerate() {
-        let bytes = len * b.elem.size() as u64;
+        // `Plan::validate` refused every byte count past u64; checked again so that a plan
+        // built otherwise is an error here too, not a wrapped size in the C++.
+        let bytes = len
+            .checked_mul(b.elem.size() as u64)
+            .ok_or_else(|| format!("buffer `{}`: its byte count overflows", b.name))?;
         let (name, v) = (&b.name, format!("check_port_b{i}"));
         let _ = writeln!(
             s,

@@ -5,6 +5,7 @@
 
 pub mod data;
 pub mod harness;
+pub mod limits;
 pub mod ptx;
 pub mod spec;
 
@@ -132,8 +133,25 @@ impl CheckPortArgs {
                  parentheses, semicolons or other punctuation"
             )));
         }
+        // The harness reads --reps with `atoi` and gives --smem to the driver's attribute
+        // setters, each as a C `int`: a larger value would wrap there, not be refused.
+        let c_int_max = i32::MAX.unsigned_abs();
+        if self.reps > c_int_max || self.smem > c_int_max {
+            return Err(bad(format!(
+                "--reps {} --smem {}: each is at most {c_int_max} (the harness passes them as \
+                 a C int; no GPU gives a block more than 227 KiB of shared memory)",
+                self.reps, self.smem
+            )));
+        }
         let block = |d: Option<Dims>| -> Result<[u32; 3]> {
-            d.unwrap_or(self.block).eval(n, [1; 3]).map_err(bad)
+            match d.unwrap_or(self.block) {
+                Dims::Auto => Err(bad(
+                    "a block cannot be `auto` (only a grid can: enough blocks for n); give its \
+                     threads, e.g. --block 256"
+                        .into(),
+                )),
+                shape => shape.eval(n, [1; 3]).map_err(bad),
+            }
         };
         let (cuda_block, oxide_block) = (block(self.cuda_block)?, block(self.oxide_block)?);
         let grid = |d: Option<Dims>, b| d.unwrap_or(self.grid).eval(n, b).map_err(bad);
@@ -186,6 +204,11 @@ impl CheckPortArgs {
 /// does not, [`CANNOT_RUN`] when this machine lacks nvcc or a GPU (after saying which).
 pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
     let plan = args.plan()?;
+    // Before anything is built or allocated: a check this machine cannot hold is an error that
+    // says so, not an allocator's abort halfway through.
+    if let Some(available) = limits::available_memory() {
+        limits::check_host_memory(&plan, available).map_err(Error::CheckPortSpec)?;
+    }
     let cuda_file = args
         .cuda
         .canonicalize()
@@ -207,8 +230,8 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
     std::fs::create_dir_all(&work).map_err(Error::io(&work))?;
     for (b, len) in plan.buffers.iter().filter(|(b, _)| b.role.generated()) {
         let path = work.join(format!("in_{}.bin", b.name));
-        std::fs::write(&path, data::generate(&b.name, b.elem, *len as usize))
-            .map_err(Error::io(&path))?;
+        let bytes = data::generate(&b.name, b.elem, *len).map_err(Error::CheckPortSpec)?;
+        std::fs::write(&path, bytes).map_err(Error::io(&path))?;
     }
     let harness_src = work.join("harness.cu");
     let text = harness::source(&plan, &cuda_file).map_err(Error::CheckPortSpec)?;

@@ -31,8 +31,9 @@ pub struct Entry {
     pub params: usize,
     /// `.reqntid x, y, z`: the exact block shape.
     pub reqntid: Option<[u32; 3]>,
-    /// `.maxntid x, y, z`: at most x·y·z threads per block.
-    pub max_threads: Option<u64>,
+    /// `.maxntid x, y, z`: at most x·y·z threads per block (in u128: three u32 dimensions
+    /// multiply to under 2^96, which no u64 holds).
+    pub max_threads: Option<u128>,
     /// Whether it, or any `.func` of the module, reads a y or z index.
     pub reads_y_or_z: bool,
 }
@@ -55,7 +56,7 @@ pub fn entry(ptx: &str, name: &str) -> Result<Entry, String> {
     let directives = &after[..open];
     let reqntid = shape_directive(directives, ".reqntid")?;
     let max_threads = shape_directive(directives, ".maxntid")?
-        .map(|[x, y, z]| u64::from(x) * u64::from(y) * u64::from(z));
+        .map(|[x, y, z]| u128::from(x) * u128::from(y) * u128::from(z));
     let mut bodies = vec![body(&after[open..])];
     bodies.extend(function_bodies(ptx));
     let reads_y_or_z = bodies
@@ -136,11 +137,25 @@ pub fn check_launch(
     block: [u32; 3],
 ) -> Result<(), String> {
     let (g, b) = ((grid[0], grid[1], grid[2]), (block[0], block[1], block[2]));
+    // `KernelOptions` states `max_threads` in a u32, as `#[kernel(max_threads)]` does; a PTX
+    // bound past that is checked here, in u128, rather than cut down to one it does not say.
+    let (max_threads, wide_max) = match entry.max_threads.map(u32::try_from) {
+        Some(Ok(max)) => (Some(max), None),
+        Some(Err(_)) => (None, entry.max_threads),
+        None => (None, None),
+    };
+    let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
+    if let Some(max) = wide_max
+        && threads > max
+    {
+        return Err(format!(
+            "kernel `{kernel}`'s PTX declares `.maxntid` of {max} threads, and this launch has \
+             block {b:?}, {threads} threads; give --oxide-block a shape that keeps it"
+        ));
+    }
     let declared = KernelOptions {
         block: entry.reqntid,
-        max_threads: entry
-            .max_threads
-            .map(|m| u32::try_from(m).unwrap_or(u32::MAX)),
+        max_threads,
         ..KernelOptions::default()
     };
     declared.check_launch_shape(kernel, g, b).map_err(|why| {
@@ -153,7 +168,8 @@ pub fn check_launch(
     if entry.reads_y_or_z || one_d {
         return Ok(());
     }
-    let copies = u64::from(g.1) * u64::from(g.2) * u64::from(b.1) * u64::from(b.2);
+    // Four u32 factors: under 2^128, so u128 holds the product.
+    let copies = u128::from(g.1) * u128::from(g.2) * u128::from(b.1) * u128::from(b.2);
     Err(format!(
         "the PTX of kernel `{kernel}` reads no y or z index (no %tid.y, %ctaid.y, %ntid.y, \
          %nctaid.y nor their z; a `#[kernel(grid = \"1d\")]` kernel compiles to this), so on grid \
@@ -240,6 +256,35 @@ mod tests {
         // A kernel that tells y apart may be launched 2-D.
         let tiles = entry(PTX, "tiles").unwrap();
         assert!(check_launch(&tiles, "tiles", [128, 128, 1], [32, 8, 1]).is_ok());
+    }
+
+    /// Review of issue 18: `.maxntid 4294967295, 4294967295, 4294967295` overflowed the u64
+    /// thread count (a panic), and so did a launch of such a block.
+    #[test]
+    fn thread_counts_past_u64_are_exact() {
+        let max = u32::MAX;
+        let ptx = format!(
+            ".visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n\
+             .maxntid {max}, {max}, {max}\n{{ ret; }}"
+        );
+        let k = entry(&ptx, "k").unwrap();
+        assert_eq!(k.max_threads, Some(u128::from(max).pow(3)));
+        // Every block keeps that bound; one of y = z = 1 is the only 1-D one.
+        assert!(check_launch(&k, "k", [1, 1, 1], [max, 1, 1]).is_ok());
+        let e = check_launch(&k, "k", [max; 3], [max; 3]).unwrap_err();
+        assert!(
+            e.contains("340282366604025813516997721482669850625 times over"),
+            "{e}"
+        );
+        // A bound past u32 threads, but below the block's: refused with the PTX's own number.
+        let narrower = ptx.replace(
+            &format!(".maxntid {max}, {max}, {max}"),
+            ".maxntid 65536, 65536",
+        );
+        let k = entry(&narrower, "k").unwrap();
+        let e = check_launch(&k, "k", [1; 3], [65536, 65537, 1]).unwrap_err();
+        assert!(e.contains("`.maxntid` of 4294967296 threads"), "{e}");
+        assert!(check_launch(&k, "k", [1; 3], [65536, 1, 1]).is_ok());
     }
 
     #[test]

@@ -407,10 +407,11 @@ impl FromStr for Dims {
 impl Dims {
     /// The shape at `n`, `Auto` as `ceil(n / threads per block)` blocks.
     pub fn eval(self, n: u64, block: [u32; 3]) -> Result<[u32; 3], String> {
-        let threads = u64::from(block[0]) * u64::from(block[1]) * u64::from(block[2]);
+        // In u128: three u32 dimensions multiply to under 2^96, so no block's count wraps.
+        let threads: u128 = block.iter().map(|&d| u128::from(d)).product();
         let values = match self {
-            Dims::Auto => [n.div_ceil(threads.max(1)).max(1), 1, 1],
-            Dims::Fixed(e) => [e[0].eval(n)?, e[1].eval(n)?, e[2].eval(n)?],
+            Dims::Auto => [u128::from(n).div_ceil(threads.max(1)).max(1), 1, 1],
+            Dims::Fixed(e) => [e[0].eval(n)?, e[1].eval(n)?, e[2].eval(n)?].map(u128::from),
         };
         let mut out = [0u32; 3];
         for (o, v) in out.iter_mut().zip(values) {
@@ -504,14 +505,7 @@ impl Plan {
         if !self.buffers.iter().any(|(b, _)| b.role.compared()) {
             return Err("no buffer is `out` or `inout`: nothing would be compared".into());
         }
-        for (b, len) in &self.buffers {
-            if len.checked_mul(b.elem.size() as u64).is_none() {
-                return Err(format!(
-                    "buffer `{}`: {len} elements of {} overflow a byte count",
-                    b.name, b.elem
-                ));
-            }
-        }
+        super::limits::check_buffers(self)?;
         for (side, args) in [
             ("--cuda-args", &self.cuda.args),
             ("--oxide-args", &self.oxide.args),
@@ -710,6 +704,8 @@ mod tests {
         assert!("f64=1e300".parse::<Arg>().is_ok());
         let e = plan(&["c:u64:n:out"], "c", "c", 1 << 62).unwrap_err();
         assert!(e.contains("overflow a byte count"), "{e}");
+        let e = plan(&["c:u64:n:out"], "c", "c", 1 << 44).unwrap_err();
+        assert!(e.contains("more than check-port's limit"), "{e}");
     }
 
     /// Issue 18: `@rows(W)` and `@pairs(D)` were not checked.
@@ -739,6 +735,13 @@ mod tests {
         let grid: Dims = "n/32,n/32".parse().unwrap();
         assert_eq!(grid.eval(4096, block).unwrap(), [128, 128, 1]);
         assert!("0".parse::<Dims>().unwrap().eval(1, block).is_err());
+        // Review of issue 18: a block of u32::MAX³ threads overflowed the count (a panic).
+        assert_eq!(Dims::Auto.eval(1 << 40, [u32::MAX; 3]).unwrap(), [1, 1, 1]);
+        let e = Dims::Auto.eval(u64::MAX, [1; 3]).unwrap_err();
+        assert!(
+            e.contains("a launch dimension of 18446744073709551615"),
+            "{e}"
+        );
         assert!("1x2x3x4".parse::<Dims>().is_err());
     }
 
