@@ -614,8 +614,9 @@ fn the_emulator_finds_races_in_unsafe_code() {
     assert!(e.contains("data race") && e.contains("element"), "{e}");
 }
 
-/// Threads of a block reach barriers at different lines (the backend rejects this kernel; the
-/// emulator, which runs it as plain Rust, must not let its phases come apart).
+/// Thread 0 waits at plain barriers while the others end the tile's phases (the backend rejects
+/// this kernel; the emulator, which runs it as plain Rust, must not let its phases come apart:
+/// it pairs barriers by what they synchronise, docs/safety.md).
 #[kernel]
 pub fn split_phases(tile: DynShared<u64>, mut out: DisjointSlice<u64>) {
     let read = tile.init(|_| 0).sync();
@@ -637,7 +638,7 @@ pub fn split_phases(tile: DynShared<u64>, mut out: DisjointSlice<u64>) {
 }
 
 #[test]
-fn barriers_at_different_lines_fail_the_launch() {
+fn a_plain_barrier_against_a_phase_end_fails_the_launch() {
     let cfg = LaunchConfig::for_num_elems(32, 32).unwrap();
     let mut out = vec![0u64; 32];
     let e = split_phases::emulate(&cfg, 32, &mut out).unwrap_err();
