@@ -61,6 +61,56 @@ const KEYWORDS: &[&str] = &[
     "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
+/// Every name the Rust 2024 standard prelude puts in the type namespace (the types and traits
+/// of `std::prelude::rust_2024`). Where a crate's own name is in scope (its binaries, tests and
+/// examples: `src/main.rs` of the template), rustc finds it before the standard prelude, so a
+/// crate named `Vec` makes `Vec<f32>` there name the crate (E0573). A template cannot dodge
+/// this for the code its user goes on to write, so these names are refused. The template's
+/// own items (`saxpy`, `BLOCK`, ...) and the oxide prelude's names (`thread`, `LaunchConfig`,
+/// ...) need no entry: `main.rs.in` names the crate as `::{lib}`, which only the crate can be,
+/// and tests/new_names.rs builds crates of such names.
+const STD_PRELUDE_TYPES: &[&str] = &[
+    "AsMut",
+    "AsRef",
+    "AsyncFn",
+    "AsyncFnMut",
+    "AsyncFnOnce",
+    "Box",
+    "Clone",
+    "Copy",
+    "Default",
+    "DoubleEndedIterator",
+    "Drop",
+    "Eq",
+    "ExactSizeIterator",
+    "Extend",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "From",
+    "FromIterator",
+    "Future",
+    "Into",
+    "IntoFuture",
+    "IntoIterator",
+    "Iterator",
+    "Option",
+    "Ord",
+    "PartialEq",
+    "PartialOrd",
+    "Result",
+    "Send",
+    "Sized",
+    "String",
+    "Sync",
+    "ToOwned",
+    "ToString",
+    "TryFrom",
+    "TryInto",
+    "Unpin",
+    "Vec",
+];
+
 /// Why `name` cannot name the new crate (a package, its library and its binary), if it cannot:
 /// what cargo refuses, and what would not compile beside the crates it uses.
 fn name_problem(name: &str) -> Option<String> {
@@ -82,6 +132,11 @@ fn name_problem(name: &str) -> Option<String> {
         format!("`{lib}` is a crate of Rust's standard library, which it would shadow")
     } else if lib == "oxide" || is_oxide_crate(&lib) {
         format!("`{name}` is one of oxide's own crates, which the new crate depends on")
+    } else if STD_PRELUDE_TYPES.contains(&lib.as_str()) {
+        format!(
+            "`{lib}` is a name of Rust's standard prelude, which the crate's name would shadow \
+             in its own binaries and tests (`{lib}` there would be the crate)"
+        )
     } else if matches!(lib.as_str(), "build" | "deps" | "examples" | "incremental") {
         format!(
             "`{name}` is a folder of cargo's target directory, which cargo refuses as a binary's name"
@@ -135,7 +190,8 @@ mod tests {
         assert!(manifest.contains("[workspace]"), "{manifest}");
         assert!(manifest.contains("device-std/oxide\" }"), "{manifest}");
         let main = std::fs::read_to_string(dir.join("src/main.rs")).unwrap();
-        assert!(main.contains("use my_kernels::{"), "{main}");
+        // An absolute path: the crate, even where an item in scope has its name.
+        assert!(main.contains("use ::my_kernels::{"), "{main}");
         assert!(!main.contains("{lib}") && !manifest.contains("{oxide}"));
         let e = create(&dir, &root).unwrap_err();
         assert!(matches!(e, Error::AlreadyExists(_)), "{e}");
@@ -164,6 +220,16 @@ mod tests {
             "crates",
             "oxide-demo",
             "union",
+            // The template's own items and the oxide prelude's names: `main.rs` names the crate
+            // `::NAME` (review of issue 18: `saxpy`, `thread` did not compile).
+            "saxpy",
+            "saxpy_on_cpu",
+            "BLOCK",
+            "inputs",
+            "thread",
+            "LaunchConfig",
+            "vec",
+            "f32",
         ] {
             check_name(good).unwrap();
         }
@@ -188,6 +254,10 @@ mod tests {
         ] {
             let e = check_name(name).unwrap_err().to_string();
             assert!(e.contains(why), "{name}: {e}");
+        }
+        for prelude in ["Vec", "Result", "Option", "String", "Clone", "Future"] {
+            let e = check_name(prelude).unwrap_err().to_string();
+            assert!(e.contains("standard prelude"), "{prelude}: {e}");
         }
         let tmp = std::env::temp_dir().join(format!("cargo-oxide-new-kw-{}", std::process::id()));
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
