@@ -237,7 +237,14 @@ mod tests {
     #[test]
     fn only_ptx_images_are_ptx_image_symbols() {
         assert!(is_ptx_image_symbol(&ptx_image_symbol("vecadd")));
-        for other in ["malloc", "environ", "__oxide_ptx_", "__oxide_ptx", "_oxide_ptx_x", ""] {
+        for other in [
+            "malloc",
+            "environ",
+            "__oxide_ptx_",
+            "__oxide_ptx",
+            "_oxide_ptx_x",
+            "",
+        ] {
             assert!(!is_ptx_image_symbol(other), "{other}");
         }
     }

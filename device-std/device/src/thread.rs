@@ -153,8 +153,28 @@ impl ThreadIndex {
     /// The index's value, for reading inputs at the same position.
     #[inline]
     pub fn get(&self) -> usize {
+        index_is_callers(self.0);
         self.0
     }
+}
+
+/// A hook of the CPU emulator: the `ThreadIndex` whose value is `index` is used by the thread it
+/// belongs to. Only a `thread_local!` can carry one to another GPU thread, on the emulator,
+/// whose OS threads run the GPU threads of one block after another's: the backend refuses
+/// thread-locals on the GPU, and without this check the emulator would let a later block's
+/// thread write an earlier thread's element. Every output shape reads the index through
+/// [`ThreadIndex::get`], so this one check covers them all. No instruction on the GPU.
+#[oxide_gpu::emulator_check]
+#[track_caller]
+#[inline(never)]
+fn index_is_callers(index: usize) {
+    let own = ThreadIndex::linear().0;
+    assert!(
+        index == own,
+        "the ThreadIndex of GPU thread {index} is used by GPU thread {own}: a ThreadIndex \
+         belongs to the thread that made it (was it kept in a `thread_local!`? the GPU has no \
+         thread-locals)"
+    );
 }
 
 #[cfg(test)]

@@ -685,3 +685,31 @@ fn warp_collectives_under_a_warp_uniform_branch() {
         assert_eq!(o, expected, "thread {i}");
     }
 }
+
+std::thread_local! {
+    /// A `ThreadIndex` kept past its thread (the backend refuses thread-locals on the GPU).
+    static KEPT: std::cell::RefCell<Option<ThreadIndex>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Each thread keeps its index in a thread-local, and uses the one a previous GPU thread of the
+/// same OS thread kept: on the emulator, whose OS threads run one block's threads after
+/// another's, that is another thread's element (found by review).
+#[kernel]
+pub fn keeps_its_index(mut out: DisjointSlice<u32>) {
+    let own = ThreadIndex::linear();
+    if let Some(stale) = KEPT.with(|k| k.borrow_mut().replace(own))
+        && let Some(o) = out.get_mut(stale)
+    {
+        *o += 1;
+    }
+}
+
+#[test]
+fn a_thread_index_kept_in_a_thread_local_is_refused() {
+    let cfg = LaunchConfig::for_num_elems(256, 32).unwrap();
+    let mut out = vec![0u32; 256];
+    let e = keeps_its_index::emulate(&cfg, &mut out)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("belongs to the thread that made it"), "{e}");
+}
