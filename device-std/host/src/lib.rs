@@ -13,9 +13,9 @@
 //! `unwrap` of `None`, `panic!`) fails asynchronously, so the error shows at the next call that
 //! waits (or at any later call: the CUDA context is unusable after it). A `Gpu` remembers the
 //! last kernel launched on it; while no wait has succeeded since a launch, such an error is
-//! [`Error::KernelFailed`] naming that kernel rather than a bare driver error. Once every handle
-//! of the device (buffers, streams, modules, events included) is dropped, [`Gpu::new`] opens a
-//! fresh context, resetting the lost one if the driver still reports it (module `open`).
+//! [`Error::KernelFailed`] naming that kernel rather than a bare driver error. The driver keeps
+//! the fault for the rest of the process, so [`Gpu::new`] is then [`Error::DeviceLost`], naming
+//! the kernel and saying to restart the process (module `open`).
 
 use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
@@ -104,22 +104,13 @@ impl open::Driver<CudaContext> for Cuda {
         // returns at once, with the lost context's fault if it is one.
         guarded(|| context.synchronize())
     }
-
-    fn reset(&mut self, ordinal: usize) -> Result<(), Error> {
-        let ordinal = i32::try_from(ordinal).unwrap_or(i32::MAX);
-        guarded(|| {
-            let device = cudarc::driver::result::device::get(ordinal)?;
-            // SAFETY: `open::Registry` resets only when no handle of this process uses the
-            // device's context, so nothing of oxide's names what the reset destroys.
-            unsafe { cudarc::driver::sys::cuDevicePrimaryCtxReset_v2(device) }.result()
-        })
-    }
 }
 
 impl Gpu {
     /// Opens device `ordinal` (0 is the first GPU): its primary context, shared with the other
     /// handles of the device. After a kernel's fault lost that context, this is
-    /// [`Error::DeviceLost`] until every handle of it is dropped; then it opens a fresh one.
+    /// [`Error::DeviceLost`] for the rest of the process, naming the kernel: the driver keeps
+    /// the fault (docs/host.md, "After a kernel fails").
     pub fn new(ordinal: usize) -> Result<Gpu, Error> {
         // cudarc panics when libcuda is missing; look for it first.
         // SAFETY: only tries to dlopen the library names cudarc would use.

@@ -1,20 +1,26 @@
-//! Opening a device, and opening it again after a kernel's fault lost its context.
+//! Opening a device, and refusing it clearly after a kernel's fault lost its context.
 //!
 //! Every [`Gpu`](crate::Gpu) handle of a device uses the device's primary context, which the
 //! driver shares by reference count: each `Gpu::new` retains it, and it is released when the
 //! last of the handle's objects (streams, buffers, modules, events, pinned buffers) is dropped.
-//! A kernel's fault makes the context unusable for good. Once no handle of it is left, the next
-//! `Gpu::new` may start over: if the driver still reports the fault, that call resets the
-//! primary context (`cuDevicePrimaryCtxReset`, what `cudaDeviceReset` does) and opens it again.
-//! While a handle of the lost context is alive it may not: the reset would free memory, modules
-//! and streams that handle still names, so a later call of it (a buffer's free, a module's
-//! unload) could touch what the new context has put in their place. `Gpu::new` then refuses
-//! with [`Error::DeviceLost`], naming the kernel.
+//! A kernel's fault makes the context unusable, and on the H200 (driver 580) the whole process
+//! with it: after a trap, neither `cudaDeviceReset`, nor a release and
+//! `cuDevicePrimaryCtxReset` and a new retain, nor destroying a context of one's own and
+//! creating another let a correct kernel run (ci/gpu-probes/trap_recovery.cu,
+//! docs/gpu-results/2026-12-02-trap-recovery.txt), as CUDA documents for such "sticky" errors.
+//! So `Gpu::new` never resets anything (a reset would also free what other code of the process,
+//! such as PyTorch, holds in the primary context); it says what happened and what to do:
+//! - while a handle of the lost context is alive, [`Error::DeviceLost`] with
+//!   `handles_alive: true`, naming the kernel;
+//! - once none is, it opens the device and waits on it (a context no handle uses has nothing
+//!   queued); the driver's fault then gives `DeviceLost` with `handles_alive: false`, still
+//!   naming the kernel, and saying that only a new process can use the device.
 //!
 //! The registry below knows which contexts are alive: it keeps a weak reference to each, and
 //! every object that uses a context holds a strong one (cudarc's streams, slices, modules,
 //! events and pinned slices each hold their context), so a context with no strong reference
-//! left has nothing of this process's oxide handles using it.
+//! left has nothing of this process's oxide handles using it. It also remembers, per device,
+//! the kernel that lost a context, for the errors after its handles are gone.
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
@@ -25,6 +31,9 @@ use crate::stream::LaunchLog;
 /// handles share.
 pub(crate) struct Registry<C> {
     opened: Vec<Opened<C>>,
+    /// Devices whose context a kernel's fault lost, with the kernel blamed, once no handle of
+    /// that context is left.
+    faulted: Vec<(usize, Option<String>)>,
 }
 
 struct Opened<C> {
@@ -41,13 +50,14 @@ pub(crate) trait Driver<C> {
     /// Whether a context that no other handle uses is usable: a cheap wait that reports a lost
     /// context's fault.
     fn probe(&mut self, context: &C) -> Result<(), Error>;
-    /// Resets the device's primary context. Called only when no handle uses it.
-    fn reset(&mut self, ordinal: usize) -> Result<(), Error>;
 }
 
 impl<C> Registry<C> {
     pub(crate) const fn new() -> Self {
-        Registry { opened: Vec::new() }
+        Registry {
+            opened: Vec::new(),
+            faulted: Vec::new(),
+        }
     }
 
     /// Opens device `ordinal` for a new handle: its context, and the launch log of every handle
@@ -57,7 +67,15 @@ impl<C> Registry<C> {
         ordinal: usize,
         driver: &mut impl Driver<C>,
     ) -> Result<(Arc<C>, Arc<Mutex<LaunchLog>>), Error> {
-        self.opened.retain(|o| o.context.strong_count() > 0);
+        let faulted = &mut self.faulted;
+        self.opened.retain(|o| {
+            let alive = o.context.strong_count() > 0;
+            if !alive && let Some((kernel, _)) = lock(&o.launches).lost() {
+                faulted.retain(|(ordinal, _)| *ordinal != o.ordinal);
+                faulted.push((o.ordinal, kernel.map(str::to_owned)));
+            }
+            alive
+        });
         let live = self
             .opened
             .iter()
@@ -89,27 +107,21 @@ impl<C> Registry<C> {
                 }
             }
             None => {
-                let context = match fresh(driver, ordinal) {
-                    Ok(context) => context,
-                    // No handle uses the device (the failed attempt's context is dropped), so
-                    // a reset touches nothing of this process's handles.
-                    Err(e) if fault_of(&e).is_some() => {
-                        let reset = driver.reset(ordinal);
-                        fresh(driver, ordinal).map_err(|again| match fault_of(&again) {
-                            Some(reason) => Error::DeviceLost {
-                                ordinal,
-                                kernel: None,
-                                reason: match reset {
-                                    Ok(()) => reason,
-                                    Err(r) => format!("{reason} (and the reset failed: {r})"),
-                                },
-                                handles_alive: false,
-                            },
-                            None => again,
-                        })?
-                    }
-                    Err(e) => return Err(e),
-                };
+                let context = fresh(driver, ordinal).map_err(|e| match fault_of(&e) {
+                    // The driver keeps a fault for the life of the process: no handle is left
+                    // to drop, and nothing oxide could reset clears it.
+                    Some(reason) => Error::DeviceLost {
+                        ordinal,
+                        kernel: self
+                            .faulted
+                            .iter()
+                            .find(|(o, _)| *o == ordinal)
+                            .and_then(|(_, kernel)| kernel.clone()),
+                        reason,
+                        handles_alive: false,
+                    },
+                    None => e,
+                })?;
                 (context, Arc::new(Mutex::new(LaunchLog::default())))
             }
         };
@@ -149,14 +161,11 @@ mod tests {
     use cudarc::driver::DriverError;
     use cudarc::driver::sys::CUresult;
 
-    /// A stand-in driver whose primary context stays lost until it is reset (or, with
-    /// `sticky_for_the_process`, for good).
+    /// A stand-in driver whose primary context, once lost, stays lost (as the H200's does).
     #[derive(Default)]
     struct Fake {
         lost: bool,
-        sticky_for_the_process: bool,
         opens: usize,
-        resets: usize,
     }
 
     const FAULT: CUresult = CUresult::CUDA_ERROR_LAUNCH_FAILED;
@@ -172,11 +181,6 @@ mod tests {
             } else {
                 Ok(())
             }
-        }
-        fn reset(&mut self, _: usize) -> Result<(), Error> {
-            self.resets += 1;
-            self.lost = self.sticky_for_the_process;
-            Ok(())
         }
     }
 
@@ -198,20 +202,18 @@ mod tests {
         drop((a, b));
         let (_, log_new) = registry.open(0, &mut driver).unwrap();
         assert!(!Arc::ptr_eq(&log_a, &log_new), "a new context, a new log");
-        assert_eq!(driver.resets, 0);
     }
 
-    /// Issue 18: after a trap, a new `Gpu` must get a fresh context once every handle is gone,
-    /// and must never share (or reset under) the lost one while a handle of it is alive.
+    /// Issue 18: after a trap, a new `Gpu` is refused with the kernel's name and what to do,
+    /// while handles of the lost context live and after they are gone.
     #[test]
-    fn a_lost_context_is_reset_only_once_no_handle_uses_it() {
+    fn a_lost_context_is_refused_naming_the_kernel_with_or_without_handles() {
         let (mut registry, mut driver) = (Registry::new(), Fake::default());
         let (context, launches) = registry.open(0, &mut driver).unwrap();
         let e = fault(&launches, "boom");
         assert!(matches!(&e, Error::KernelFailed { kernel, .. } if kernel == "boom"));
         driver.lost = true;
 
-        // A handle (its context) is alive: refused, naming the kernel, nothing reset.
         let e = registry.open(0, &mut driver).unwrap_err();
         assert!(
             matches!(
@@ -220,22 +222,30 @@ mod tests {
             ),
             "{e}"
         );
-        assert!(e.to_string().contains("drop every"), "{e}");
-        assert_eq!(driver.resets, 0);
+        assert!(e.to_string().contains("restart the process"), "{e}");
 
-        // Every handle dropped: the probe finds the fault, the device is reset, then opened.
+        // Every handle dropped: the probe finds the fault; the kernel is still named.
         drop((context, launches));
-        let (_, fresh) = registry.open(0, &mut driver).unwrap();
-        assert_eq!(driver.resets, 1);
-        assert!(lock(&fresh).lost().is_none());
-        assert!(!driver.lost);
+        for _ in 0..2 {
+            let e = registry.open(0, &mut driver).unwrap_err();
+            assert!(
+                matches!(
+                    &e,
+                    Error::DeviceLost { kernel: Some(k), handles_alive: false, .. } if k == "boom"
+                ),
+                "{e}"
+            );
+            assert!(e.to_string().contains("restart the process"), "{e}");
+        }
+        // Another device is not blamed.
+        driver.lost = false;
+        assert!(registry.open(1, &mut driver).is_ok());
     }
 
     #[test]
-    fn a_fault_the_reset_does_not_clear_says_to_restart() {
+    fn a_fault_no_handle_reported_is_refused_without_a_kernel() {
         let mut driver = Fake {
             lost: true,
-            sticky_for_the_process: true,
             ..Fake::default()
         };
         let e = Registry::new().open(3, &mut driver).unwrap_err();
@@ -244,6 +254,7 @@ mod tests {
                 &e,
                 Error::DeviceLost {
                     ordinal: 3,
+                    kernel: None,
                     handles_alive: false,
                     ..
                 }
@@ -251,7 +262,7 @@ mod tests {
             "{e}"
         );
         assert!(e.to_string().contains("restart the process"), "{e}");
-        assert_eq!((driver.resets, driver.opens), (1, 2));
+        assert_eq!(driver.opens, 1);
     }
 
     /// A lost context whose fault no wait has reported yet is still refused while it has
@@ -265,9 +276,6 @@ mod tests {
             }
             fn probe(&mut self, _: &u32) -> Result<(), Error> {
                 Ok(())
-            }
-            fn reset(&mut self, _: usize) -> Result<(), Error> {
-                panic!("never with a live handle")
             }
         }
         let mut registry = Registry::new();
