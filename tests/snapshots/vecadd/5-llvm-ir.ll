@@ -24,87 +24,72 @@ bb0:                                              ; preds = %entry
   br label %bb1
 
 bb1:                                              ; preds = %bb0
-  %13 = getelementptr inbounds i8, ptr %8, i64 8
-  %14 = load i64, ptr %13, align 8
-  %15 = icmp ult i64 %12, %14
-  %16 = zext i1 %15 to i8
-  %17 = trunc i8 %16 to i1
-  %18 = icmp eq i1 %17, false
-  br i1 %18, label %bb9, label %bb7
-
-bb9:                                              ; preds = %bb1
-  br label %bb10
-
-bb7:                                              ; preds = %bb1
-  %19 = load ptr, ptr %8, align 8
-  %20 = ptrtoint ptr %19 to i64
   br label %bb8
 
-bb8:                                              ; preds = %bb7
-  %21 = getelementptr inbounds [4 x i8], ptr %19, i64 %12
-  br label %bb10
+bb8:                                              ; preds = %bb1
+  %13 = call ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs6EEcc6RcahR_6vecadd(ptr %8, i64 %12)
+  br label %bb2
 
-bb10:                                             ; preds = %bb8, %bb9
-  %22 = phi ptr [ null, %bb9 ], [ %21, %bb8 ]
-  %23 = ptrtoint ptr %22 to i64
-  %24 = sub i64 %23, 0
-  %25 = icmp ule i64 %24, 0
-  %26 = add i64 %24, 0
-  %27 = select i1 %25, i64 %26, i64 1
-  switch i64 %27, label %bb11 [
-    i64 1, label %bb2
-    i64 0, label %bb5
+bb2:                                              ; preds = %bb8
+  %14 = ptrtoint ptr %13 to i64
+  %15 = sub i64 %14, 0
+  %16 = icmp ule i64 %15, 0
+  %17 = add i64 %15, 0
+  %18 = select i1 %16, i64 %17, i64 1
+  switch i64 %18, label %bb9 [
+    i64 1, label %bb3
+    i64 0, label %bb6
   ]
 
-bb11:                                             ; preds = %bb10
+bb9:                                              ; preds = %bb2
   call void @llvm.trap()
   unreachable
-
-bb2:                                              ; preds = %bb10
-  %28 = load ptr, ptr %6, align 8
-  %29 = getelementptr inbounds i8, ptr %6, i64 8
-  %30 = load i64, ptr %29, align 8
-  %31 = icmp ult i64 %12, %30
-  %32 = zext i1 %31 to i8
-  %33 = trunc i8 %32 to i1
-  br i1 %33, label %bb3, label %panic1
 
 bb3:                                              ; preds = %bb2
-  %34 = load ptr, ptr %6, align 8
-  %35 = getelementptr inbounds i8, ptr %6, i64 8
-  %36 = load i64, ptr %35, align 8
-  %37 = getelementptr inbounds [4 x i8], ptr %34, i64 %12
-  %38 = load float, ptr %37, align 4
-  %39 = load ptr, ptr %7, align 8
-  %40 = getelementptr inbounds i8, ptr %7, i64 8
-  %41 = load i64, ptr %40, align 8
-  %42 = icmp ult i64 %12, %41
-  %43 = zext i1 %42 to i8
-  %44 = trunc i8 %43 to i1
-  br i1 %44, label %bb4, label %panic
+  %19 = load ptr, ptr %6, align 8
+  %20 = getelementptr inbounds i8, ptr %6, i64 8
+  %21 = load i64, ptr %20, align 8
+  %22 = icmp ult i64 %12, %21
+  %23 = zext i1 %22 to i8
+  %24 = trunc i8 %23 to i1
+  br i1 %24, label %bb4, label %panic1
 
 bb4:                                              ; preds = %bb3
-  %45 = load ptr, ptr %7, align 8
-  %46 = getelementptr inbounds i8, ptr %7, i64 8
-  %47 = load i64, ptr %46, align 8
-  %48 = getelementptr inbounds [4 x i8], ptr %45, i64 %12
-  %49 = load float, ptr %48, align 4
-  %50 = fadd contract float %38, %49
-  store float %50, ptr %22, align 4
-  br label %bb6
+  %25 = load ptr, ptr %6, align 8
+  %26 = getelementptr inbounds i8, ptr %6, i64 8
+  %27 = load i64, ptr %26, align 8
+  %28 = getelementptr inbounds [4 x i8], ptr %25, i64 %12
+  %29 = load float, ptr %28, align 4
+  %30 = load ptr, ptr %7, align 8
+  %31 = getelementptr inbounds i8, ptr %7, i64 8
+  %32 = load i64, ptr %31, align 8
+  %33 = icmp ult i64 %12, %32
+  %34 = zext i1 %33 to i8
+  %35 = trunc i8 %34 to i1
+  br i1 %35, label %bb5, label %panic
 
-panic:                                            ; preds = %bb3
+bb5:                                              ; preds = %bb4
+  %36 = load ptr, ptr %7, align 8
+  %37 = getelementptr inbounds i8, ptr %7, i64 8
+  %38 = load i64, ptr %37, align 8
+  %39 = getelementptr inbounds [4 x i8], ptr %36, i64 %12
+  %40 = load float, ptr %39, align 4
+  %41 = fadd contract float %29, %40
+  store float %41, ptr %13, align 4
+  br label %bb7
+
+panic:                                            ; preds = %bb4
   call void @llvm.trap()
   unreachable
 
-panic1:                                           ; preds = %bb2
+panic1:                                           ; preds = %bb3
   call void @llvm.trap()
   unreachable
 
-bb5:                                              ; preds = %bb10
-  br label %bb6
+bb6:                                              ; preds = %bb2
+  br label %bb7
 
-bb6:                                              ; preds = %bb5, %bb4
+bb7:                                              ; preds = %bb6, %bb5
   ret void
 }
 
@@ -171,6 +156,40 @@ bb13:                                             ; preds = %bb12
   %16 = mul i64 %5, %9
   %17 = add i64 %16, %15
   ret i64 %17
+}
+
+define internal ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs6EEcc6RcahR_6vecadd(ptr %0, i64 %1) {
+entry:
+  br label %bb0
+
+bb0:                                              ; preds = %entry
+  br label %bb5
+
+bb5:                                              ; preds = %bb0
+  %2 = getelementptr inbounds i8, ptr %0, i64 8
+  %3 = load i64, ptr %2, align 8
+  %4 = icmp ult i64 %1, %3
+  %5 = zext i1 %4 to i8
+  %6 = trunc i8 %5 to i1
+  %7 = icmp eq i1 %6, false
+  br i1 %7, label %bb3, label %bb1
+
+bb3:                                              ; preds = %bb5
+  br label %bb4
+
+bb1:                                              ; preds = %bb5
+  %8 = load ptr, ptr %0, align 8
+  %9 = ptrtoint ptr %8 to i64
+  br label %bb2
+
+bb2:                                              ; preds = %bb1
+  %10 = load ptr, ptr %0, align 8
+  %11 = getelementptr inbounds [4 x i8], ptr %10, i64 %1
+  br label %bb4
+
+bb4:                                              ; preds = %bb2, %bb3
+  %12 = phi ptr [ null, %bb3 ], [ %11, %bb2 ]
+  ret ptr %12
 }
 
 ; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)

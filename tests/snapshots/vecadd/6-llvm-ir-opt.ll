@@ -14,36 +14,36 @@ entry:
   %11 = zext nneg i32 %10 to i64
   %12 = mul nuw nsw i64 %7, %9
   %13 = add nuw nsw i64 %12, %11
-  %.not = icmp ult i64 %13, %5
+  %.not.i = icmp ult i64 %13, %5
   %14 = getelementptr inbounds nuw [4 x i8], ptr %4, i64 %13
-  br i1 %.not, label %bb2, label %bb6
+  br i1 %.not.i, label %bb3, label %bb7
 
-bb2:                                              ; preds = %entry
+bb3:                                              ; preds = %entry
   %15 = icmp ult i64 %13, %1
-  br i1 %15, label %bb3, label %panic1
-
-bb3:                                              ; preds = %bb2
-  %16 = icmp ult i64 %13, %3
-  br i1 %16, label %bb4, label %panic
+  br i1 %15, label %bb4, label %panic1
 
 bb4:                                              ; preds = %bb3
+  %16 = icmp ult i64 %13, %3
+  br i1 %16, label %bb5, label %panic
+
+bb5:                                              ; preds = %bb4
   %17 = getelementptr inbounds nuw [4 x i8], ptr %0, i64 %13
   %18 = load float, ptr %17, align 4
   %19 = getelementptr inbounds nuw [4 x i8], ptr %2, i64 %13
   %20 = load float, ptr %19, align 4
   %21 = fadd contract float %18, %20
   store float %21, ptr %14, align 4
-  br label %bb6
+  br label %bb7
 
-panic:                                            ; preds = %bb3
+panic:                                            ; preds = %bb4
   tail call void @llvm.trap()
   unreachable
 
-panic1:                                           ; preds = %bb2
+panic1:                                           ; preds = %bb3
   tail call void @llvm.trap()
   unreachable
 
-bb6:                                              ; preds = %entry, %bb4
+bb7:                                              ; preds = %entry, %bb5
   ret void
 }
 
