@@ -243,17 +243,9 @@ pub fn is_identifier(s: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// A PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`), which every PTX entry
-/// name is: what `--kernel` must be, since the harness quotes it in C++.
-pub fn is_ptx_identifier(s: &str) -> bool {
-    let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-    let mut chars = s.chars();
-    match chars.next() {
-        Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
-        Some('_' | '$' | '%') => s.len() > 1 && chars.all(follows),
-        _ => false,
-    }
-}
+/// A PTX identifier, which every PTX entry name is: what `--kernel` must be, since the harness
+/// quotes it in C++ (the contract's rule, which the backend's entries follow).
+pub use oxide_contract::is_ptx_identifier;
 
 /// A CUDA kernel's name as the harness pastes it into C++ (`name<<<...>>>(...)`): an
 /// identifier, maybe qualified (`ns::k`), maybe one template instance (`scale<float>`,

@@ -26,7 +26,8 @@ mod shape;
 pub use arch::{ArchError, DEFAULT_ARCH, GpuArch, PtxIsa};
 pub use marker::{
     KERNEL_MARKER_PREFIX, KernelOptions, PTX_IMAGE_PREFIX, UnknownKernelOption, generic_entry,
-    is_ptx_image_symbol, kernel_entry, kernel_marker, parse_kernel_marker, ptx_image_symbol,
+    is_ptx_identifier, is_ptx_image_symbol, kernel_entry, kernel_marker, parse_kernel_marker,
+    ptx_image_symbol,
 };
 pub use shape::{pairs_distance_fits, rows_fit};
 

@@ -203,6 +203,18 @@ pub fn generic_entry(name: &str, type_names: &[&str]) -> String {
     format!("{}__{hash:016x}", kernel_entry(name))
 }
 
+/// Whether `s` is a PTX identifier (`[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`), which
+/// every [`kernel_entry`] is, and which is what tools may paste where PTX or C names an entry.
+pub fn is_ptx_identifier(s: &str) -> bool {
+    let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
+        Some('_' | '$' | '%') => s.len() > 1 && chars.all(follows),
+        _ => false,
+    }
+}
+
 /// What every [`ptx_image_symbol`] starts with.
 pub const PTX_IMAGE_PREFIX: &str = "__oxide_ptx_";
 
@@ -428,17 +440,6 @@ mod tests {
             generic_entry("π", &["f32"]),
             format!("$3c0$__{}", &generic_entry("k", &["f32"])[3..])
         );
-    }
-
-    /// A PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
-    fn is_ptx_identifier(s: &str) -> bool {
-        let follows = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '$';
-        let mut chars = s.chars();
-        match chars.next() {
-            Some(c) if c.is_ascii_alphabetic() => chars.all(follows),
-            Some('_' | '$' | '%') => s.len() > 1 && chars.all(follows),
-            _ => false,
-        }
     }
 
     /// The inverse of `kernel_entry`: its existence is what makes the encoding injective.

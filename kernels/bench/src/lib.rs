@@ -37,6 +37,17 @@ fn parse_int(text: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
+/// The inputs of the vector additions (vecadd, vecadd4): exactly representable values whose
+/// sums are exact too, so the GPU's result can be compared bit for bit; varied across the index
+/// range.
+pub fn addends(n: usize) -> (Vec<f32>, Vec<f32>) {
+    let a = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
+    let b = (0..n)
+        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
+        .collect();
+    (a, b)
+}
+
 /// Runs per timing; the nvcc twins time as many (ci/gpu-suite/twins/common.cuh).
 pub const REPS: u32 = 10;
 

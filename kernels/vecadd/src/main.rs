@@ -40,7 +40,7 @@ fn run(n: usize) -> Result<bool, Error> {
         Err(e) if e.is_unavailable() => return on_the_emulator(n, &e),
         Err(e) => return Err(e),
     };
-    let (a, b) = inputs(n);
+    let (a, b) = bench::addends(n);
 
     let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
     let mut dc = gpu.alloc_zeroed::<f32>(n)?;
@@ -56,15 +56,6 @@ fn run(n: usize) -> Result<bool, Error> {
     bench::report_timed(&gpu, "vecadd", n, "", bytes, || {
         vecadd::launch(&gpu, cfg, &da, &db, &mut dc)
     })
-}
-
-/// Exactly representable inputs and sums, varied across the index range.
-fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    let a = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
-    let b = (0..n)
-        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
-        .collect();
-    (a, b)
 }
 
 /// Whether `c` is `a + b` in every element; prints the first that is not. IEEE addition is
@@ -85,7 +76,7 @@ fn check(n: usize, a: &[f32], b: &[f32], c: &[f32]) -> bool {
 fn on_the_emulator(n: usize, why: &Error) -> Result<bool, Error> {
     let n = n.min(EMULATED_MAX);
     println!("vecadd: no GPU ({why}): running on the CPU emulator at n={n}");
-    let (a, b) = inputs(n);
+    let (a, b) = bench::addends(n);
     let mut c = vec![0.0f32; n];
     vecadd::emulate(&LaunchConfig::for_num_elems(n, BLOCK)?, &a, &b, &mut c)?;
     if !check(n, &a, &b, &c) {

@@ -48,14 +48,6 @@ fn shape(n: usize) -> LaunchConfig {
     }
 }
 
-fn inputs(n: usize) -> (Vec<f32>, Vec<f32>) {
-    let a = (0..n).map(|i| (i % 4096) as f32 * 0.5).collect();
-    let b = (0..n)
-        .map(|i| (i.wrapping_mul(7) % 1000) as f32 * 0.25)
-        .collect();
-    (a, b)
-}
-
 fn main() -> ExitCode {
     bench::main("vecadd4", 1 << 28, run)
 }
@@ -64,7 +56,7 @@ fn main() -> ExitCode {
 fn run(n: usize) -> Result<bool, Error> {
     let gpu = Gpu::new(0)?;
     vecadd4::load(&gpu)?;
-    let (a, b) = inputs(n);
+    let (a, b) = bench::addends(n);
     let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
     let mut dc = gpu.alloc_zeroed::<f32>(n)?;
     let cfg = shape(n);
@@ -90,7 +82,7 @@ mod tests {
     #[test]
     fn the_emulator_adds_every_element() {
         for n in [1, 3, 4, 4099, 2 * 4 * 512 + 6] {
-            let (a, b) = inputs(n);
+            let (a, b) = bench::addends(n);
             let mut c = vec![f32::NAN; n];
             vecadd4::emulate(&shape(n), &a, &b, &mut c).unwrap();
             let expected: Vec<f32> = a.iter().zip(&b).map(|(x, y)| x + y).collect();
