@@ -196,6 +196,8 @@ impl CheckPortArgs {
             ));
         }
         plan.validate().map_err(bad)?;
+        // The sizes' policy apart from the plan's rules (limits reads plans; plans know no limits).
+        limits::check_buffers(&plan).map_err(bad)?;
         Ok(plan)
     }
 }
