@@ -3,8 +3,9 @@
 //@ ptx-not: st.local
 //@ ptx-not: ld.local
 //! A constant-trip `for` over a range inside another loop is unrolled in registers (four
-//! atomics, no local memory). (A `for` over an array by value, `for s in [0, 8, 16, 24]`, in the
-//! same place is not: its `array::IntoIter` stays in local memory; README, "Not there yet".)
+//! atomics, no local memory). (A `for` over an array by value, `for s in [0, 8, 16, 24]`, in
+//! the same place is not: its `array::IntoIter` stays in local memory; docs/features.md, "Not
+//! there yet".)
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use oxide::prelude::*;

@@ -73,7 +73,7 @@ fn pick(v: [f32; PER], i: usize) -> f32 {
 /// elements of each: its slots of the tiles), and thread `(x, y)` accumulates its 16 elements
 /// `(y + 16i, x + 16j)` of the tile (its slots of `BlockTiles<f32, 64, 64>`) in registers.
 // Range loops over the small arrays, not iterators: `for x in array` loops stay in local memory
-// in this compiler (README, "Not there yet"), and constant-bound ranges unroll.
+// in this compiler (docs/features.md, "Not there yet"), and constant-bound ranges unroll.
 #[allow(clippy::needless_range_loop)]
 #[kernel(block = "16x16")]
 pub fn sgemm(
