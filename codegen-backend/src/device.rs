@@ -376,7 +376,7 @@ fn compile<'tcx>(
     let stages = oxide_dialects::run_pipeline(&mut ctx, module_op, config.dump)
         .map_err(|e| internal(e.to_string()))?;
     let options = oxide_llvm_emit::EmitOptions {
-        arch: config.arch.to_string(),
+        arch: config.arch,
         opt_level: 3,
         kernels: kernel_names,
         libdevice: config.libdevice.clone(),

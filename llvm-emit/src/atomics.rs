@@ -38,17 +38,6 @@ fn llvm_ordering(ordering: &AtomicOrderingAttr) -> LLVMAtomicOrdering {
     }
 }
 
-/// Does `arch` (already validated, `sm_<digits><letter>?`) have thread-block clusters, and so
-/// the cluster sync scope? They came with sm_90.
-pub(crate) fn has_cluster_scope(arch: &str) -> bool {
-    let digits: String = arch
-        .trim_start_matches("sm_")
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    digits.parse::<u32>().is_ok_and(|sm| sm >= 90)
-}
-
 /// Can NVPTX do atomics on `value`'s type? Wider than 64 bits it cannot on the supported PTX
 /// ISAs (and stops the process on it); other type errors are LLVM's verifier's to report.
 fn atomic_width_ok(value: BasicValueEnum<'_>) -> bool {

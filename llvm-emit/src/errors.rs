@@ -56,7 +56,7 @@ pub enum EmitError {
     #[error("LLVM verifier rejected the module: {message}")]
     Verify { message: String, llvm_ir: String },
 
-    /// The NVPTX target could not be set up (unknown arch, missing target in this libLLVM).
+    /// The NVPTX target could not be set up (missing from this libLLVM).
     #[error("NVPTX target setup failed: {0}")]
     Target(String),
 

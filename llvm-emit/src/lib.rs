@@ -157,6 +157,7 @@ mod types;
 mod workarounds;
 
 use inkwell::context::Context as LlContext;
+use oxide_contract::GpuArch;
 pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
 use pliron::{
     builtin::{op_interfaces::SymbolOpInterface, ops::ModuleOp},
@@ -169,8 +170,8 @@ pub use libdevice::LIBDEVICE_PREFIX;
 /// What to generate.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
-    /// The PTX target architecture, e.g. `"sm_90"`: one of `oxide_contract::GpuArch`'s.
-    pub arch: String,
+    /// The PTX target architecture, validated where it entered (`--arch`, `--cfg oxide_arch`).
+    pub arch: GpuArch,
     /// LLVM optimisation level, 0..=3 (the `default<On>` pipeline and the codegen level).
     pub opt_level: u8,
     /// Names of the `llvm.func` ops that are kernel entries (pliron symbol name or the
@@ -188,7 +189,7 @@ pub struct EmitOptions {
 impl Default for EmitOptions {
     fn default() -> Self {
         Self {
-            arch: oxide_contract::DEFAULT_ARCH.to_string(),
+            arch: oxide_contract::DEFAULT_ARCH,
             opt_level: 3,
             kernels: Vec::new(),
             libdevice: None,
@@ -223,7 +224,7 @@ pub fn emit_ptx(
             opts.opt_level
         )));
     }
-    let machine = target::target_machine(&opts.arch, opts.opt_level)?;
+    let machine = target::target_machine(opts.arch, opts.opt_level)?;
 
     let ll = LlContext::create();
     let ll_module = ll.create_module(module.get_symbol_name(ctx).as_ref());

@@ -75,7 +75,7 @@ pub(crate) struct Translator<'a, 'll> {
     /// Global variables by pliron symbol name (what `llvm.addressof` refers to).
     pub(crate) globals: HashMap<Identifier, GlobalValue<'ll>>,
     pub(crate) func: FunctionState<'ll>,
-    /// Whether the target has the cluster sync scope (see `atomics::has_cluster_scope`).
+    /// Whether the target has the cluster sync scope (`GpuArch::has_clusters`).
     pub(crate) cluster_scope: bool,
 }
 
@@ -97,7 +97,7 @@ pub(crate) fn translate_module<'ll>(
         functions: HashMap::new(),
         globals: HashMap::new(),
         func: FunctionState::default(),
-        cluster_scope: crate::atomics::has_cluster_scope(&opts.arch),
+        cluster_scope: opts.arch.has_clusters(),
     };
 
     let body = module_op.get_body(ctx, 0);

@@ -388,7 +388,7 @@ fn cluster_scope_before_hopper_is_device_scope() {
     });
     let opts = EmitOptions {
         kernels: vec!["k".into()],
-        arch: "sm_80".into(),
+        arch: "sm_80".parse().unwrap(),
         opt_level: 0,
         libdevice: None,
         dump_ir: true,

@@ -30,7 +30,7 @@ use pliron_llvm::{
 
 fn opts(kernels: &[&str], opt_level: u8) -> EmitOptions {
     EmitOptions {
-        arch: "sm_90".into(),
+        arch: "sm_90".parse().unwrap(),
         opt_level,
         kernels: kernels.iter().map(|k| k.to_string()).collect(),
         libdevice: None,

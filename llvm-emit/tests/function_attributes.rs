@@ -50,7 +50,7 @@ fn barrier_helper_module(ctx: &mut Context, attrs: &[&str]) -> ModuleOp {
 
 fn opts() -> EmitOptions {
     EmitOptions {
-        arch: "sm_90".into(),
+        arch: "sm_90".parse().unwrap(),
         opt_level: 3,
         kernels: vec!["twice".into()],
         libdevice: None,

@@ -42,7 +42,7 @@ use pliron_llvm::{
 
 fn opts(kernel: &str, opt_level: u8) -> EmitOptions {
     EmitOptions {
-        arch: "sm_90".into(),
+        arch: "sm_90".parse().unwrap(),
         opt_level,
         kernels: vec![kernel.to_string()],
         libdevice: None,

@@ -97,6 +97,12 @@ impl GpuArch {
         digits.parse().unwrap_or(0)
     }
 
+    /// Whether the architecture has thread-block clusters, and with them PTX's `.cluster`
+    /// scope: Hopper (sm_90) and later. Before it a cluster is one block.
+    pub fn has_clusters(self) -> bool {
+        self.compute_capability() >= 90
+    }
+
     /// Every supported architecture, oldest first.
     pub fn supported() -> impl Iterator<Item = GpuArch> {
         (0..SUPPORTED.len()).map(|index| GpuArch { index })
@@ -175,6 +181,40 @@ mod tests {
             (cc("sm_75"), cc("sm_90a"), cc("sm_100f"), cc("sm_121")),
             (75, 90, 100, 121)
         );
+    }
+
+    /// Every architecture's answers, pinned: a new entry in `SUPPORTED` must be added here too.
+    #[test]
+    fn every_architecture_answers_its_capability_and_clusters() {
+        let expected = [
+            ("sm_75", 75, false),
+            ("sm_80", 80, false),
+            ("sm_86", 86, false),
+            ("sm_87", 87, false),
+            ("sm_88", 88, false),
+            ("sm_89", 89, false),
+            ("sm_90", 90, true),
+            ("sm_90a", 90, true),
+            ("sm_100", 100, true),
+            ("sm_100a", 100, true),
+            ("sm_100f", 100, true),
+            ("sm_103", 103, true),
+            ("sm_103a", 103, true),
+            ("sm_103f", 103, true),
+            ("sm_110", 110, true),
+            ("sm_110a", 110, true),
+            ("sm_110f", 110, true),
+            ("sm_120", 120, true),
+            ("sm_120a", 120, true),
+            ("sm_120f", 120, true),
+            ("sm_121", 121, true),
+            ("sm_121a", 121, true),
+            ("sm_121f", 121, true),
+        ];
+        let answers: Vec<(&str, u32, bool)> = GpuArch::supported()
+            .map(|arch| (arch.name(), arch.compute_capability(), arch.has_clusters()))
+            .collect();
+        assert_eq!(answers, expected);
     }
 
     #[test]

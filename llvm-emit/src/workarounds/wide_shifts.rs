@@ -302,7 +302,7 @@ mod tests {
                 case
             })
             .collect();
-        let machine = crate::target::target_machine("sm_90", 1).unwrap();
+        let machine = crate::target::target_machine(oxide_contract::DEFAULT_ARCH, 1).unwrap();
         crate::target::optimize(module, &machine, 1).unwrap();
         cases
             .iter()
