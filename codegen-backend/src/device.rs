@@ -64,7 +64,7 @@ struct Dumps {
 pub(crate) fn compile_kernels(tcx: TyCtxt<'_>) -> Option<PtxImage> {
     // Every device mark where it is written, kernels or not: a library's marked function is
     // called from other crates' kernels.
-    if crate::marks::check::check_crate(tcx) {
+    if crate::registry::check::check_crate(tcx) {
         return None;
     }
     let (kernels, kernel_errors, has_generic) = find_kernels(tcx);
@@ -264,8 +264,8 @@ fn find_kernels<'tcx>(tcx: TyCtxt<'tcx>) -> (Vec<KernelSpec<'tcx>>, Vec<DeviceEr
             (
                 format!(
                     "two instantiations (`{}` and `{}`) have the same type names, so the launcher cannot tell them apart; give each closure its own function",
-                    crate::import::display_instance(tcx, a),
-                    crate::import::display_instance(tcx, b)
+                    crate::mir_util::display_instance(tcx, a),
+                    crate::mir_util::display_instance(tcx, b)
                 ),
                 b.def_id(),
             )
@@ -339,9 +339,11 @@ fn compile<'tcx>(
         // Every barrier must be reached by all the threads of a block or by none.
         for kernel in kernels {
             let divergent = crate::uniformity::check_kernel(
-                &mut module,
+                tcx,
+                &module.registry,
+                &mut module.barriers,
                 kernel.instance,
-                kernel.mode,
+                kernel.mode.grid_1d,
                 &kernel.entry,
             );
             errors.extend(divergent);

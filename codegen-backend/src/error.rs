@@ -1,6 +1,8 @@
 //! Errors of the device path. Each carries the MIR span it came from so that it reaches the user
 //! as a spanned rustc diagnostic.
 
+use std::fmt;
+
 use rustc_span::Span;
 
 /// Why heap allocations cannot run on the GPU (the registry says the same of `Box::new`...).
@@ -27,7 +29,7 @@ pub(crate) enum DeviceErrorKind {
     BadKernel { kernel: String, why: String },
     /// A barrier under a condition that may differ between the threads of a block.
     #[error("{0}")]
-    DivergentBarrier(Box<crate::uniformity::DivergentBarrier>),
+    DivergentBarrier(Box<DivergentBarrier>),
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
 }
@@ -88,4 +90,114 @@ pub(crate) fn not_on_gpu<T>(
             why: why.into(),
         },
     ))
+}
+
+// The uniformity analysis's report is an error kind like the others; it is defined here, at the
+// bottom, so that errors depend on nothing above them (the analysis produces it, `device`
+// prints it).
+
+/// A point every thread of a block must reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum SyncKind {
+    /// `sync_threads()`: `bar.sync`.
+    Barrier,
+    /// A safe warp function (`oxide::warp::sum`...): its full-warp shuffles need every lane.
+    WarpCollective,
+}
+
+impl SyncKind {
+    /// The kind, with its article, in a sentence.
+    pub(crate) fn described(self) -> &'static str {
+        match self {
+            SyncKind::Barrier => "a barrier",
+            SyncKind::WarpCollective => "a warp collective (every lane of the warp takes part)",
+        }
+    }
+
+    /// The kind's noun.
+    pub(crate) fn noun(self) -> &'static str {
+        match self {
+            SyncKind::Barrier => "barrier",
+            SyncKind::WarpCollective => "warp collective",
+        }
+    }
+}
+
+/// A barrier that only some threads of a block may reach.
+#[derive(Clone, Debug)]
+pub(crate) struct DivergentBarrier {
+    /// What the call calls: the barrier (`sync_threads()`) or a function that reaches one.
+    pub(crate) callee: String,
+    /// Where a called function executes the barrier; `None` when the call is the barrier.
+    pub(crate) barrier_in_callee: Option<Span>,
+    /// A barrier or a warp collective.
+    pub(crate) kind: SyncKind,
+    /// The branch condition the call depends on.
+    pub(crate) condition: Span,
+    /// Why the condition may differ between threads, and where that comes from.
+    pub(crate) cause: String,
+    pub(crate) cause_span: Span,
+}
+
+impl fmt::Display for DivergentBarrier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.barrier_in_callee {
+            None => write!(
+                f,
+                "`{}` is {}, but only some threads of a block may reach this call",
+                self.callee,
+                self.kind.described()
+            ),
+            Some(_) => write!(
+                f,
+                "`{}` executes {}, but only some threads of a block may reach this call",
+                self.callee,
+                self.kind.described()
+            ),
+        }
+    }
+}
+
+impl DivergentBarrier {
+    /// The notes of the report, each at its span: the condition, what it depends on, and the
+    /// barrier inside the function called.
+    pub(crate) fn notes(&self) -> Vec<(Span, String)> {
+        let mut notes = Vec::new();
+        if self.condition.contains(self.cause_span) || self.cause_span.is_dummy() {
+            notes.push((
+                self.condition,
+                format!(
+                    "whether it runs depends on this condition, which may differ between the threads of a block: it depends on {}",
+                    self.cause
+                ),
+            ));
+        } else {
+            notes.push((
+                self.condition,
+                "whether it runs depends on this condition, which may differ between the threads of a block".into(),
+            ));
+            notes.push((
+                self.cause_span,
+                format!("the condition depends on {}", self.cause),
+            ));
+        }
+        if let Some(barrier) = self.barrier_in_callee {
+            notes.push((
+                barrier,
+                format!("`{}` reaches this {}", self.callee, self.kind.noun()),
+            ));
+        }
+        notes
+    }
+
+    pub(crate) fn help(&self) -> &'static str {
+        match self.kind {
+            SyncKind::Barrier => {
+                "every thread of a block must reach each barrier, or none (a barrier that only some threads reach is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+            }
+            SyncKind::WarpCollective => {
+                "every thread of a block must reach each warp collective, or none (a shuffle that some lanes of the warp skip is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
+            }
+        }
+    }
 }

@@ -29,9 +29,13 @@ mod config;
 mod device;
 mod embed;
 mod error;
+// The module graph's floors, checked (no module imports one above it).
+#[cfg(test)]
+mod floor_plan;
 mod ice;
 mod import;
 mod marks;
+mod mir_util;
 mod recursion;
 mod registry;
 mod uniformity;

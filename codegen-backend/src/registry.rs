@@ -27,6 +27,14 @@
 //! calls (exact soft implementations of constructs PTX has no instruction for) are found by
 //! their diagnostic items (`#[rustc_diagnostic_item = "oxide_soft_…"]`), the way rustc finds
 //! `core`'s items. Standard-library items are classified by lang and diagnostic items.
+//!
+//! The registry's vocabulary lives beside it, below the analysis and the importer that read it:
+//! `atomics` (the operations, scopes and orderings an atomic mark names), `math` (the libdevice
+//! tables), and `check`, which parses every mark of the crate where it is written.
+
+pub(crate) mod atomics;
+pub(crate) mod check;
+pub(crate) mod math;
 
 use std::cell::RefCell;
 
@@ -38,8 +46,8 @@ use rustc_hir::{LangItem, def::DefKind, def_id::DefId};
 use rustc_middle::ty::TyCtxt;
 use rustc_span::{Symbol, sym};
 
-use crate::import::atomics::{AtomicScope, ScopedOp, ordering_from_name};
 use crate::marks::{self, Keyword, Mark, TOOL, Target};
+use atomics::{AtomicScope, ScopedOp, ordering_from_name};
 
 /// What a call of a marked device-std function becomes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -214,7 +222,7 @@ impl<'tcx> Registry<'tcx> {
                 ))
             })?;
             // A type's mark on a function means nothing here; where it is written it is an
-            // error (`marks::check`).
+            // error (`check`).
             if mark.target != Target::Function {
                 continue;
             }
@@ -300,7 +308,7 @@ impl<'tcx> Registry<'tcx> {
         if ![sym::std, sym::core].contains(&krate) || !tcx.is_foreign_item(def_id) {
             return None;
         }
-        crate::import::math::c_math_libdevice(tcx.item_name(def_id).as_str())
+        math::c_math_libdevice(tcx.item_name(def_id).as_str())
     }
 
     pub(crate) fn host_only(&self, def_id: DefId) -> Option<HostOnly> {
@@ -318,7 +326,7 @@ impl<'tcx> Registry<'tcx> {
         } else if within(tcx.get_diagnostic_item(Symbol::intern("LocalKey"))) {
             Some(HostOnly::ThreadLocal)
         } else if tcx.is_foreign_item(def_id)
-            && crate::import::math::c_math_without_twin(tcx.item_name(def_id).as_str())
+            && math::c_math_without_twin(tcx.item_name(def_id).as_str())
         {
             Some(HostOnly::MathWithoutGpuVersion)
         } else if krate == sym::std
@@ -336,7 +344,7 @@ impl<'tcx> Registry<'tcx> {
 
 /// What a call of a function with `mark` becomes (`None`: the function as it is, for
 /// `warp_uniform`, which the uniformity analysis reads), or why `attr`'s arguments are wrong.
-/// Also what `marks::check` runs where a mark is written.
+/// Also what `check` runs where a mark is written.
 pub(crate) fn parse_function_mark(
     mark: &Mark,
     attr: &rustc_hir::Attribute,

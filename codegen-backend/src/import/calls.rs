@@ -370,7 +370,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.span,
                 format!(
                     "calling `{}` with this argument shape",
-                    super::display_instance(self.m.tcx, instance)
+                    crate::mir_util::display_instance(self.m.tcx, instance)
                 ),
             );
         }

@@ -389,8 +389,8 @@ impl<'tcx> FnCx<'tcx, '_> {
                 };
                 Some(self.const_usize(n))
             }
-            _ if super::math::intrinsic_libdevice(name).is_some() => {
-                let libdevice = super::math::intrinsic_libdevice(name).expect("checked");
+            _ if crate::registry::math::intrinsic_libdevice(name).is_some() => {
+                let libdevice = crate::registry::math::intrinsic_libdevice(name).expect("checked");
                 let what = format!("core::intrinsics::{name}");
                 return self.libdevice_call(libdevice, &what, &operands, destination, target);
             }

@@ -4,8 +4,9 @@
 
 use rustc_middle::{mir, ty::Instance};
 
-use super::{FnCx, FnDecl, display_instance};
+use super::{FnCx, FnDecl};
 use crate::error::{CallSite, DeviceError, DeviceErrorKind, DeviceResult};
+use crate::mir_util::display_instance;
 
 impl<'tcx> FnCx<'tcx, '_> {
     /// The calls inlined into this body that lead to `scope`, outermost first: each inlined

@@ -6,15 +6,14 @@
 //! `calls`.
 
 mod abi;
-pub(crate) mod atomics;
+mod atomics;
 mod calls;
 mod casts;
 mod core_intrinsics;
 mod diagnostics;
 mod globals;
-pub(crate) mod math;
+mod math;
 mod operands;
-mod panic_paths;
 mod places;
 mod rvalues;
 mod terminators;
@@ -41,10 +40,10 @@ use rustc_middle::{
 use rustc_span::Span;
 
 pub(crate) use abi::DeviceAbi;
-pub(crate) use panic_paths::panic_only_blocks;
 use places::PlaceRef;
 
 use crate::error::{CallSite, DeviceError, DeviceErrorKind, DeviceResult};
+use crate::mir_util::display_instance;
 
 /// How floating-point arithmetic may be compiled, chosen per kernel and applied to every
 /// function it calls (a function reached from kernels of both modes is compiled twice).
@@ -287,12 +286,6 @@ fn sanitize(name: &str) -> String {
     out
 }
 
-pub(crate) fn display_instance<'tcx>(tcx: TyCtxt<'tcx>, instance: Instance<'tcx>) -> String {
-    rustc_middle::ty::print::with_no_trimmed_paths!(
-        tcx.def_path_str_with_args(instance.def_id(), instance.args)
-    )
-}
-
 pub(crate) enum FnKind {
     Kernel(Identifier),
     Device(FnDecl),
@@ -364,7 +357,8 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             FnKind::Device(decl) => (decl.name, decl.ty, Some(decl.abi), None),
         };
         let func = FuncOp::new(&mut m.ctx, name, ty);
-        let mut func_attrs = crate::uniformity::function_attributes(m, instance);
+        let mut func_attrs =
+            crate::uniformity::function_attributes(m.tcx, &m.registry, &mut m.barriers, instance);
         if let (true, Some([x, y, z])) = (is_kernel, mode.block) {
             // The exact block shape, for ptxas (`.reqntid x, y, z`).
             func_attrs.set(
@@ -392,7 +386,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
             func.set_attr_llvm_func_attrs(&m.ctx, func_attrs);
         }
         if let Some(attrs) = param_attrs {
-            oxide_llvm_emit::set_param_attrs(&m.ctx, func, attrs);
+            oxide_dialects::param_attrs::set_param_attrs(&m.ctx, func, attrs);
         }
         m.module
             .append_operation(&mut m.ctx, func.get_operation(), 0);
@@ -432,7 +426,12 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     }
 
     fn import_body(&mut self, entry: Ptr<BasicBlock>) -> DeviceResult<()> {
-        let panic_only = self.panic_only_blocks();
+        let panic_only = crate::mir_util::panic_only_blocks(
+            self.m.tcx,
+            &self.m.registry,
+            self.instance,
+            self.mir,
+        );
         let host_only = self.check_host_only_calls(&panic_only);
         for (bb, e) in &host_only {
             self.scope = self.mir.basic_blocks[*bb].terminator().source_info.scope;

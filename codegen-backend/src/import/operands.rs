@@ -44,6 +44,19 @@ pub(crate) enum OperandVal {
     ZeroSized,
 }
 
+impl OperandVal {
+    /// A loaded pointer's address and metadata (a slice's length, a vtable), which a deref
+    /// of it needs; `None` for a value held otherwise. Here, so that `places` needs no variant
+    /// of `OperandVal` (and imports nothing of this module, which imports `PlaceRef`).
+    pub(crate) fn pointer_parts(self) -> Option<(Value, Option<Value>)> {
+        match self {
+            OperandVal::Imm(p) => Some((p, None)),
+            OperandVal::Pair(p, m) => Some((p, Some(m))),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Copy)]
 pub(crate) struct Operand<'tcx> {
     pub(crate) val: OperandVal,

@@ -73,15 +73,8 @@ impl<'tcx> FnCx<'tcx, '_> {
             ProjectionElem::Deref => {
                 let pointer = self.load_operand(base)?;
                 let layout = self.layout_of(next_ty)?;
-                let (ptr, meta) = match pointer.val {
-                    super::operands::OperandVal::Imm(p) => (p, None),
-                    super::operands::OperandVal::Pair(p, m) => (p, Some(m)),
-                    _ => {
-                        return unsupported(
-                            self.span,
-                            format!("dereferencing `{}`", base.layout.ty),
-                        );
-                    }
+                let Some((ptr, meta)) = pointer.val.pointer_parts() else {
+                    return unsupported(self.span, format!("dereferencing `{}`", base.layout.ty));
                 };
                 PlaceRef {
                     ptr,

@@ -437,7 +437,7 @@ impl<'tcx> FnCx<'tcx, '_> {
         crate::error::DeviceError::new(
             self.span,
             crate::error::DeviceErrorKind::Internal {
-                function: super::display_instance(self.m.tcx, self.instance),
+                function: crate::mir_util::display_instance(self.m.tcx, self.instance),
                 message: e.to_string(),
             },
         )

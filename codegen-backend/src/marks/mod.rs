@@ -13,11 +13,9 @@
 //!   are refused outside it.
 //!
 //! The rule is checked twice: where a mark is written, over every attribute of the crate being
-//! compiled ([`check`]), and where a marked function of another crate is called (the registry
-//! does not trust a mark the rule refuses: that crate may have been compiled without the
-//! backend, so without the first check).
-
-pub(crate) mod check;
+//! compiled (`registry::check`, which parses each mark as the registry does), and where a marked
+//! function of another crate is called (the registry does not trust a mark the rule refuses:
+//! that crate may have been compiled without the backend, so without the first check).
 
 use rustc_hir::{
     def::DefKind,

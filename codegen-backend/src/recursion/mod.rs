@@ -18,7 +18,8 @@ use rustc_middle::ty::{Instance, TyCtxt};
 use rustc_span::Span;
 
 use crate::error::CallSite;
-use crate::import::{Calls, DeviceModule, KernelMode, display_instance};
+use crate::import::{Calls, DeviceModule, KernelMode};
+use crate::mir_util::display_instance;
 
 type Function<'tcx> = (Instance<'tcx>, KernelMode);
 

@@ -15,10 +15,11 @@ use rustc_span::{Span, Spanned};
 
 use super::{
     Analysis, Context, Summary,
-    callees::{self, Callee, SyncKind, monomorphize},
+    callees::{self, Callee, monomorphize},
     cfg::Cfg,
     state::{Abs, CauseId, Loc, State, Tree},
 };
+use crate::error::SyncKind;
 use crate::registry::DeviceFn;
 
 mod values;
@@ -590,9 +591,9 @@ pub(super) fn callee_name<'tcx>(tcx: ty::TyCtxt<'tcx>, callee: Instance<'tcx>) -
     match callee.def {
         ty::InstanceKind::Item(def_id) => match tcx.opt_item_name(def_id) {
             Some(name) => name.to_string(),
-            None => crate::import::display_instance(tcx, callee),
+            None => crate::mir_util::display_instance(tcx, callee),
         },
-        _ => crate::import::display_instance(tcx, callee),
+        _ => crate::mir_util::display_instance(tcx, callee),
     }
 }
 

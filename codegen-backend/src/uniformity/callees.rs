@@ -11,6 +11,7 @@ use rustc_middle::{
 };
 use rustc_span::Span;
 
+use crate::error::SyncKind;
 use crate::registry::{DeviceFn, Registry};
 
 /// What a call resolves to.
@@ -144,7 +145,7 @@ pub(crate) fn left_out_blocks<'tcx>(
     instance: Instance<'tcx>,
     body: &mir::Body<'tcx>,
 ) -> rustc_index::IndexVec<mir::BasicBlock, bool> {
-    let panics = crate::import::panic_only_blocks(tcx, registry, instance, body);
+    let panics = crate::mir_util::panic_only_blocks(tcx, registry, instance, body);
     let blocks = &body.basic_blocks;
     let mut out: rustc_index::IndexVec<mir::BasicBlock, bool> = blocks
         .iter_enumerated()
@@ -169,33 +170,6 @@ pub(crate) fn left_out_blocks<'tcx>(
         }
         if !changed {
             return out;
-        }
-    }
-}
-
-/// A point every thread of a block must reach.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SyncKind {
-    /// `sync_threads()`: `bar.sync`.
-    Barrier,
-    /// A safe warp function (`oxide::warp::sum`...): its full-warp shuffles need every lane.
-    WarpCollective,
-}
-
-impl SyncKind {
-    /// The kind, with its article, in a sentence.
-    pub(crate) fn described(self) -> &'static str {
-        match self {
-            SyncKind::Barrier => "a barrier",
-            SyncKind::WarpCollective => "a warp collective (every lane of the warp takes part)",
-        }
-    }
-
-    /// The kind's noun.
-    pub(crate) fn noun(self) -> &'static str {
-        match self {
-            SyncKind::Barrier => "barrier",
-            SyncKind::WarpCollective => "warp collective",
         }
     }
 }

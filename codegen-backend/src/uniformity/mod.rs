@@ -33,20 +33,17 @@ mod callees;
 mod cfg;
 mod state;
 
-use std::fmt;
-
 use pliron_llvm::llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr};
 use rustc_data_structures::fx::{FxHashMap, FxHashSet};
 use rustc_hir::attrs::InlineAttr;
 use rustc_middle::ty::{self, Instance, Ty, TyCtxt, TypingEnv};
 use rustc_span::Span;
 
-pub(crate) use callees::{BarrierReach, SyncKind};
+pub(crate) use callees::BarrierReach;
 use state::{Abs, CauseId, Loc};
 
 use crate::{
-    error::{DeviceError, DeviceErrorKind},
-    import::{DeviceModule, KernelMode},
+    error::{DeviceError, DeviceErrorKind, DivergentBarrier, SyncKind},
     registry::Registry,
 };
 
@@ -85,85 +82,6 @@ struct Cause {
     span: Span,
     /// The value is the same in every lane of a warp.
     warp: bool,
-}
-
-/// A barrier that only some threads of a block may reach.
-#[derive(Clone, Debug)]
-pub(crate) struct DivergentBarrier {
-    /// What the call calls: the barrier (`sync_threads()`) or a function that reaches one.
-    pub(crate) callee: String,
-    /// Where a called function executes the barrier; `None` when the call is the barrier.
-    pub(crate) barrier_in_callee: Option<Span>,
-    /// A barrier or a warp collective.
-    pub(crate) kind: SyncKind,
-    /// The branch condition the call depends on.
-    pub(crate) condition: Span,
-    /// Why the condition may differ between threads, and where that comes from.
-    pub(crate) cause: String,
-    pub(crate) cause_span: Span,
-}
-
-impl fmt::Display for DivergentBarrier {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.barrier_in_callee {
-            None => write!(
-                f,
-                "`{}` is {}, but only some threads of a block may reach this call",
-                self.callee,
-                self.kind.described()
-            ),
-            Some(_) => write!(
-                f,
-                "`{}` executes {}, but only some threads of a block may reach this call",
-                self.callee,
-                self.kind.described()
-            ),
-        }
-    }
-}
-
-impl DivergentBarrier {
-    /// The notes of the report, each at its span: the condition, what it depends on, and the
-    /// barrier inside the function called.
-    pub(crate) fn notes(&self) -> Vec<(Span, String)> {
-        let mut notes = Vec::new();
-        if self.condition.contains(self.cause_span) || self.cause_span.is_dummy() {
-            notes.push((
-                self.condition,
-                format!(
-                    "whether it runs depends on this condition, which may differ between the threads of a block: it depends on {}",
-                    self.cause
-                ),
-            ));
-        } else {
-            notes.push((
-                self.condition,
-                "whether it runs depends on this condition, which may differ between the threads of a block".into(),
-            ));
-            notes.push((
-                self.cause_span,
-                format!("the condition depends on {}", self.cause),
-            ));
-        }
-        if let Some(barrier) = self.barrier_in_callee {
-            notes.push((
-                barrier,
-                format!("`{}` reaches this {}", self.callee, self.kind.noun()),
-            ));
-        }
-        notes
-    }
-
-    pub(crate) fn help(&self) -> &'static str {
-        match self.kind {
-            SyncKind::Barrier => {
-                "every thread of a block must reach each barrier, or none (a barrier that only some threads reach is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
-            }
-            SyncKind::WarpCollective => {
-                "every thread of a block must reach each warp collective, or none (a shuffle that some lanes of the warp skip is undefined behaviour on the GPU): call it where all the threads of the block do, and put the condition inside, around the work that only some threads do"
-            }
-        }
-    }
 }
 
 /// The analysis of one kernel: the causes found, the summaries of the functions analysed so far
@@ -283,7 +201,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         if self.path.iter().any(|(f, _)| *f == instance) {
             return self.recursive(&ctx, span);
         }
-        let name = crate::import::display_instance(self.tcx, instance);
+        let name = crate::mir_util::display_instance(self.tcx, instance);
         self.path.push((instance, name));
         let summary = body::FnAnalysis::run(self, instance, &ctx);
         self.path.pop();
@@ -338,14 +256,17 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
 
 /// Checks that every barrier kernel `instance` (PTX entry `entry`) may execute is reached by all
 /// the threads of a block or by none; one error per barrier call that is not.
+/// `reach` is the crate's, which the importer filled while marking functions `convergent`;
+/// `grid_1d` is the kernel's launch contract, which folds the y and z thread indices to 0.
 pub(crate) fn check_kernel<'tcx>(
-    m: &mut DeviceModule<'tcx>,
+    tcx: TyCtxt<'tcx>,
+    registry: &Registry<'tcx>,
+    reach: &mut BarrierReach<'tcx>,
     instance: Instance<'tcx>,
-    mode: KernelMode,
+    grid_1d: bool,
     entry: &str,
 ) -> Vec<DeviceError> {
-    let tcx = m.tcx;
-    if !m.barriers.may_reach(tcx, &m.registry, instance) {
+    if !reach.may_reach(tcx, registry, instance) {
         // Nothing to check: most kernels.
         return Vec::new();
     }
@@ -362,9 +283,9 @@ pub(crate) fn check_kernel<'tcx>(
         .collect();
     let mut analysis = Analysis {
         tcx,
-        registry: &m.registry,
-        reach: &mut m.barriers,
-        grid_1d: mode.grid_1d,
+        registry,
+        reach,
+        grid_1d,
         causes: Vec::new(),
         cause_ids: FxHashMap::default(),
         summaries: FxHashMap::default(),
@@ -404,17 +325,19 @@ fn kernel_argument<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> Abs {
 /// must not make such a call control-dependent on more values than it is), `noinline` for
 /// `#[inline(never)]`.
 pub(crate) fn function_attributes<'tcx>(
-    m: &mut DeviceModule<'tcx>,
+    tcx: TyCtxt<'tcx>,
+    registry: &Registry<'tcx>,
+    reach: &mut BarrierReach<'tcx>,
     instance: Instance<'tcx>,
 ) -> LlvmAttributesAttr {
     let mut attrs = LlvmAttributesAttr::new();
-    if m.barriers.may_reach(m.tcx, &m.registry, instance) {
+    if reach.may_reach(tcx, registry, instance) {
         attrs.set("convergent", LlvmAttrValue::Unit);
     }
     // A warp-uniform function is `#[inline(never)]` only so that the analysis sees its call in
     // MIR; LLVM may inline it.
-    if let InlineAttr::Never = m.tcx.codegen_instance_attrs(instance.def).inline
-        && !m.registry.is_warp_uniform(instance.def_id())
+    if let InlineAttr::Never = tcx.codegen_instance_attrs(instance.def).inline
+        && !registry.is_warp_uniform(instance.def_id())
     {
         attrs.set("noinline", LlvmAttrValue::Unit);
     }

@@ -10,15 +10,7 @@ use rustc_middle::{
     ty::{self, EarlyBinder, Instance, TyCtxt, TypingEnv},
 };
 
-use super::FnCx;
 use crate::registry::Registry;
-
-impl<'tcx> FnCx<'tcx, '_> {
-    /// For each block, the panic it inevitably reaches (`None` where some path does not panic).
-    pub(crate) fn panic_only_blocks(&self) -> IndexVec<mir::BasicBlock, Option<String>> {
-        panic_only_blocks(self.m.tcx, &self.m.registry, self.instance, self.mir)
-    }
-}
 
 /// The function `func` (a call's callee in `body` of `instance`) names, if it is a function
 /// item.

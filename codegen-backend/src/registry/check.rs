@@ -10,8 +10,8 @@ use rustc_hir::{self as hir, HirId, Node, def::DefKind, def_id::DefId};
 use rustc_middle::ty::{self, TyCtxt};
 use rustc_span::{Span, Symbol};
 
-use super::{Mark, Returns, TOOL, Target};
-use crate::registry::{BadAttribute, parse_function_mark};
+use super::{BadAttribute, parse_function_mark};
+use crate::marks::{self, Mark, Returns, TOOL, Target};
 
 /// A mistake in one mark.
 struct Mistake {
@@ -93,13 +93,13 @@ fn check_mark(
     };
     let written: Vec<&str> = path[1..].iter().map(|s| s.as_str()).collect();
     let mark = match written.as_slice() {
-        [name] => super::lookup(name),
+        [name] => marks::lookup(name),
         _ => None,
     }
     .ok_or_else(|| {
         mistake(
             format!("`#[{TOOL}::{}]` is not a device mark", written.join("::")),
-            Some(format!("the device marks are {}", super::names())),
+            Some(format!("the device marks are {}", marks::names())),
         )
     })?;
 
@@ -128,7 +128,7 @@ fn check_mark(
     }
     let def_id = item.expect("a mark that fits is on an item");
 
-    if let Some(refusal) = super::refusal_of(tcx, def_id, mark) {
+    if let Some(refusal) = marks::refusal_of(tcx, def_id, mark) {
         return Err(mistake(refusal.message(mark), Some(refusal.help(mark))));
     }
 
