@@ -158,7 +158,6 @@ mod workarounds;
 
 use inkwell::context::Context as LlContext;
 use oxide_contract::GpuArch;
-pub use params::{ATTR_KEY_LLVM_PARAM_ATTRS, set_param_attrs};
 use pliron::{
     builtin::{op_interfaces::SymbolOpInterface, ops::ModuleOp},
     context::Context,

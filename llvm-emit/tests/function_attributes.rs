@@ -1,10 +1,12 @@
 //! Function attributes (pliron-llvm's `llvm_func_attrs` of an `llvm.func`): `convergent` and
 //! `noinline` reach the LLVM function, `noinline` keeps a call LLVM would otherwise inline, and an
-//! unknown attribute name is an error.
+//! unknown attribute name is an error. Parameter attributes (oxide-dialects' `param_attrs`) reach
+//! the LLVM parameters.
 
 mod common;
 
 use common::*;
+use oxide_dialects::param_attrs::set_param_attrs;
 use oxide_llvm_emit::{EmitError, EmitOptions, emit_ptx};
 use pliron::{
     builtin::{attributes::StringAttr, op_interfaces::CallOpCallable, ops::ModuleOp},
@@ -114,4 +116,34 @@ fn an_unknown_function_attribute_is_an_error() {
         }
         other => panic!("expected an error naming the attribute, got {other:?}"),
     }
+}
+
+/// Set as the backend sets them (through oxide-dialects), a slice's attributes reach its LLVM
+/// parameter and an empty set leaves the other one bare.
+#[test]
+fn parameter_attributes_reach_the_parameters() {
+    let ctx = &mut Context::new();
+    let m = new_module(ctx, "params");
+    let (v, p1, i32t) = (void(ctx), ptr(ctx, 1), i32(ctx));
+    let ty = fn_ty(ctx, v, vec![p1, i32t]);
+    let (k, entry) = define(ctx, m, "k", ty);
+    put(entry, ReturnOp::new(ctx, None), ctx);
+    let mut slice = LlvmAttributesAttr::new();
+    slice.set("noalias", LlvmAttrValue::Unit);
+    slice.set("align", LlvmAttrValue::Int(16));
+    slice.set("readonly", LlvmAttrValue::Unit);
+    set_param_attrs(ctx, k, vec![slice, LlvmAttributesAttr::new()]);
+    let m = verified(ctx, m);
+    let opts = EmitOptions {
+        kernels: vec!["k".into()],
+        ..opts()
+    };
+    let out = emit_ptx(ctx, m, &opts).expect("emit");
+    let ir = out.llvm_ir_unoptimized.as_deref().unwrap();
+    assert!(
+        ir.contains(
+            "define ptx_kernel void @k(ptr addrspace(1) noalias readonly align 16 %0, i32 %1)"
+        ),
+        "{ir}"
+    );
 }
