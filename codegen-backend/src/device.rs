@@ -3,47 +3,30 @@
 
 use std::path::{Path, PathBuf};
 
+use oxide_contract::KernelOptions;
 use rustc_hir::def::DefKind;
 use rustc_middle::ty::{Instance, TyCtxt};
 
 use crate::{
     config::DeviceConfig,
     error::{DeviceError, DeviceErrorKind},
-    import::{DeviceModule, FloatMode, KernelMode},
+    import::DeviceModule,
 };
 
-/// A kernel to compile: the instance, its PTX entry name and its mode, and the item whose name
-/// is its marker (the `const`, or the generic wrapper).
+/// A kernel to compile: the instance, its PTX entry name and its options, and the item whose
+/// name is its marker (the `const`, or the generic wrapper).
 struct KernelSpec<'tcx> {
     instance: Instance<'tcx>,
     entry: String,
-    mode: KernelMode,
+    mode: KernelOptions,
     marker: rustc_hir::def_id::DefId,
 }
 
-/// The kernel name and mode a marker (an item name) carries
+/// The kernel name and options a marker (an item name) carries
 /// (`oxide_contract::parse_kernel_marker`); `Err` for an option this backend does not know (a
 /// device-std newer than the backend).
-fn kernel_prefix(item_name: &str) -> Option<Result<(&str, KernelMode), String>> {
-    Some(match oxide_contract::parse_kernel_marker(item_name)? {
-        Ok((name, options)) => Ok((name, kernel_mode(options))),
-        Err(unknown) => Err(unknown.to_string()),
-    })
-}
-
-fn kernel_mode(options: oxide_contract::KernelOptions) -> KernelMode {
-    KernelMode {
-        float: if options.strict_float {
-            FloatMode::Strict
-        } else {
-            FloatMode::Contract
-        },
-        grid_1d: options.grid_1d,
-        block: options.block,
-        max_threads: options.max_threads,
-        min_blocks_per_sm: options.min_blocks_per_sm,
-        min_sm: options.min_sm,
-    }
+fn kernel_prefix(item_name: &str) -> Option<Result<(&str, KernelOptions), String>> {
+    Some(oxide_contract::parse_kernel_marker(item_name)?.map_err(|unknown| unknown.to_string()))
 }
 
 pub(crate) struct PtxImage {
@@ -557,30 +540,17 @@ mod tests {
     fn kernel_markers_carry_name_and_mode() {
         let plain = kernel_prefix("__oxide_kernel__vecadd").unwrap().unwrap();
         assert_eq!(plain.0, "vecadd");
-        assert_eq!(
-            plain.1,
-            KernelMode {
-                float: FloatMode::Contract,
-                grid_1d: false,
-                block: None,
-                max_threads: None,
-                min_blocks_per_sm: None,
-                min_sm: None,
-            }
-        );
+        assert_eq!(plain.1, KernelOptions::default());
         let both = kernel_prefix("__oxide_kernel_grid1d_strict__my_kernel")
             .unwrap()
             .unwrap();
         assert_eq!(both.0, "my_kernel");
         assert_eq!(
             both.1,
-            KernelMode {
-                float: FloatMode::Strict,
+            KernelOptions {
+                strict_float: true,
                 grid_1d: true,
-                block: None,
-                max_threads: None,
-                min_blocks_per_sm: None,
-                min_sm: None,
+                ..KernelOptions::default()
             }
         );
         let bounded = kernel_prefix("__oxide_kernel_maxthreads256_minblocks2_sm80__k")

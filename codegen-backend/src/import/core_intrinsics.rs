@@ -49,7 +49,7 @@ impl<'tcx> FnCx<'tcx, '_> {
     /// core's own body of the intrinsic). `strict_float` promises the CPU's bits, so it takes
     /// the host's choice (docs/math.md). f16's are compiled from core's body: already so.
     fn ties_go_to_other(&self, name: Symbol) -> bool {
-        self.mode.float == super::FloatMode::Strict
+        self.mode.strict_float
             && matches!(
                 name,
                 sym::minimum_number_nsz_f32

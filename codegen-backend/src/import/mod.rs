@@ -42,37 +42,10 @@ use rustc_span::Span;
 pub(crate) use abi::DeviceAbi;
 use places::PlaceRef;
 
+use oxide_contract::KernelOptions;
+
 use crate::error::{CallSite, DeviceError, DeviceErrorKind, DeviceResult};
 use crate::mir_util::display_instance;
-
-/// How floating-point arithmetic may be compiled, chosen per kernel and applied to every
-/// function it calls (a function reached from kernels of both modes is compiled twice).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum FloatMode {
-    /// `a * b + c` may become one FMA (LLVM's `contract`), as nvcc does by default.
-    Contract,
-    /// Every operation rounds as Rust on the CPU does: bit-for-bit reproducible.
-    Strict,
-}
-
-/// What a kernel states about itself (`#[kernel(...)]` options), applied to every function it
-/// calls: functions reached from kernels of different modes are compiled once per mode.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) struct KernelMode {
-    pub(crate) float: FloatMode,
-    /// The launch contract `grid = "1d"`: block and grid are one-dimensional (the launcher checks
-    /// it), so y/z dimensions are 1 and y/z indices 0.
-    pub(crate) grid_1d: bool,
-    /// The launch contract `block = "..."`: every block has exactly these (x, y, z) threads
-    /// (the launcher checks it), so `blockDim` is these constants.
-    pub(crate) block: Option<[u32; 3]>,
-    /// The launch contract `max_threads = n` (`.maxntid n, 1, 1`).
-    pub(crate) max_threads: Option<u32>,
-    /// The occupancy hint `min_blocks_per_sm = n` (`.minnctapersm n`).
-    pub(crate) min_blocks_per_sm: Option<u32>,
-    /// The contract `sm = n`: the build's architecture must be at least compute capability n.
-    pub(crate) min_sm: Option<u32>,
-}
 
 /// A function of the device module: its symbol, LLVM type and how it passes values.
 #[derive(Clone)]
@@ -86,8 +59,11 @@ pub(crate) struct DeviceModule<'tcx> {
     pub(crate) tcx: TyCtxt<'tcx>,
     pub(crate) ctx: Context,
     pub(crate) module: ModuleOp,
-    functions: FxHashMap<(Instance<'tcx>, KernelMode), FnDecl>,
-    queue: VecDeque<(Instance<'tcx>, KernelMode, Vec<String>, Vec<CallSite>)>,
+    /// Keyed by the options too: what a kernel states about itself (`#[kernel(...)]`, as
+    /// `oxide_contract` parses it) applies to every function it calls, so a function reached
+    /// from kernels of different options is compiled once per options.
+    functions: FxHashMap<(Instance<'tcx>, KernelOptions), FnDecl>,
+    queue: VecDeque<(Instance<'tcx>, KernelOptions, Vec<String>, Vec<CallSite>)>,
     used_names: FxHashSet<String>,
     /// The global of each rustc allocation used as data.
     globals: FxHashMap<rustc_middle::mir::interpret::AllocId, Identifier>,
@@ -108,7 +84,7 @@ pub(crate) struct DeviceModule<'tcx> {
 /// The calls of each device function (with its mode): the callee, and the calls from the
 /// kernel's body to this one, this one last.
 pub(crate) type Calls<'tcx> =
-    FxHashMap<(Instance<'tcx>, KernelMode), Vec<(Instance<'tcx>, Vec<CallSite>)>>;
+    FxHashMap<(Instance<'tcx>, KernelOptions), Vec<(Instance<'tcx>, Vec<CallSite>)>>;
 
 impl<'tcx> DeviceModule<'tcx> {
     pub(crate) fn new(tcx: TyCtxt<'tcx>, name: &str, dump: bool) -> Self {
@@ -135,7 +111,7 @@ impl<'tcx> DeviceModule<'tcx> {
     /// mode. Kernels are not among them: their names are their entries.
     pub(crate) fn device_functions(
         &self,
-    ) -> impl Iterator<Item = (String, Instance<'tcx>, KernelMode)> + '_ {
+    ) -> impl Iterator<Item = (String, Instance<'tcx>, KernelOptions)> + '_ {
         self.functions
             .iter()
             .map(|(&(instance, mode), decl)| (decl.name.to_string(), instance, mode))
@@ -189,7 +165,7 @@ impl<'tcx> DeviceModule<'tcx> {
         &mut self,
         instance: Instance<'tcx>,
         entry_name: &str,
-        mode: KernelMode,
+        mode: KernelOptions,
     ) -> Result<(), Vec<DeviceError>> {
         let (name, llvm_name) = match Identifier::try_from(entry_name) {
             Ok(name) => {
@@ -247,7 +223,7 @@ impl<'tcx> DeviceModule<'tcx> {
     pub(crate) fn declare(
         &mut self,
         instance: Instance<'tcx>,
-        mode: KernelMode,
+        mode: KernelOptions,
         span: Span,
         call_path: &[String],
         call_sites: Vec<CallSite>,
@@ -301,7 +277,7 @@ pub(crate) enum LocalPlace<'tcx> {
 pub(crate) struct FnCx<'tcx, 'm> {
     pub(crate) m: &'m mut DeviceModule<'tcx>,
     pub(crate) instance: Instance<'tcx>,
-    pub(crate) mode: KernelMode,
+    pub(crate) mode: KernelOptions,
     pub(crate) mir: &'tcx Body<'tcx>,
     pub(crate) abi: Option<DeviceAbi>,
     blocks: IndexVec<mir::BasicBlock, Option<Ptr<BasicBlock>>>,
@@ -324,7 +300,7 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
     fn import(
         m: &'m mut DeviceModule<'tcx>,
         instance: Instance<'tcx>,
-        mode: KernelMode,
+        mode: KernelOptions,
         kind: FnKind,
         call_path: Vec<String>,
         call_sites: Vec<CallSite>,

@@ -334,9 +334,11 @@ impl<'tcx> FnCx<'tcx, '_> {
 
     fn float_op(&mut self, op: BinOp, a: Value, b: Value) -> DeviceResult<Value> {
         // `contract` lets LLVM fuse a*b+c into one FMA, as nvcc does by default.
-        let flags = FastmathFlagsAttr::from(match self.mode.float {
-            super::FloatMode::Contract => FastmathFlags::CONTRACT,
-            super::FloatMode::Strict => FastmathFlags::empty(),
+        // `strict_float` promises the CPU's bits: every operation rounds on its own.
+        let flags = FastmathFlagsAttr::from(if self.mode.strict_float {
+            FastmathFlags::empty()
+        } else {
+            FastmathFlags::CONTRACT
         });
         Ok(match op {
             BinOp::Add => self.emit_value(|ctx| FAddOp::new_with_fast_math_flags(ctx, a, b, flags)),

@@ -18,10 +18,12 @@ use rustc_middle::ty::{Instance, TyCtxt};
 use rustc_span::Span;
 
 use crate::error::CallSite;
-use crate::import::{Calls, DeviceModule, KernelMode};
+use oxide_contract::KernelOptions;
+
+use crate::import::{Calls, DeviceModule};
 use crate::mir_util::display_instance;
 
-type Function<'tcx> = (Instance<'tcx>, KernelMode);
+type Function<'tcx> = (Instance<'tcx>, KernelOptions);
 
 /// The device call graph the import found, and the PTX name of each function.
 pub(crate) struct CallGraph<'tcx> {
@@ -36,7 +38,7 @@ impl<'tcx> CallGraph<'tcx> {
     /// Takes the calls `module` recorded; `kernels` are each kernel's entry, instance and mode.
     pub(crate) fn take<'k>(
         module: &mut DeviceModule<'tcx>,
-        kernels: impl IntoIterator<Item = (&'k str, Instance<'tcx>, KernelMode)>,
+        kernels: impl IntoIterator<Item = (&'k str, Instance<'tcx>, KernelOptions)>,
     ) -> Self {
         let mut by_name: FxHashMap<String, Function<'tcx>> = module
             .device_functions()
