@@ -9,7 +9,7 @@ use rustc_middle::ty::{Instance, TyCtxt};
 
 use crate::{
     config::DeviceConfig,
-    error::{DeviceError, DeviceErrorKind},
+    error::{DeviceError, DeviceErrorKind, HostOnly, Why},
     import::DeviceModule,
 };
 
@@ -394,7 +394,7 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
     let made_on_heap: Vec<Option<String>> = errors
         .iter()
         .filter(|(_, e)| match &e.kind {
-            DeviceErrorKind::NotOnGpu { why, .. } => why == crate::error::NO_HEAP,
+            DeviceErrorKind::NotOnGpu { why, .. } => *why == Why::HostOnly(HostOnly::Heap),
             _ => false,
         })
         .map(|(_, e)| e.call_path.first().cloned())
@@ -406,7 +406,7 @@ fn report_all(tcx: TyCtxt<'_>, errors: Vec<DeviceError>) {
     let mut seen = rustc_data_structures::fx::FxHashSet::default();
     for (span, e) in errors {
         let (span, reason) = match &e.kind {
-            DeviceErrorKind::NotOnGpu { why, .. } => (span.source_callsite(), why.clone()),
+            DeviceErrorKind::NotOnGpu { why, .. } => (span.source_callsite(), why.to_string()),
             // One report per static: the fix is at its declaration.
             DeviceErrorKind::StaticMut { declared, .. } => (*declared, e.kind.to_string()),
             other => (span.source_callsite(), other.to_string()),

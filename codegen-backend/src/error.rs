@@ -5,21 +5,18 @@ use std::fmt;
 
 use rustc_span::Span;
 
-/// Why heap allocations cannot run on the GPU (the registry says the same of `Box::new`...).
-pub(crate) const NO_HEAP: &str = "device code has no heap; use values, arrays and slices";
-
 /// Why a kernel (or a function it calls) could not be compiled for the GPU.
 #[derive(thiserror::Error, Debug, Clone)]
 pub(crate) enum DeviceErrorKind {
     #[error("{construct} is not supported in GPU kernels yet")]
     Unsupported { construct: String },
     #[error("{construct} cannot run on the GPU: {why}")]
-    NotOnGpu { construct: String, why: String },
+    NotOnGpu { construct: String, why: Why },
     #[error("calls `{callee}`, whose MIR is not available, so it cannot be compiled for the GPU")]
     NoMir { callee: String },
     /// Dropping a value that owns heap memory; the value was made by a call that cannot run on
     /// the GPU either, which is reported where it is, so this one only stands alone.
-    #[error("the heap allocation `{ty}` cannot run on the GPU: {NO_HEAP}")]
+    #[error("the heap allocation `{ty}` cannot run on the GPU: {}", HostOnly::Heap.why())]
     HeapDrop { ty: String },
     #[error(
         "the `static mut` `{name}` is one copy in global memory for the whole grid, which every thread of every block would race on"
@@ -32,6 +29,74 @@ pub(crate) enum DeviceErrorKind {
     DivergentBarrier(Box<DivergentBarrier>),
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
+}
+
+/// Why a standard-library function cannot run on the GPU: the registry's classification
+/// (`Registry::host_only`), defined with the errors that carry it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HostOnly {
+    Formatting,
+    Heap,
+    ThreadLocal,
+    MathWithoutGpuVersion,
+    Std,
+}
+
+impl HostOnly {
+    pub(crate) fn why(self) -> &'static str {
+        match self {
+            HostOnly::Formatting => {
+                "the formatting machinery uses trait objects and strings that device code does not have"
+            }
+            HostOnly::Heap => "device code has no heap; use values, arrays and slices",
+            HostOnly::ThreadLocal => {
+                "GPU threads have no thread-local storage and cannot spawn or park threads"
+            }
+            HostOnly::MathWithoutGpuVersion => {
+                "NVIDIA's libdevice, which computes math functions on the GPU, has no version of it"
+            }
+            HostOnly::Std => {
+                "`std` is host-only (I/O, threads, the OS); device code can use `core`"
+            }
+        }
+    }
+}
+
+/// Why a construct cannot run on the GPU. Typed, so that reports compare reasons, not sentences
+/// (a heap value's drop is left out after the call that made it, `device::report_all`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Why {
+    /// A standard-library function the registry classifies.
+    HostOnly(HostOnly),
+    /// Any other construct, said where it is found.
+    Other(String),
+}
+
+impl fmt::Display for Why {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Why::HostOnly(host_only) => f.write_str(host_only.why()),
+            Why::Other(why) => f.write_str(why),
+        }
+    }
+}
+
+impl From<HostOnly> for Why {
+    fn from(host_only: HostOnly) -> Self {
+        Why::HostOnly(host_only)
+    }
+}
+
+impl From<String> for Why {
+    fn from(why: String) -> Self {
+        Why::Other(why)
+    }
+}
+
+impl From<&str> for Why {
+    fn from(why: &str) -> Self {
+        Why::Other(why.to_string())
+    }
 }
 
 /// A call on the way from a kernel to an error: `callee` is called at `span`, either for real
@@ -81,7 +146,7 @@ pub(crate) fn unsupported<T>(span: Span, construct: impl Into<String>) -> Device
 pub(crate) fn not_on_gpu<T>(
     span: Span,
     construct: impl Into<String>,
-    why: impl Into<String>,
+    why: impl Into<Why>,
 ) -> DeviceResult<T> {
     Err(DeviceError::new(
         span,

@@ -46,6 +46,7 @@ use rustc_hir::{LangItem, def::DefKind, def_id::DefId};
 use rustc_middle::ty::TyCtxt;
 use rustc_span::{Symbol, sym};
 
+use crate::error::HostOnly;
 use crate::marks::{self, Keyword, Mark, TOOL, Target};
 use atomics::{AtomicScope, ScopedOp, ordering_from_name};
 
@@ -136,36 +137,6 @@ impl SoftFn {
             | SoftFn::F32ToU128
             | SoftFn::F64ToI128
             | SoftFn::F64ToU128 => "`as` between i128/u128 and f32/f64",
-        }
-    }
-}
-
-/// Why a standard-library function cannot run on the GPU.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum HostOnly {
-    Formatting,
-    Heap,
-    ThreadLocal,
-    MathWithoutGpuVersion,
-    Std,
-}
-
-impl HostOnly {
-    pub(crate) fn why(self) -> &'static str {
-        match self {
-            HostOnly::Formatting => {
-                "the formatting machinery uses trait objects and strings that device code does not have"
-            }
-            HostOnly::Heap => "device code has no heap; use values, arrays and slices",
-            HostOnly::ThreadLocal => {
-                "GPU threads have no thread-local storage and cannot spawn or park threads"
-            }
-            HostOnly::MathWithoutGpuVersion => {
-                "NVIDIA's libdevice, which computes math functions on the GPU, has no version of it"
-            }
-            HostOnly::Std => {
-                "`std` is host-only (I/O, threads, the OS); device code can use `core`"
-            }
         }
     }
 }

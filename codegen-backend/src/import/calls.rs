@@ -51,7 +51,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             if let Some(why) = self.m.registry.host_only(def_id) {
                 let path = ty::print::with_no_trimmed_paths!(tcx.def_path_str(def_id));
-                let e = not_on_gpu::<()>(*fn_span, format!("`{path}`"), why.why());
+                let e = not_on_gpu::<()>(*fn_span, format!("`{path}`"), why);
                 found.extend(e.err().map(|e| (bb, e)));
             }
         }
@@ -140,7 +140,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             InstanceKind::Item(_) if !tcx.is_mir_available(def_id) => {
                 if let Some(why) = self.m.registry.host_only(def_id) {
-                    return not_on_gpu(self.span, format!("`{path}`"), why.why());
+                    return not_on_gpu(self.span, format!("`{path}`"), why);
                 }
                 return Err(DeviceError::new(
                     self.span,
