@@ -16,51 +16,14 @@ use rustc_middle::{
     mir::{self, Operand as MirOperand},
     ty::{self, Instance},
 };
-use rustc_span::{Spanned, Symbol, sym};
+use rustc_span::Spanned;
 
 use super::{
     FnCx,
     operands::{Operand, OperandVal},
 };
 use crate::error::{DeviceResult, unsupported};
-use crate::registry::atomics::{AtomicScope, RmwKind, ScopedOp};
-
-/// The atomic intrinsics of `core`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum AtomicIntrinsic {
-    Load,
-    Store,
-    ReadModifyWrite(RmwKind),
-    CompareExchange,
-    Fence,
-    SingleThreadFence,
-}
-
-impl AtomicIntrinsic {
-    pub(crate) fn of(name: Symbol) -> Option<Self> {
-        use AtomicIntrinsic::ReadModifyWrite as Rmw;
-        Some(match name {
-            sym::atomic_load => AtomicIntrinsic::Load,
-            sym::atomic_store => AtomicIntrinsic::Store,
-            sym::atomic_xchg => Rmw(RmwKind::Xchg),
-            sym::atomic_xadd => Rmw(RmwKind::Add),
-            sym::atomic_xsub => Rmw(RmwKind::Sub),
-            sym::atomic_and => Rmw(RmwKind::And),
-            sym::atomic_nand => Rmw(RmwKind::Nand),
-            sym::atomic_or => Rmw(RmwKind::Or),
-            sym::atomic_xor => Rmw(RmwKind::Xor),
-            sym::atomic_max => Rmw(RmwKind::Max),
-            sym::atomic_min => Rmw(RmwKind::Min),
-            sym::atomic_umax => Rmw(RmwKind::UMax),
-            sym::atomic_umin => Rmw(RmwKind::UMin),
-            // A weak compare-exchange may fail spuriously; a strong one is a correct weak one.
-            sym::atomic_cxchg | sym::atomic_cxchgweak => AtomicIntrinsic::CompareExchange,
-            sym::atomic_fence => AtomicIntrinsic::Fence,
-            sym::atomic_singlethreadfence => AtomicIntrinsic::SingleThreadFence,
-            _ => return None,
-        })
-    }
-}
+use crate::registry::atomics::{AtomicIntrinsic, AtomicScope, ScopedOp};
 
 fn device_scope() -> SyncScopeAttr {
     AtomicScope::Device.attr()

@@ -79,7 +79,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             return unsupported(self.span, "a call of an intrinsic rustc does not know");
         };
         let name = intrinsic.name;
-        if let Some(atomic) = super::atomics::AtomicIntrinsic::of(name) {
+        if let Some(atomic) = crate::registry::atomics::AtomicIntrinsic::of(name) {
             return self.atomic_intrinsic(atomic, instance, args, destination, target);
         }
         let mut operands = Vec::new();

@@ -1,10 +1,12 @@
 //! The atomic vocabulary of device-std's marks (`#[oxide_gpu::atomic(op = "...", scope = "...",
 //! ordering = "...")]`): the operations, scopes and orderings an attribute may name, and the
-//! LLVM attributes each stands for. The registry parses marks into these; the importer's
-//! `atomics` lowers them (and `core`'s atomic intrinsics) to LLVM atomics.
+//! LLVM attributes each stands for; and `core`'s atomic intrinsics, by symbol. The registry
+//! parses marks into these, the uniformity analysis reads atomics as divergent, and the
+//! importer's `atomics` lowers both to LLVM atomics.
 
 use pliron::builtin::attributes::StringAttr;
 use pliron_llvm::attributes::{AtomicOrderingAttr, AtomicRmwKindAttr, SyncScopeAttr};
+use rustc_span::{Symbol, sym};
 
 /// `AtomicRmwKindAttr` is not `Copy`; this is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +42,43 @@ impl RmwKind {
             RmwKind::UMax => AtomicRmwKindAttr::UMax,
             RmwKind::UMin => AtomicRmwKindAttr::UMin,
         }
+    }
+}
+
+/// The atomic intrinsics of `core`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicIntrinsic {
+    Load,
+    Store,
+    ReadModifyWrite(RmwKind),
+    CompareExchange,
+    Fence,
+    SingleThreadFence,
+}
+
+impl AtomicIntrinsic {
+    pub(crate) fn of(name: Symbol) -> Option<Self> {
+        use AtomicIntrinsic::ReadModifyWrite as Rmw;
+        Some(match name {
+            sym::atomic_load => AtomicIntrinsic::Load,
+            sym::atomic_store => AtomicIntrinsic::Store,
+            sym::atomic_xchg => Rmw(RmwKind::Xchg),
+            sym::atomic_xadd => Rmw(RmwKind::Add),
+            sym::atomic_xsub => Rmw(RmwKind::Sub),
+            sym::atomic_and => Rmw(RmwKind::And),
+            sym::atomic_nand => Rmw(RmwKind::Nand),
+            sym::atomic_or => Rmw(RmwKind::Or),
+            sym::atomic_xor => Rmw(RmwKind::Xor),
+            sym::atomic_max => Rmw(RmwKind::Max),
+            sym::atomic_min => Rmw(RmwKind::Min),
+            sym::atomic_umax => Rmw(RmwKind::UMax),
+            sym::atomic_umin => Rmw(RmwKind::UMin),
+            // A weak compare-exchange may fail spuriously; a strong one is a correct weak one.
+            sym::atomic_cxchg | sym::atomic_cxchgweak => AtomicIntrinsic::CompareExchange,
+            sym::atomic_fence => AtomicIntrinsic::Fence,
+            sym::atomic_singlethreadfence => AtomicIntrinsic::SingleThreadFence,
+            _ => return None,
+        })
     }
 }
 

@@ -11,7 +11,7 @@ use rustc_middle::{
     mir::{self, BasicBlock, Operand, START_BLOCK, TerminatorKind},
     ty::{self, Instance, TypingEnv},
 };
-use rustc_span::{Span, Spanned};
+use rustc_span::{Span, Spanned, Symbol, sym};
 
 use super::{
     Analysis, Context, Summary,
@@ -20,27 +20,40 @@ use super::{
     state::{Abs, CauseId, Loc, State, Tree},
 };
 use crate::error::SyncKind;
-use crate::registry::DeviceFn;
+use crate::registry::{DeviceFn, atomics::AtomicIntrinsic};
 
 mod values;
 
 /// Intrinsics that take pointers without reading or writing what they point to.
-const POINTER_ARITHMETIC: &[&str] = &[
-    "offset",
-    "arith_offset",
-    "ptr_offset_from",
-    "ptr_offset_from_unsigned",
-    "ptr_mask",
-    "ptr_guaranteed_cmp",
-    "ptr_metadata",
-    "aggregate_raw_ptr",
-    "size_of_val",
-    "align_of_val",
-    "transmute",
-    "transmute_unchecked",
-    "black_box",
-    "assume",
-    "select_unpredictable",
+const POINTER_ARITHMETIC: &[Symbol] = &[
+    sym::offset,
+    sym::arith_offset,
+    sym::ptr_offset_from,
+    sym::ptr_offset_from_unsigned,
+    sym::ptr_mask,
+    sym::ptr_guaranteed_cmp,
+    sym::ptr_metadata,
+    sym::aggregate_raw_ptr,
+    sym::size_of_val,
+    sym::align_of_val,
+    sym::transmute,
+    sym::transmute_unchecked,
+    sym::black_box,
+    sym::assume,
+    sym::select_unpredictable,
+];
+
+/// Intrinsics besides the atomics that access memory other threads may write: the volatile and
+/// non-temporal accesses.
+const CONCURRENT: &[Symbol] = &[
+    sym::volatile_load,
+    sym::volatile_store,
+    sym::volatile_copy_memory,
+    sym::volatile_copy_nonoverlapping_memory,
+    sym::volatile_set_memory,
+    sym::unaligned_volatile_load,
+    sym::unaligned_volatile_store,
+    sym::nontemporal_store,
 ];
 
 /// A call that may execute a barrier.
@@ -422,7 +435,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 result
             }
             Callee::Panic | Callee::Nothing => Abs::uniform(),
-            Callee::Intrinsic(name) => self.intrinsic(&name, &values, state, written),
+            Callee::Intrinsic(name) => self.intrinsic(name, &values, state, written),
             Callee::Body { instance, spread } => {
                 let arg_count = tcx.instance_mir(instance.def).arg_count;
                 let params = if spread && !values.is_empty() {
@@ -550,18 +563,12 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
 
     fn intrinsic(
         &mut self,
-        name: &str,
+        name: Symbol,
         args: &[Abs],
         state: &mut State,
         written: &mut BTreeSet<Loc>,
     ) -> Abs {
-        let concurrent = [
-            "atomic_",
-            "volatile_",
-            "unaligned_volatile_",
-            "nontemporal_",
-        ];
-        if concurrent.iter().any(|prefix| name.starts_with(prefix)) {
+        if AtomicIntrinsic::of(name).is_some() || CONCURRENT.contains(&name) {
             let what =
                 format!("the result of `{name}`, which reads memory other threads may write");
             let result = Abs::pointer(Some(self.an.cause(what, self.span)), [Loc::Shared]);

@@ -9,7 +9,7 @@ use rustc_middle::{
     mir::{self, TerminatorKind},
     ty::{self, EarlyBinder, Instance, InstanceKind, Ty, TyCtxt, TypingEnv},
 };
-use rustc_span::Span;
+use rustc_span::{Span, Symbol};
 
 use crate::error::SyncKind;
 use crate::registry::{DeviceFn, Registry};
@@ -26,8 +26,8 @@ pub(crate) enum Callee<'tcx> {
     WarpUniform(DefId),
     /// A standard-library panic: it traps.
     Panic,
-    /// A rustc intrinsic (its name).
-    Intrinsic(String),
+    /// A rustc intrinsic, by its symbol.
+    Intrinsic(Symbol),
     /// Drop glue of a type without destructors.
     Nothing,
     /// A function compiled from its MIR; `spread` for the `rust-call` ABI, whose last argument
@@ -89,7 +89,7 @@ pub(crate) fn resolve_call<'tcx>(
         return Callee::WarpUniform(def_id);
     }
     match instance.def {
-        InstanceKind::Intrinsic(_) => Callee::Intrinsic(tcx.item_name(def_id).to_string()),
+        InstanceKind::Intrinsic(_) => Callee::Intrinsic(tcx.item_name(def_id)),
         InstanceKind::Virtual(..) => Callee::Unknown,
         InstanceKind::DropGlue(_, None) => Callee::Nothing,
         InstanceKind::Item(_) if tcx.is_foreign_item(def_id) || !tcx.is_mir_available(def_id) => {
