@@ -29,7 +29,8 @@ if ((${#missing[@]})); then
 fi
 echo "toolchain: $(rustup run "$toolchain" rustc --version)"
 
-# The same lookup as cargo-oxide/src/ptxas.rs: $OXIDE_PTXAS, PATH, then the pip wheel.
+# The same lookup as cuda-tools/src/ptxas.rs (oxide_cuda_tools::ptxas::find, which cargo-oxide and
+# the tests use): $OXIDE_PTXAS, PATH, then the pip wheel. A change to one goes in both.
 find_ptxas() {
     if [[ -n "${OXIDE_PTXAS:-}" ]]; then
         [[ -x "$OXIDE_PTXAS" ]] && echo "$OXIDE_PTXAS"

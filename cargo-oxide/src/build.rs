@@ -4,12 +4,12 @@
 use std::path::{Path, PathBuf};
 
 use oxide_contract::{DEFAULT_ARCH, GpuArch, cfg};
+use oxide_cuda_tools::{self as cuda, Ptxas, libdevice, ptxas};
 
 use crate::backend;
 use crate::cargo::{self, Artifact};
 use crate::error::{Error, Result};
 use crate::linked::{self, PtxImage};
-use crate::ptxas::{self, Ptxas};
 
 /// The kernels' own target dir, below the workspace root.
 pub const KERNEL_TARGET_DIR: &str = "target/oxide";
@@ -125,7 +125,7 @@ impl BuildOutput {
 }
 
 /// The rustc flags that select the backend (docs/contracts.md). `libdevice` is NVIDIA's math
-/// library ([`crate::libdevice::find`]); without it, kernels that call math functions fail to build.
+/// library ([`oxide_cuda_tools::libdevice::find`]); without it, kernels that call math functions fail to build.
 pub fn rustflags(
     backend: &Path,
     arch: GpuArch,
@@ -200,7 +200,7 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
     let deps_dir = target_dir.join(&triple).join(profile_dir).join("deps");
 
     // Without libdevice, only kernels that call math functions fail, with an error saying so.
-    let libdevice = crate::libdevice::find().ok();
+    let libdevice = libdevice::find().ok();
     let mut flags = rustflags(&backend, opts.arch, opts.dump, libdevice.as_deref());
     // Keep the user's own RUSTFLAGS, after ours.
     if let Ok(extra) = std::env::var("RUSTFLAGS") {
@@ -311,11 +311,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutput> {
 fn assemble(images: &[PtxImage], arch: GpuArch) -> Result<Option<Ptxas>> {
     let ptxas = match ptxas::find() {
         Ok(ptxas) => ptxas,
-        Err(Error::PtxasNotFound) => {
+        Err(cuda::Error::PtxasNotFound) => {
             eprintln!("{}", missing_ptxas_note());
             return Ok(None);
         }
-        Err(e) => return Err(e),
+        Err(e) => return Err(e.into()),
     };
     for image in images {
         tracing::info!("assembling {} for {arch}", image.ptx().display());
@@ -328,7 +328,7 @@ fn assemble(images: &[PtxImage], arch: GpuArch) -> Result<Option<Ptxas>> {
 pub fn missing_ptxas_note() -> String {
     format!(
         "note: {}; the PTX was not assembled, so an assembler error would only show when the driver loads it",
-        Error::PtxasNotFound
+        cuda::Error::PtxasNotFound
     )
 }
 

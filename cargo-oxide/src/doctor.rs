@@ -7,7 +7,7 @@ use crate::backend;
 use crate::cargo;
 use crate::driver;
 use crate::error::{Error, Result};
-use crate::ptxas;
+use oxide_cuda_tools::{libdevice, ptxas};
 
 /// How a check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +129,7 @@ pub fn checks(root: &Path) -> Vec<Check> {
         Err(e) => check(Status::Missing, "ptxas", e.to_string()),
     });
 
-    out.push(match crate::libdevice::find() {
+    out.push(match libdevice::find() {
         Ok(path) => check(Status::Ok, "libdevice", path.display().to_string()),
         Err(e) => check(Status::Missing, "libdevice", e.to_string()),
     });

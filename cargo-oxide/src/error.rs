@@ -92,24 +92,10 @@ pub enum Error {
         available: String,
     },
 
-    #[error(
-        "ptxas not found: set OXIDE_PTXAS, put ptxas on PATH, or run ci/setup.sh (it pip-installs nvidia-cuda-nvcc)"
-    )]
-    PtxasNotFound,
-
-    #[error("OXIDE_PTXAS={} is not an executable file", .0.display())]
-    PtxasNotExecutable(PathBuf),
-
-    #[error(
-        "libdevice not found: set OXIDE_LIBDEVICE to libdevice.10.bc, or run ci/setup.sh (it pip-installs nvidia-nvvm beside ptxas)"
-    )]
-    LibdeviceNotFound,
-
-    #[error("OXIDE_LIBDEVICE={} is not a file", .0.display())]
-    LibdeviceMissing(PathBuf),
-
-    #[error("ptxas rejected {ptx}:\n{stderr}")]
-    PtxasRejected { ptx: PathBuf, stderr: String },
+    /// Finding or running ptxas, finding libdevice (oxide-cuda-tools, which tests/ and
+    /// llvm-emit's tests use without this crate).
+    #[error(transparent)]
+    Cuda(#[from] oxide_cuda_tools::Error),
 
     #[error("cargo printed a line that is not valid JSON ({reason}): {line}")]
     BadCargoMessage { reason: String, line: String },

@@ -14,11 +14,9 @@ pub mod driver;
 pub mod error;
 pub mod inspect;
 pub mod json;
-pub mod libdevice;
 pub mod linked;
 pub mod new;
 pub mod pipeline;
-pub mod ptxas;
 pub mod run;
 pub mod toolchain;
 

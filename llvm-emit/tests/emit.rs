@@ -133,7 +133,7 @@ fn libdevice_calls_link_libdevice() {
     assert!(matches!(err, EmitError::NoLibdevice), "{err}");
     assert!(err.to_string().contains("nvidia-nvvm"), "{err}");
 
-    let Ok(libdevice) = cargo_oxide::libdevice::find() else {
+    let Ok(libdevice) = oxide_cuda_tools::libdevice::find() else {
         eprintln!("no libdevice here: the linked half of the test is skipped");
         return;
     };

@@ -8,7 +8,7 @@ pub mod bless;
 pub mod ui;
 
 pub use cargo_oxide;
-use cargo_oxide::ptxas::{self, Ptxas};
+use oxide_cuda_tools::{Ptxas, ptxas};
 
 /// The repository root (the folder above this package).
 pub fn repo_root() -> PathBuf {
@@ -87,8 +87,13 @@ fn next_fn_name(code: &str) -> Option<&str> {
 
 /// ptxas, or a panic that says how to get it: the tests need it, and CI installs it.
 pub fn ptxas_or_fail() -> Ptxas {
-    ptxas::find().unwrap_or_else(|e| {
-        panic!("{e}\nThese tests check the PTX with ptxas; run ci/setup.sh to install it.")
+    find_ptxas().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// ptxas, or why there is none and how to get it.
+pub fn find_ptxas() -> Result<Ptxas, String> {
+    ptxas::find().map_err(|e| {
+        format!("{e}\nThese tests check the PTX with ptxas; run ci/setup.sh to install it.")
     })
 }
 

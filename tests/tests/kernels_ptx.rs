@@ -6,8 +6,8 @@ use std::path::Path;
 
 use cargo_oxide::build::{self, BuildOptions};
 use cargo_oxide::inspect;
-use cargo_oxide::ptxas::Ptxas;
 use oxide_contract::DEFAULT_ARCH;
+use oxide_cuda_tools::Ptxas;
 use oxide_tests::{kernel_crates, kernel_names, ptxas_or_fail, repo_root, rust_files};
 
 #[test]

@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 use cargo_oxide::build::{self, BuildOptions, CargoBuild};
 use cargo_oxide::cargo;
-use cargo_oxide::ptxas::Ptxas;
 use oxide_contract::DEFAULT_ARCH;
+use oxide_cuda_tools::Ptxas;
 use oxide_tests::ui::{self, Directives, Expect};
 use oxide_tests::{bless, normalize, ptxas_or_fail, repo_root};
 
@@ -289,5 +289,5 @@ impl Cx<'_> {
 /// libdevice, found once for all cases (math cases need it; the others ignore it).
 fn libdevice() -> &'static Option<std::path::PathBuf> {
     static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(|| cargo_oxide::libdevice::find().ok())
+    FOUND.get_or_init(|| oxide_cuda_tools::libdevice::find().ok())
 }

@@ -17,7 +17,8 @@ use oxide_contract::{DEFAULT_ARCH, GpuArch};
 
 use crate::build::{self, BuildOptions};
 use crate::error::{Error, Result};
-use crate::{cargo, driver, ptxas};
+use crate::{cargo, driver};
+use oxide_cuda_tools::ptxas;
 use spec::{Arg, Buffer, Dims, Plan, Side, Tolerance};
 
 /// Exit code when this machine lacks what the check needs (nvcc, a GPU): not a failed port.

@@ -123,11 +123,11 @@ pub fn verified(ctx: &Context, module: ModuleOp) -> ModuleOp {
     module
 }
 
-/// Assembles `ptx` for `arch` with the ptxas cargo-oxide finds (`$OXIDE_PTXAS`, PATH, the pip
+/// Assembles `ptx` for `arch` with the ptxas oxide-cuda-tools finds (`$OXIDE_PTXAS`, PATH, the pip
 /// wheel), panicking with its diagnostics when it rejects the PTX, and when there is no ptxas:
 /// CI installs it, and a check that skips would pass without checking.
 pub fn ptxas_accepts(ptx: &str, arch: &str, test_name: &str) {
-    let ptxas = cargo_oxide::ptxas::find().unwrap_or_else(|e| {
+    let ptxas = oxide_cuda_tools::ptxas::find().unwrap_or_else(|e| {
         panic!("{e}\nThe ptxas check of {test_name} needs it; run ci/setup.sh to install it.")
     });
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("llvm-emit-ptxas");

@@ -90,7 +90,7 @@ impl Workspace {
 
     /// `cargo build --release` of the batch with the backend.
     pub fn build(&self) -> std::io::Result<Built> {
-        let libdevice = cargo_oxide::libdevice::find().ok();
+        let libdevice = oxide_cuda_tools::libdevice::find().ok();
         let flags = rustflags(&self.backend, self.arch, false, libdevice.as_deref());
         let start = Instant::now();
         let out = cargo_oxide::cargo::cargo()

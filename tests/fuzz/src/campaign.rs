@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use cargo_oxide::ptxas::Ptxas;
+use oxide_cuda_tools::Ptxas;
 
 use crate::batch::{self, Workspace};
 use crate::generator::{Program, generate};

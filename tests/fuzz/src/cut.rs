@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use cargo_oxide::ptxas::Ptxas;
+use oxide_cuda_tools::Ptxas;
 
 use crate::batch::{self, Workspace};
 

@@ -84,7 +84,7 @@ fn real_main() -> Result<ExitCode, String> {
     let work = path("work", repo.join("target/fuzz/work"));
     let ws = workspace(&repo, &work, arch, flags.get("backend").map(PathBuf::from))
         .map_err(|e| e.to_string())?;
-    let ptxas = cargo_oxide::ptxas::find().map_err(|e| e.to_string())?;
+    let ptxas = oxide_cuda_tools::ptxas::find().map_err(|e| e.to_string())?;
     eprintln!(
         "oxide-fuzz: backend {}, work {}",
         ws.backend.display(),
@@ -137,7 +137,7 @@ fn cut(
     let work = dir("work", "target/fuzz/cut-work");
     let ws = workspace(repo, &work, arch, flags.get("backend").map(PathBuf::from))
         .map_err(|e| e.to_string())?;
-    let ptxas = cargo_oxide::ptxas::find().map_err(|e| e.to_string())?;
+    let ptxas = oxide_cuda_tools::ptxas::find().map_err(|e| e.to_string())?;
     eprintln!(
         "oxide-fuzz: backend {}, work {}",
         ws.backend.display(),

@@ -15,7 +15,7 @@ fn one_batch_builds_assembles_and_matches_plain_rust() {
     // Its own work folder: a campaign running in target/fuzz/work keeps its cargo lock.
     let work = repo.join("target/fuzz/ci");
     let ws = workspace(&repo, &work, DEFAULT_ARCH, None).expect("the fuzz workspace");
-    let ptxas = cargo_oxide::ptxas::find().expect("ptxas (ci/setup.sh installs it)");
+    let ptxas = oxide_cuda_tools::ptxas::find().expect("ptxas (ci/setup.sh installs it)");
     let opts = Options {
         seed: SEED,
         programs: PROGRAMS,

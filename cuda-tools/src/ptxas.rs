@@ -1,5 +1,6 @@
 //! Finding and running NVIDIA's PTX assembler: the one finder of the repository, used by
-//! `doctor`, tests/ and llvm-emit's tests (ci/setup.sh mirrors it in bash; keep the two alike).
+//! cargo-oxide (`build`, `doctor`), tests/, the fuzzer and llvm-emit's tests (ci/setup.sh mirrors
+//! it in bash; keep the two alike).
 //!
 //! Lookup order: `$OXIDE_PTXAS` (when set, it must name an executable: nothing else is tried),
 //! then `ptxas` on PATH, then the pip wheel nvidia-cuda-nvcc
@@ -10,8 +11,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::cargo;
-use crate::error::{Error, Result};
+use crate::{Error, Result, output};
 
 /// Where a ptxas was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,11 +74,6 @@ fn find_in(
     Err(Error::PtxasNotFound)
 }
 
-/// The first executable `name` in the folders of `$PATH`.
-pub fn find_on_path(name: &str) -> Option<PathBuf> {
-    find_in_dirs(&std::env::var_os("PATH")?, name)
-}
-
 /// The first executable `name` in the folders of `dirs`, a `$PATH`-style list.
 fn find_in_dirs(dirs: &OsStr, name: &str) -> Option<PathBuf> {
     std::env::split_paths(dirs)
@@ -88,7 +83,7 @@ fn find_in_dirs(dirs: &OsStr, name: &str) -> Option<PathBuf> {
 
 /// `<nvidia package>/cu13/bin/ptxas` of python3's nvidia-cuda-nvcc wheel, if installed.
 fn pip_wheel_ptxas() -> Option<PathBuf> {
-    let out = cargo::output(
+    let out = output(
         Command::new("python3").args(["-c", "import nvidia, os; print(nvidia.__path__[0])"]),
     )
     .ok()?;
@@ -112,7 +107,7 @@ fn is_executable(path: &Path) -> bool {
 impl Ptxas {
     /// The release line of `ptxas --version`, e.g. `Cuda compilation tools, release 13.0, V13.0.88`.
     pub fn version(&self) -> Result<String> {
-        let out = cargo::output(Command::new(&self.path).arg("--version"))?;
+        let out = output(Command::new(&self.path).arg("--version"))?;
         out.lines()
             .find(|l| l.contains("release"))
             .or_else(|| out.lines().last())
@@ -127,7 +122,7 @@ impl Ptxas {
         cmd.arg(format!("-arch={arch}"))
             .args(["-o", "/dev/null"])
             .arg(ptx);
-        cargo::output(&mut cmd).map(drop).map_err(|e| match e {
+        output(&mut cmd).map(drop).map_err(|e| match e {
             Error::CommandFailed { stderr, .. } => Error::PtxasRejected {
                 ptx: ptx.to_path_buf(),
                 stderr,

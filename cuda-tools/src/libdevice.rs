@@ -8,8 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::ptxas;
+use crate::{Error, Result, ptxas};
 
 /// The environment variable that names the libdevice to use.
 pub const ENV: &str = "OXIDE_LIBDEVICE";
