@@ -1,86 +1,94 @@
-//! The backend on small kernel crates: tests/ui/<name>.rs, each compiled with the backend the way
-//! cargo compiles a kernel crate's main.rs. Its `//@` header says what must happen
-//! (oxide_tests::ui has the syntax):
+//! The backend on small kernel crates: tests/ui/<topic>/<name>.rs, each compiled with the backend
+//! the way cargo compiles a kernel crate's main.rs, each its own test case `<topic>::<name>`.
+//! Its `//@` header says what must happen (oxide_tests::ui has the syntax):
 //! - `//@ build-fail` (the default): rejected, with stderr (paths normalised) equal to
-//!   tests/ui/<name>.stderr;
+//!   <name>.stderr beside it;
 //! - `//@ build-pass`: compiles without a diagnostic, ptxas accepts its PTX, and each
 //!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it;
-//! - `//@ build-warn`: compiles with warnings, stderr equal to tests/ui/<name>.stderr, and the
-//!   PTX as for `build-pass`;
+//! - `//@ build-warn`: compiles with warnings, stderr equal to <name>.stderr, and the PTX as for
+//!   `build-pass`;
 //! - `//@ aux-crate: <file>`: tests/ui/auxiliary/<file> is a dependency compiled without the
 //!   backend.
 //!
-//! `OXIDE_BLESS=1 cargo test -p oxide-tests --test ui` rewrites the .stderr files from what the
-//! compiler prints now; `OXIDE_UI=<text>` runs only the cases whose name contains it.
+//! A libtest-style harness (libtest-mimic, `harness = false`), so cases run in parallel and the
+//! usual filters pick them: `cargo test -p oxide-tests --test ui -- barrier::` runs one topic,
+//! `-- --exact warp::pass_warp_vote` one case, `-- --list` names them all without building
+//! anything. `OXIDE_BLESS=1` rewrites the .stderr files of the cases it runs from what the
+//! compiler prints now.
+//!
+//! device-std is built with the backend once, by the first case that runs (the others wait for
+//! it): that build is what takes the time; each case is one rustc of a fraction of a second.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::OnceLock;
 
 use cargo_oxide::build::{self, BuildOptions, CargoBuild};
 use cargo_oxide::cargo;
+use libtest_mimic::{Arguments, Failed, Trial};
 use oxide_contract::DEFAULT_ARCH;
-use oxide_cuda_tools::Ptxas;
+use oxide_cuda_tools::{Ptxas, libdevice};
 use oxide_tests::ui::{self, Directives, Expect};
-use oxide_tests::{bless, normalize, ptxas_or_fail, repo_root};
+use oxide_tests::{bless, normalize, repo_root};
 
-#[test]
-fn ui() {
-    let root = repo_root();
-    let cases = cases(&root.join("tests").join("ui"));
-    assert!(!cases.is_empty(), "no tests/ui/*.rs");
-    let ptxas = ptxas_or_fail();
-
-    // The device library compiled with the backend (what any kernel crate build does first).
-    let device = build::cargo_build(&BuildOptions::new(root.join("device-std").join("oxide")))
-        .unwrap_or_else(|e| panic!("building device-std with the backend: {e}"));
-    let sysroot = cargo::output(
-        cargo::rustc()
-            .args(["--print", "sysroot"])
-            .current_dir(&root),
-    )
-    .ok()
-    .map(|s| PathBuf::from(s.trim()));
-    let cx = Cx {
-        root: &root,
-        device: &device,
-        sysroot: sysroot.as_deref(),
-        ptxas: &ptxas,
-    };
-
-    // One rustc per case, each a fraction of a second: building device-std above is what
-    // takes the time.
-    let failures: Vec<String> = cases
-        .iter()
-        .filter_map(|case| {
-            cx.run(case)
-                .err()
-                .map(|e| format!("{}: {e}", case.display()))
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let dir = repo_root().join("tests").join("ui");
+    let trials = cases(&dir)
+        .into_iter()
+        .map(|(name, case)| {
+            Trial::test(name, move || {
+                let cx = Cx::shared()?;
+                cx.run(&case)
+                    .map_err(|e| Failed::from(format!("{}: {e}", case.display())))
+            })
         })
         .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    libtest_mimic::run(&args, trials).exit_code()
 }
 
-/// tests/ui/*.rs, sorted.
-fn cases(dir: &Path) -> Vec<PathBuf> {
-    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .filter(|p| match std::env::var("OXIDE_UI") {
-            Ok(only) => p.to_string_lossy().contains(&only),
-            Err(_) => true,
-        })
-        .collect();
-    cases.sort();
+/// Every case under `dir` but auxiliary/, by test name (`barrier::barrier_divergent_if` for
+/// barrier/barrier_divergent_if.rs). A case sits in a topic folder, and no two cases share a
+/// file name: the stem is the case's crate name, and its PTX is target/oxide/ui/<stem>.ptx
+/// (ci/build-gpu-probes.sh reads one), so two of one stem would overwrite each other's output
+/// when they run in parallel.
+fn cases(dir: &Path) -> BTreeMap<String, PathBuf> {
+    let mut cases = BTreeMap::new();
+    let mut stems = BTreeMap::new();
+    for path in oxide_tests::rust_files(dir) {
+        let relative = path.strip_prefix(dir).expect("under tests/ui");
+        let parts: Vec<String> = relative
+            .with_extension("")
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        if parts.first().is_some_and(|p| p == "auxiliary") {
+            continue;
+        }
+        if let Some(other) = stems.insert(parts[parts.len() - 1].clone(), path.clone()) {
+            panic!(
+                "{} and {}: two cases with one file name (it is the case's crate name, and names \
+                 its output in target/oxide/ui/); rename one",
+                other.display(),
+                path.display()
+            );
+        }
+        cases.insert(parts.join("::"), path);
+    }
+    assert!(!cases.is_empty(), "no cases in {}", dir.display());
     cases
 }
 
-/// What every case needs.
-struct Cx<'a> {
-    root: &'a Path,
-    device: &'a CargoBuild,
-    sysroot: Option<&'a Path>,
-    ptxas: &'a Ptxas,
+/// What every case needs, made once per run.
+struct Cx {
+    root: PathBuf,
+    /// device-std built with the backend: its rlibs are the cases' dependencies.
+    device: CargoBuild,
+    sysroot: Option<PathBuf>,
+    ptxas: Ptxas,
+    /// For the math cases; the others ignore it.
+    libdevice: Option<PathBuf>,
 }
 
 /// What compiling a case gave.
@@ -91,7 +99,36 @@ struct Compiled {
     ptx: PathBuf,
 }
 
-impl Cx<'_> {
+impl Cx {
+    /// The run's one `Cx`, made by the first case that asks while the others wait. When it
+    /// cannot be made every case fails with the reason; it is not tried again per case.
+    fn shared() -> Result<&'static Cx, Failed> {
+        static CX: OnceLock<Result<Cx, String>> = OnceLock::new();
+        CX.get_or_init(Cx::new).as_ref().map_err(Failed::from)
+    }
+
+    fn new() -> Result<Cx, String> {
+        let root = repo_root();
+        let ptxas = oxide_tests::find_ptxas()?;
+        // The device library compiled with the backend (what any kernel crate build does first).
+        let device = build::cargo_build(&BuildOptions::new(root.join("device-std").join("oxide")))
+            .map_err(|e| format!("building device-std with the backend: {e}"))?;
+        let sysroot = cargo::output(
+            cargo::rustc()
+                .args(["--print", "sysroot"])
+                .current_dir(&root),
+        )
+        .ok()
+        .map(|s| PathBuf::from(s.trim()));
+        Ok(Cx {
+            root,
+            device,
+            sysroot,
+            ptxas,
+            libdevice: libdevice::find().ok(),
+        })
+    }
+
     /// Compiles `case` and checks what its directives ask for.
     fn run(&self, case: &Path) -> Result<(), String> {
         let source = std::fs::read_to_string(case).map_err(|e| e.to_string())?;
@@ -104,10 +141,10 @@ impl Cx<'_> {
         } = ui::directives(&source).map_err(|e| e.to_string())?;
         let externs = aux
             .iter()
-            .map(|file| self.compile_aux(file))
+            .map(|file| self.compile_aux(case, file))
             .collect::<Result<Vec<_>, _>>()?;
         let compiled = self.compile(case, &flags, !fn_attrs.is_empty(), &externs);
-        let stderr = normalize(&compiled.stderr, self.root, self.sysroot);
+        let stderr = normalize(&compiled.stderr, &self.root, self.sysroot.as_deref());
         match expect {
             Expect::Fail if compiled.success => Err(format!(
                 "compiled without error; a `//@ build-fail` case must use something the backend \
@@ -181,7 +218,7 @@ impl Cx<'_> {
         dump: bool,
         externs: &[(String, PathBuf)],
     ) -> Compiled {
-        let device = self.device;
+        let device = &self.device;
         let name = case.file_stem().unwrap().to_string_lossy().into_owned();
         let oxide = device
             .library("oxide")
@@ -199,7 +236,7 @@ impl Cx<'_> {
         let _ = std::fs::remove_dir_all(ptx.with_extension("pipeline"));
 
         let mut cmd = cargo::rustc();
-        cmd.current_dir(self.root)
+        cmd.current_dir(&self.root)
             .args(["--edition", "2024", "--crate-type", "bin"])
             .args(["--emit", "obj", "--color", "never"])
             .args(["--crate-name", &name])
@@ -207,7 +244,7 @@ impl Cx<'_> {
                 &device.backend,
                 DEFAULT_ARCH,
                 dump,
-                libdevice().as_deref(),
+                self.libdevice.as_deref(),
             ))
             .args(flags);
         // The device crates' dependencies, and the proc macro's (built for the host, without
@@ -226,7 +263,7 @@ impl Cx<'_> {
         }
         cmd.arg("-o")
             .arg(out_dir.join(format!("{name}.o")))
-            .arg(case.strip_prefix(self.root).unwrap_or(case))
+            .arg(case.strip_prefix(&self.root).unwrap_or(case))
             // What cargo tells `#[kernel]` (it names the PTX symbol after the crate).
             .env("CARGO_CRATE_NAME", &name)
             .env("CARGO_PKG_NAME", &name)
@@ -244,12 +281,12 @@ impl Cx<'_> {
     }
 }
 
-impl Cx<'_> {
+impl Cx {
     /// Compiles tests/ui/auxiliary/`file` as an rlib with plain rustc: no backend, so none of its
     /// checks, as a dependency built by other means would be (`-Zalways-encode-mir` as under
     /// `cargo oxide`, so that its functions' MIR is there for the backend). Its crate name and
-    /// the rlib.
-    fn compile_aux(&self, file: &str) -> Result<(String, PathBuf), String> {
+    /// the rlib. Each case gets its own copy: two cases of one auxiliary crate may run at once.
+    fn compile_aux(&self, case: &Path, file: &str) -> Result<(String, PathBuf), String> {
         let source = self
             .root
             .join("tests")
@@ -257,11 +294,17 @@ impl Cx<'_> {
             .join("auxiliary")
             .join(file);
         let crate_name = file.trim_end_matches(".rs").to_owned();
-        let out_dir = self.device.target_dir.join("ui").join("auxiliary");
+        let case_name = case.file_stem().unwrap_or_default();
+        let out_dir = self
+            .device
+            .target_dir
+            .join("ui")
+            .join("auxiliary")
+            .join(case_name);
         std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
         let rlib = out_dir.join(format!("lib{crate_name}.rlib"));
         let mut cmd = cargo::rustc();
-        cmd.current_dir(self.root)
+        cmd.current_dir(&self.root)
             .args([
                 "--edition",
                 "2024",
@@ -272,7 +315,7 @@ impl Cx<'_> {
             ])
             .args(["--crate-name", &crate_name, "-Zalways-encode-mir", "-o"])
             .arg(&rlib)
-            .arg(source.strip_prefix(self.root).unwrap_or(&source));
+            .arg(source.strip_prefix(&self.root).unwrap_or(&source));
         let out = cmd
             .output()
             .map_err(|e| format!("running {}: {e}", cargo::describe(&cmd)))?;
@@ -284,10 +327,4 @@ impl Cx<'_> {
         }
         Ok((crate_name, rlib))
     }
-}
-
-/// libdevice, found once for all cases (math cases need it; the others ignore it).
-fn libdevice() -> &'static Option<std::path::PathBuf> {
-    static FOUND: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(|| oxide_cuda_tools::libdevice::find().ok())
 }
