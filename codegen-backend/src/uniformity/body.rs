@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use oxide_dialects::gpu::SpecialRegister;
 use rustc_data_structures::fx::{FxHashMap, FxIndexMap};
 use rustc_index::IndexVec;
 use rustc_middle::{
@@ -399,7 +400,13 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             }
             Callee::Device(def_id, DeviceFn::SpecialRegister(register)) => {
                 let folded = self.an.grid_1d && register.value_in_1d_grid().is_some();
-                if folded || !register.ptx_name().starts_with("tid") {
+                // Only the thread index differs between the threads of a block; block and grid
+                // indices and sizes are the same in all of them.
+                let thread_index = matches!(
+                    register,
+                    SpecialRegister::TidX | SpecialRegister::TidY | SpecialRegister::TidZ
+                );
+                if folded || !thread_index {
                     Abs::uniform()
                 } else {
                     let what = format!(
