@@ -4,6 +4,12 @@
 //! kernels, imports their MIR call graph into Pliron (`import`), runs the dialect passes
 //! (oxide-dialects), emits PTX in process (oxide-llvm-emit), and `embed` adds the PTX to the
 //! crate's objects so the host binary carries it.
+//!
+//! The modules stand on floors, each importing only modules below it (`floor_plan` checks it):
+//! the error kinds, settings and mark keywords; the registry (what definitions mean, with its
+//! vocabulary and the check of every mark where written) and `ice`; `mir_util`; the uniformity
+//! analysis; the importer; the recursion check; `device`, which runs them for one crate;
+//! `embed`; this file.
 #![feature(rustc_private)]
 // The unit test that every mark keyword has exactly one entry counts the keywords.
 #![cfg_attr(test, feature(variant_count))]
