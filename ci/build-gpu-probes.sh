@@ -5,9 +5,10 @@
 # is its output on the H200 with driver 580 (CUDA 13.0), before narrow.ptx and the cttz probes;
 # 2026-12-01-ptx-probes-narrow-before.txt and -narrow.txt are with them, before and after the
 # 16-bit max/min rewrite.
-# The backend's PTX of tests/ui/pass_cttz_probe.rs is kept in ci/gpu-probes/cttz_rust_nofix.ptx
-# (before the 16-bit max/min rewrite of llvm-emit/src/workarounds/ptx_rewrites.rs) and
-# cttz_rust_fix.ptx (with it; `cargo test -p oxide-tests --test ui` writes it to
+# The backend's PTX of tests/ui/codegen/pass_cttz_probe.rs is kept in
+# ci/gpu-probes/cttz_rust_nofix.ptx (before the 16-bit max/min rewrite of
+# llvm-emit/src/workarounds/ptx_rewrites.rs) and cttz_rust_fix.ptx (with it;
+# `cargo test -p oxide-tests --test ui -- pass_cttz_probe` writes it to
 # target/oxide/ui/pass_cttz_probe.ptx).
 set -euo pipefail
 cd "$(dirname "$0")/.."

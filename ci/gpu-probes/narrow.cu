@@ -1,9 +1,9 @@
 // Runs narrow.ptx (gen.py: a sign-extended i8/i16 in a 16- or 32-bit register, then one use) or
-// the backend's PTX of tests/ui/pass_cttz_probe.rs (kernels r_*: bit counts of a clamped i8/i16),
-// for 65,536 inputs (every low 16 bits, random high bits) at JIT -O0 and -O3, checked against the
-// host. Usage: narrow PTX NAMES [TAG]; NAMES has per kernel "name h W BITS USE" (hand-written,
-// parameters in, zeros, out) or "name r" (the backend's: in, len, out, len). One line per kernel
-// and level: "[TAG ]name O<level> ok|BAD ...".
+// the backend's PTX of tests/ui/codegen/pass_cttz_probe.rs (kernels r_*: bit counts of a clamped
+// i8/i16), for 65,536 inputs (every low 16 bits, random high bits) at JIT -O0 and -O3, checked
+// against the host. Usage: narrow PTX NAMES [TAG]; NAMES has per kernel "name h W BITS USE"
+// (hand-written, parameters in, zeros, out) or "name r" (the backend's: in, len, out, len). One
+// line per kernel and level: "[TAG ]name O<level> ok|BAD ...".
 #include <cuda.h>
 #include <cstdio>
 #include <cstdlib>

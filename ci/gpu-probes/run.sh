@@ -2,7 +2,7 @@
 # On the GPU machine, carrying .gpu-probes (ci/build-gpu-probes.sh): builds the harnesses with
 # nvcc and runs every probe at JIT -O0 and -O3. A line "BAD" is a fault of the driver's ptxas.
 # narrow: hand-written forms (n_<source>_<use>, gen.py), then the backend's PTX of
-# tests/ui/pass_cttz_probe.rs without (tag nofix) and with (tag fix) the 16-bit max/min
+# tests/ui/codegen/pass_cttz_probe.rs without (tag nofix) and with (tag fix) the 16-bit max/min
 # rewrite. With $OUT set, the output is also written to $OUT/gpu-probes.txt.
 set -u
 cd "$(dirname "$0")"

@@ -66,6 +66,11 @@ fn cases(dir: &Path) -> BTreeMap<String, PathBuf> {
         if parts.first().is_some_and(|p| p == "auxiliary") {
             continue;
         }
+        assert!(
+            parts.len() > 1,
+            "{}: put the case in a topic folder of tests/ui (barrier/, warp/, ...)",
+            path.display()
+        );
         if let Some(other) = stems.insert(parts[parts.len() - 1].clone(), path.clone()) {
             panic!(
                 "{} and {}: two cases with one file name (it is the case's crate name, and names \
