@@ -1,8 +1,23 @@
 #!/usr/bin/env bash
 # The test command: set up, then formatting, lints, the backend build and every test.
 # Stops at the first failing step and says which one. Needs no GPU.
+#
+#   ci/test.sh          the full run (CI's, through .ci/run): every test of the workspace.
+#   ci/test.sh --fast   the edit loop's subset: the same setup, formatting, lints and backend
+#                       build, then every crate's unit tests (`--lib --bins`), tests/ui, the
+#                       conformance corpus on the emulator and the pipeline snapshots. It leaves
+#                       out the crates' other integration tests (llvm-emit's, device-std's,
+#                       cargo-oxide's, which build projects of their own), kernels_ptx, the docs'
+#                       doctests and the fuzzer's slice: passing it is not passing CI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+fast=false
+case "${1:-}" in
+    --fast) fast=true ;;
+    "") ;;
+    *) echo "usage: ci/test.sh [--fast]" >&2; exit 2 ;;
+esac
 
 start=$SECONDS
 step() {
@@ -25,6 +40,18 @@ step clippy "Fix the lints above (they are errors here: -D warnings)." \
     cargo clippy --workspace --all-targets -- -D warnings
 step backend "The codegen backend does not build; 'cargo build -p oxide-codegen' shows why." \
     cargo build -p oxide-codegen
+if $fast; then
+    step unit "See the failing tests above; 'cargo test -p <package> --lib' reruns one package's." \
+        cargo test --workspace --lib --bins
+    step ui "'cargo test -p oxide-tests --test ui -- <topic>::<name>' reruns one case (tests/README.md)." \
+        cargo test -p oxide-tests --test ui
+    step conformance "'cargo test -p oxide-tests --test conformance' reruns it; tests/conformance/README.md runs one case." \
+        cargo test -p oxide-tests --test conformance
+    step snapshots "'cargo test -p oxide-tests --test pipeline_snapshots' reruns it; OXIDE_BLESS=1 rewrites them (review the diff)." \
+        cargo test -p oxide-tests --test pipeline_snapshots
+    echo "ci/test.sh --fast: all steps passed in $((SECONDS - start)) s (a subset: ci/test.sh is CI's run)"
+    exit 0
+fi
 step test "See the failing tests above; 'cargo test -p <package>' reruns one package." \
     cargo test --workspace --no-fail-fast
 
