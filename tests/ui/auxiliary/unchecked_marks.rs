@@ -1,5 +1,5 @@
 //! A dependency with device marks the backend refuses, compiled without the backend (plain
-//! rustc), so never checked where they are written: tests/ui/mark_unchecked_dependency.rs.
+//! rustc), so never checked where they are written: tests/ui/marks/mark_unchecked_dependency.rs.
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 
