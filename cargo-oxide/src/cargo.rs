@@ -28,32 +28,14 @@ pub fn rustc() -> Command {
     }
 }
 
-/// A one-line rendering of a command for messages.
-pub fn describe(cmd: &Command) -> String {
-    let mut s = cmd.get_program().to_string_lossy().into_owned();
-    for arg in cmd.get_args() {
-        s.push(' ');
-        s.push_str(&arg.to_string_lossy());
-    }
-    s
-}
+/// A one-line rendering of a command for messages (oxide-cuda-tools', so that every message
+/// renders commands alike).
+pub use oxide_cuda_tools::describe;
 
 /// Runs `cmd` to completion and returns its stdout; fails with its stderr if it exits non-zero.
 pub fn output(cmd: &mut Command) -> Result<String> {
-    let program = describe(cmd);
-    tracing::debug!("running {program}");
-    let out = cmd.output().map_err(|source| Error::Spawn {
-        program: program.clone(),
-        source,
-    })?;
-    if !out.status.success() {
-        return Err(Error::CommandFailed {
-            command: program,
-            status: out.status,
-            stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    tracing::debug!("running {}", describe(cmd));
+    Ok(oxide_cuda_tools::output(cmd)?)
 }
 
 /// The root folder of the workspace that `manifest` belongs to (`cargo locate-project --workspace`).

@@ -77,7 +77,7 @@ pub fn ensure_installed() -> Result<()> {
         cmd.args(["toolchain", "install", pin, "--profile", "minimal", "-c"])
             .arg(COMPONENTS.join(","));
         let status = cmd.status().map_err(|source| Error::Spawn {
-            program: crate::cargo::describe(&cmd),
+            program: oxide_cuda_tools::describe(&cmd),
             source,
         })?;
         if !status.success() {

@@ -59,7 +59,8 @@ pub enum Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Runs `cmd` to completion and returns its stdout; a non-zero exit is an error carrying stderr.
-fn output(cmd: &mut Command) -> Result<String> {
+/// cargo-oxide runs its commands through this too, so that one rule says what a failed tool is.
+pub fn output(cmd: &mut Command) -> Result<String> {
     let program = describe(cmd);
     let out = cmd.output().map_err(|source| Error::Spawn {
         program: program.clone(),
@@ -76,7 +77,7 @@ fn output(cmd: &mut Command) -> Result<String> {
 }
 
 /// `program arg arg...`, for messages.
-fn describe(cmd: &Command) -> String {
+pub fn describe(cmd: &Command) -> String {
     std::iter::once(cmd.get_program())
         .chain(cmd.get_args())
         .map(|s| s.to_string_lossy())
