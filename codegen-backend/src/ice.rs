@@ -71,11 +71,9 @@ pub(crate) fn catch<T>(f: impl FnOnce() -> T) -> Result<T, Panic> {
 
 /// A panic's message; `span_bug!` and friends panic with a marker after reporting the bug.
 fn payload_message(payload: &(dyn Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "the compiler bug reported above".to_string())
+    oxide_contract::panic_str(payload)
+        .unwrap_or("the compiler bug reported above")
+        .to_owned()
 }
 
 impl Panic {

@@ -14,12 +14,14 @@
 //! - [`rows_fit`], [`pairs_distance_fits`], [`KernelOptions::check_launch_shape`]: what a
 //!   launch's shaped outputs and shape must satisfy;
 //! - [`DEVICE_RUNTIME_FUNCTIONS`]: the functions of CUDA's device runtime kernels may call;
-//! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments.
+//! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments;
+//! - [`panic_message`], [`panic_str`]: the text of a caught panic, which every side reports.
 //!
 //! std only, no dependencies: a proc-macro crate, the rustc backend and the host runtime all link it.
 
 mod arch;
 mod marker;
+mod panic;
 pub mod printf;
 mod shape;
 
@@ -29,6 +31,7 @@ pub use marker::{
     is_ptx_identifier, is_ptx_image_symbol, kernel_entry, kernel_marker, parse_kernel_marker,
     ptx_image_symbol,
 };
+pub use panic::{NON_STRING_PANIC, panic_message, panic_str};
 pub use shape::{pairs_distance_fits, rows_fit};
 
 /// The alignment, in bytes, of the data pointer of every slice a launch passes to a kernel

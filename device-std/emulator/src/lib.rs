@@ -105,7 +105,6 @@
 //!
 //! [`DisjointSlice::from_raw_parts`]: oxide_device::DisjointSlice::from_raw_parts
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -114,6 +113,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Once};
 use std::thread;
 
+use oxide_contract::panic_message;
 use oxide_device::host_context::{self, Barrier, ThreadHost, WarpValues};
 pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
@@ -432,16 +432,6 @@ fn run_thread(block: Arc<Block>, thread: u32, shape: Shape, kernel: &(dyn Fn() +
         }
     }
     drop(installed);
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "(a panic payload that is not a string)".to_owned()
-    }
 }
 
 /// Installs, once per process, a panic hook that records the location of a panic on an

@@ -17,12 +17,12 @@
 //! the fault for the rest of the process, so [`Gpu::new`] is then [`Error::DeviceLost`], naming
 //! the kernel and saying to restart the process (module `open`).
 
-use std::any::Any;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::sys::{CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
+use oxide_contract::panic_message;
 
 mod error;
 mod launch;
@@ -236,15 +236,5 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, DriverError>) -> Result<R, Error> {
     match panic::catch_unwind(AssertUnwindSafe(f)) {
         Ok(result) => Ok(result?),
         Err(payload) => Err(Error::NoDriver(panic_message(payload.as_ref()))),
-    }
-}
-
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_owned()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "the CUDA driver library could not be used".to_owned()
     }
 }

@@ -2,6 +2,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, DeviceRepr, Error, Gpu, LaunchConfig, ValidAsZeroBits};
+use oxide_contract::panic_message;
 
 /// Elements per case: several blocks and a partial last one.
 pub const N: usize = 1024 + 37;
@@ -138,14 +139,6 @@ impl<R: Bits> Case for KernelCase<R> {
             Err(e) => Outcome::Failed(e.to_string()),
         }
     }
-}
-
-pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_string())
 }
 
 /// The inputs every case gets: edge values of every width and float, then pseudo-random bits.
