@@ -30,14 +30,12 @@ use std::cell::{Cell, RefCell};
 use std::marker::PhantomData;
 use std::rc::Rc;
 
-use crate::warp::WARP_SIZE;
-
 mod block_shared;
 mod context;
 
 pub use block_shared::{BlockShared, SHARED_GARBAGE};
 pub use context::{
-    InvalidContext, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID, ThreadContext, check_shape,
+    InvalidContext, MAX_BLOCK, MAX_BLOCK_THREADS, MAX_GRID, ThreadContext, WARP_SIZE, check_shape,
 };
 
 /// The values the lanes of a warp published in one exchange ([`ThreadHost::warp_exchange`]).

@@ -5,10 +5,12 @@
 
 use core::fmt;
 
-use crate::warp::WARP_SIZE;
-
 /// The most threads a block has, on every GPU the backend targets (sm_75 and later).
 pub const MAX_BLOCK_THREADS: u32 = 1024;
+/// Threads per warp on every GPU the backend targets. Defined here, with the other hardware
+/// limits at the bottom of the crate, so that the host context does not import `warp` (which
+/// imports it); `warp::WARP_SIZE` is its public path.
+pub const WARP_SIZE: u32 = 32;
 /// The largest block along x, y and z.
 pub const MAX_BLOCK: [u32; 3] = [1024, 1024, 64];
 /// The largest grid along x, y and z.

@@ -23,8 +23,9 @@ pub use collective::{
 };
 pub(crate) use collective::{larger, reduce_first_lanes, smaller};
 
-/// Threads per warp on every GPU the backend targets.
-pub const WARP_SIZE: u32 = 32;
+/// Threads per warp on every GPU the backend targets (defined with the hardware limits in
+/// `host_context`, which this module builds on).
+pub use crate::host_context::WARP_SIZE;
 
 /// This thread's lane in its warp (`%laneid`): its linear number in the block modulo
 /// [`WARP_SIZE`].
