@@ -122,8 +122,8 @@ for t in "$here"/tests/*; do
     summary+=("$name: $t_passed passed, $t_failed failed")
 done
 
-# The worked ports of docs/porting.md: `cargo oxide check-port` runs each CUDA twin and its
-# oxide kernel's PTX on the same inputs, compares the outputs and times both.
+# The worked ports of docs/porting/worked-ports.md: `cargo oxide check-port` runs each CUDA twin and
+# its oxide kernel's PTX on the same inputs, compares the outputs and times both.
 if [[ -x "$here/cargo-oxide" && -f "$here/ports.txt" ]]; then
     echo "== check-port (the worked ports)"
     while read -r name rest; do
