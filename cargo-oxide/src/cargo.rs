@@ -6,6 +6,8 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use oxide_cuda_tools::Error as ToolError;
+
 use crate::error::{Error, Result};
 use crate::json::Json;
 use crate::toolchain;
@@ -50,7 +52,7 @@ pub fn workspace_root(manifest: &Path) -> Result<PathBuf> {
     root_manifest
         .parent()
         .map(Path::to_path_buf)
-        .ok_or_else(|| Error::UnexpectedOutput("cargo locate-project".into()))
+        .ok_or_else(|| ToolError::UnexpectedOutput("cargo locate-project".into()).into())
 }
 
 /// The `default-run` binary of the package whose manifest is `manifest` (`cargo metadata`), if
@@ -62,8 +64,8 @@ pub fn default_run(manifest: &Path) -> Result<Option<String>> {
             .arg("--manifest-path")
             .arg(manifest),
     )?;
-    let metadata =
-        Json::parse(out.trim()).map_err(|_| Error::UnexpectedOutput("cargo metadata".into()))?;
+    let metadata = Json::parse(out.trim())
+        .map_err(|_| ToolError::UnexpectedOutput("cargo metadata".into()))?;
     let packages = metadata
         .get("packages")
         .and_then(Json::as_array)
@@ -98,7 +100,7 @@ pub fn host_triple(dir: &Path) -> Result<String> {
         .into_iter()
         .find(|(k, _)| k == "host")
         .map(|(_, v)| v)
-        .ok_or_else(|| Error::UnexpectedOutput("rustc -vV".into()))
+        .ok_or_else(|| ToolError::UnexpectedOutput("rustc -vV".into()).into())
 }
 
 /// One `compiler-artifact` message of cargo.
@@ -171,7 +173,7 @@ pub fn run_json(cmd: &mut Command) -> Result<CargoRun> {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
-        .map_err(|source| Error::Spawn {
+        .map_err(|source| ToolError::Spawn {
             program: program.clone(),
             source,
         })?;

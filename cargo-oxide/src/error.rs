@@ -6,20 +6,6 @@ use std::path::PathBuf;
 /// Everything that can stop a cargo-oxide command.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("could not run `{program}`: {source} (is it installed and on PATH?)")]
-    Spawn {
-        program: String,
-        #[source]
-        source: io::Error,
-    },
-
-    #[error("`{command}` failed ({status}): {stderr}")]
-    CommandFailed {
-        command: String,
-        status: std::process::ExitStatus,
-        stderr: String,
-    },
-
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -92,16 +78,15 @@ pub enum Error {
         available: String,
     },
 
-    /// Finding or running ptxas, finding libdevice (oxide-cuda-tools, which tests/ and
-    /// llvm-emit's tests use without this crate).
+    /// A command that could not start (`Spawn`), exited non-zero (`CommandFailed`) or printed
+    /// nothing understood (`UnexpectedOutput`); finding or running ptxas, finding libdevice.
+    /// These variants are oxide-cuda-tools' and exist only there (tests/ and llvm-emit's tests
+    /// use that crate without this one).
     #[error(transparent)]
-    Cuda(#[from] oxide_cuda_tools::Error),
+    Tool(#[from] oxide_cuda_tools::Error),
 
     #[error("cargo printed a line that is not valid JSON ({reason}): {line}")]
     BadCargoMessage { reason: String, line: String },
-
-    #[error("`{0}` printed nothing this tool understands")]
-    UnexpectedOutput(String),
 
     #[error(
         "rustup could not install {toolchain} (output above); check the network, or install it by hand: rustup toolchain install {toolchain} -c rustc-dev,rust-src,llvm-tools"

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::process::{Command, ExitStatus};
 
 use crate::build::{self, BuildOptions};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::{cargo, driver};
 
 /// Builds the crate and runs its binary `bin` (or its only one, or its `default-run`) with
@@ -22,7 +22,7 @@ pub fn run(opts: &BuildOptions, bin: Option<&str>, args: &[OsString]) -> Result<
     let status = Command::new(&binary.path)
         .args(args)
         .status()
-        .map_err(|source| Error::Spawn {
+        .map_err(|source| oxide_cuda_tools::Error::Spawn {
             program: binary.path.display().to_string(),
             source,
         })?;

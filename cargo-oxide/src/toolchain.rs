@@ -76,10 +76,12 @@ pub fn ensure_installed() -> Result<()> {
         let mut cmd = Command::new("rustup");
         cmd.args(["toolchain", "install", pin, "--profile", "minimal", "-c"])
             .arg(COMPONENTS.join(","));
-        let status = cmd.status().map_err(|source| Error::Spawn {
-            program: oxide_cuda_tools::describe(&cmd),
-            source,
-        })?;
+        let status = cmd
+            .status()
+            .map_err(|source| oxide_cuda_tools::Error::Spawn {
+                program: oxide_cuda_tools::describe(&cmd),
+                source,
+            })?;
         if !status.success() {
             return Err(Error::ToolchainInstall {
                 toolchain: pin.to_owned(),

@@ -266,10 +266,12 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
         .arg("-o")
         .arg(&exe)
         .arg("-lcuda");
-    let out = cmd.output().map_err(|source| Error::Spawn {
-        program: cargo::describe(&cmd),
-        source,
-    })?;
+    let out = cmd
+        .output()
+        .map_err(|source| oxide_cuda_tools::Error::Spawn {
+            program: cargo::describe(&cmd),
+            source,
+        })?;
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         if stderr.contains("cannot find -lcuda") || stderr.contains("cannot find -lcudart") {
@@ -280,11 +282,12 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
             );
             return Ok(CANNOT_RUN);
         }
-        return Err(Error::CommandFailed {
+        return Err(oxide_cuda_tools::Error::CommandFailed {
             command: cargo::describe(&cmd),
             status: out.status,
             stderr: stderr.trim().to_owned(),
-        });
+        }
+        .into());
     }
     if !driver::libcuda_loadable() {
         println!(
