@@ -16,7 +16,6 @@
 //! | `#[oxide_gpu::atomic(op = "add", scope = "block", ordering = "relaxed")]` | an LLVM atomic (`atomicrmw`, `cmpxchg`, `fence`) at that scope, on the call's arguments |
 //! | `#[oxide_gpu::device_runtime("vprintf")]` | a call of that function of CUDA's device runtime, which the driver links |
 //! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its first (pointer) argument |
-//! | `#[oxide_gpu::disjoint_slice]` (on the struct) | kernel parameters pass a pointer and a length |
 //! | `#[oxide_gpu::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
 //! | `#[oxide_gpu::dynamic_shared_memory]` (on a type) | a `static` of the type is the start of the dynamic shared memory (`.extern .shared .align 16`) |
 //!
@@ -26,7 +25,9 @@
 //! on an `unsafe fn`, and only for the marks a caller can make a promise about. Functions the backend itself
 //! calls (exact soft implementations of constructs PTX has no instruction for) are found by
 //! their diagnostic items (`#[rustc_diagnostic_item = "oxide_soft_…"]`), the way rustc finds
-//! `core`'s items. Standard-library items are classified by lang and diagnostic items.
+//! `core`'s items. Standard-library items are classified by lang and diagnostic items. How each
+//! kernel parameter is passed is its type's `oxide::KernelParam` impl (the trait's diagnostic
+//! item `oxide_kernel_param`), whose `ABI_CODE` the backend evaluates ([`Registry::kernel_param_abi`]).
 //!
 //! The registry's vocabulary lives beside it, below the analysis and the importer that read it:
 //! `atomics` (the operations, scopes and orderings an atomic mark names), `math` (the libdevice
@@ -224,9 +225,16 @@ impl<'tcx> Registry<'tcx> {
         })
     }
 
-    /// Whether `adt` is one of device-std's outputs (`DisjointSlice`...).
-    pub(crate) fn is_disjoint_slice(&self, adt: DefId) -> bool {
-        self.has_trusted_mark(adt, Keyword::DisjointSlice)
+    /// `oxide::KernelParam::ABI_CODE`, the associated constant that says how a kernel parameter
+    /// of a type is passed (`oxide_contract::ParamAbi::code`); `None` when no crate of the build
+    /// defines the trait (a kernel built without device-std).
+    pub(crate) fn kernel_param_abi(&self) -> Option<DefId> {
+        let tcx = self.tcx;
+        let param = tcx.get_diagnostic_item(Symbol::intern("oxide_kernel_param"))?;
+        tcx.associated_items(param)
+            .filter_by_name_unhygienic(Symbol::intern("ABI_CODE"))
+            .next()
+            .map(|item| item.def_id)
     }
 
     /// Whether a `static` of the type `adt` is block-shared memory.
@@ -357,12 +365,10 @@ pub(crate) fn parse_function_mark(
             }
             Ok(Some(DeviceFn::DeviceRuntime { symbol }))
         }
-        Keyword::DisjointSlice | Keyword::SharedMemory | Keyword::DynamicSharedMemory => {
-            Err(BadAttribute(format!(
-                "`#[{TOOL}::{}]` marks a struct, not a function",
-                mark.name
-            )))
-        }
+        Keyword::SharedMemory | Keyword::DynamicSharedMemory => Err(BadAttribute(format!(
+            "`#[{TOOL}::{}]` marks a struct, not a function",
+            mark.name
+        ))),
     }
 }
 

@@ -28,6 +28,7 @@ use super::{
     types,
 };
 use crate::error::{DeviceError, DeviceErrorKind, DeviceResult};
+use oxide_contract::{ParamAbi, SliceAccess};
 
 /// How one value crosses a call between device functions.
 #[derive(Clone, Debug)]
@@ -174,19 +175,21 @@ pub(crate) fn device_fn_signature<'tcx>(
     Ok((DeviceAbi { args, ret }, ty))
 }
 
-/// How a kernel argument arrives (docs/contracts.md, "Kernel parameter ABI").
+/// How a kernel argument arrives (docs/contracts.md, "Kernel parameter ABI"): the kind its
+/// type declares (`oxide::KernelParam::ABI`, a [`ParamAbi`]), after its layout was checked
+/// against it.
 enum KernelParam {
     Ignore,
-    /// Data pointer and length: `&[T]`, `&mut [T]`, `DisjointSlice<T>`. `read_only` for a
-    /// `&[T]` without interior mutability (`T: Freeze`), which no thread writes during the
-    /// launch; `unique` unless it is a `&[T]` with interior mutability (`&[AtomicU32]`), which
-    /// every thread writes through its own copy of the pointer.
+    /// Data pointer and length, then `words` pointer-sized words of the shape: `&[T]`, the
+    /// outputs. `read_only` for a `&[T]` without interior mutability (`T: Freeze`), which no
+    /// thread writes during the launch; `unique` unless it is a `&[T]` with interior mutability
+    /// (`&[AtomicU32]`), which every thread writes through its own copy of the pointer.
     PointerAndLength {
         read_only: bool,
         unique: bool,
         elem_align: u64,
-        /// Pointer-sized words after the length: a 2-D output's row width.
-        extra_words: usize,
+        /// Pointer-sized words after the length: a 2-D output's row width and pitch.
+        words: usize,
     },
     /// One primitive scalar, in its memory representation.
     Primitive(TypeHandle),
@@ -194,76 +197,112 @@ enum KernelParam {
     Bytes(TypeHandle),
 }
 
-fn is_disjoint_slice(m: &DeviceModule<'_>, ty: Ty<'_>) -> bool {
-    matches!(ty.kind(), ty::Adt(adt, _) if m.registry.is_disjoint_slice(adt.did()))
-}
-
-/// Whether a marked output's layout is what the kernel ABI passes for one: a data pointer, then
-/// one or two more pointer-sized scalars (length, row width), besides zero-sized fields.
-fn is_words<'tcx>(m: &DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> bool {
-    let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
-    let words: Vec<TyAndLayout<'tcx>> = (0..layout.fields.count())
-        .map(|f| layout.field(&cx, f))
-        .filter(|f| !f.is_zst())
-        .collect();
-    (2..=4).contains(&words.len())
-        && words.iter().all(|w| {
-            types::as_scalar(*w).is_some()
-                && w.size.bytes() == m.tcx.data_layout.pointer_size().bytes()
+/// The kind `ty` declares: `<ty as oxide::KernelParam>::ABI_CODE`, evaluated and decoded.
+fn declared_abi<'tcx>(m: &DeviceModule<'tcx>, ty: Ty<'tcx>) -> Result<ParamAbi, String> {
+    let abi_code = m.registry.kernel_param_abi().ok_or_else(|| {
+        "no crate of this build defines `oxide::KernelParam` (kernels are written with the \
+         `oxide` crate's `#[kernel]`)"
+            .to_owned()
+    })?;
+    let args = m.tcx.mk_args(&[ty.into()]);
+    let value = m
+        .tcx
+        .const_eval_resolve(
+            m.typing_env(),
+            rustc_middle::mir::UnevaluatedConst::new(abi_code, args),
+            rustc_span::DUMMY_SP,
+        )
+        .map_err(|_| format!("`{ty}` is not a kernel parameter (`oxide::KernelParam`)"))?;
+    value
+        .try_to_scalar_int()
+        .and_then(|code| u32::try_from(code.to_bits_unchecked()).ok())
+        .and_then(ParamAbi::from_code)
+        .ok_or_else(|| {
+            format!(
+                "`{ty}` declares a parameter kind this backend does not know (device-std and \
+                 the backend are from different versions of oxide)"
+            )
         })
 }
 
-fn kernel_param<'tcx>(m: &mut DeviceModule<'tcx>, layout: TyAndLayout<'tcx>) -> KernelParam {
+/// The element type of a slice parameter: a `&[T]`'s `T`, or an output's first type argument.
+fn slice_element<'tcx>(ty: Ty<'tcx>) -> Option<Ty<'tcx>> {
+    match ty.kind() {
+        ty::Ref(_, inner, _) => match inner.kind() {
+            ty::Slice(elem) => Some(*elem),
+            _ => None,
+        },
+        ty::Adt(_, args) => args.types().next(),
+        _ => None,
+    }
+}
+
+/// Whether `layout` is what a slice parameter of `words` shape words passes: a `&[T]` (a
+/// pointer and a length), or a struct of a data pointer, a length and the words, each a
+/// pointer-sized scalar, in that order, besides zero-sized fields.
+fn is_slice_layout<'tcx>(m: &DeviceModule<'tcx>, layout: TyAndLayout<'tcx>, words: usize) -> bool {
+    if let ty::Ref(_, inner, _) = layout.ty.kind() {
+        return words == 0
+            && matches!(inner.kind(), ty::Slice(_))
+            && matches!(layout.backend_repr, BackendRepr::ScalarPair(..));
+    }
+    let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
+    let fields: Vec<TyAndLayout<'tcx>> = (0..layout.fields.count())
+        .map(|f| layout.field(&cx, f))
+        .filter(|f| !f.is_zst())
+        .collect();
+    let pointer = m.tcx.data_layout.pointer_size().bytes();
+    fields.len() == 2 + words
+        && fields
+            .iter()
+            .all(|w| types::as_scalar(*w).is_some() && w.size.bytes() == pointer)
+}
+
+fn kernel_param<'tcx>(
+    m: &mut DeviceModule<'tcx>,
+    layout: TyAndLayout<'tcx>,
+) -> Result<KernelParam, String> {
     let ty = layout.ty;
-    if layout.is_zst() {
-        return KernelParam::Ignore;
+    match declared_abi(m, ty)? {
+        ParamAbi::Slice { access, words } => {
+            let words = usize::from(words);
+            let elem = slice_element(ty).filter(|_| is_slice_layout(m, layout, words));
+            let Some(elem) = elem else {
+                return Err(format!(
+                    "`{ty}` declares itself a slice parameter with {words} shape words, but its \
+                     layout is not a data pointer, a length and {words} pointer-sized words"
+                ));
+            };
+            let elem_align = m
+                .layout_of(elem, rustc_span::DUMMY_SP)
+                .map_or(1, |l| l.align.abi.bytes());
+            // As rustc does for `&T`: `noalias readonly` only when nothing can write through
+            // the reference (an atomic read-modify-write through a `readonly` pointer is
+            // undefined in LLVM IR, and `noalias` would let LLVM assume no other thread's
+            // writes). An output is written by its threads, each element by one.
+            let frozen = elem.is_freeze(m.tcx, TypingEnv::fully_monomorphized());
+            let (read_only, unique) = match access {
+                SliceAccess::Shared => (frozen, frozen),
+                SliceAccess::Exclusive => (false, true),
+            };
+            Ok(KernelParam::PointerAndLength {
+                read_only,
+                unique,
+                elem_align,
+                words,
+            })
+        }
+        ParamAbi::Value if layout.is_zst() => Ok(KernelParam::Ignore),
+        ParamAbi::Value => {
+            if types::is_primitive_param(ty)
+                && let Some(s) = types::as_scalar(layout)
+                && let Some(t) = types::scalar_memory(&mut m.ctx, s)
+            {
+                return Ok(KernelParam::Primitive(t));
+            }
+            Ok(KernelParam::Bytes(param_words(&mut m.ctx, layout)))
+        }
     }
-    if let ty::Ref(_, inner, mutability) = ty.kind()
-        && let ty::Slice(elem) = inner.kind()
-    {
-        let elem_align = m
-            .layout_of(*elem, rustc_span::DUMMY_SP)
-            .map_or(1, |l| l.align.abi.bytes());
-        // As rustc does for `&T`: `noalias readonly` only when nothing can write through the
-        // reference (an atomic read-modify-write through a `readonly` pointer is undefined in
-        // LLVM IR, and `noalias` would let LLVM assume no other thread's writes).
-        let frozen = elem.is_freeze(m.tcx, TypingEnv::fully_monomorphized());
-        return KernelParam::PointerAndLength {
-            read_only: !mutability.is_mut() && frozen,
-            unique: mutability.is_mut() || frozen,
-            elem_align,
-            extra_words: 0,
-        };
-    }
-    // The element is the slice's one type argument, whatever lifetimes come before it.
-    if is_disjoint_slice(m, ty)
-        && let ty::Adt(_, args) = ty.kind()
-        && let Some(elem) = args.types().next()
-    {
-        let elem_align = m
-            .layout_of(elem, rustc_span::DUMMY_SP)
-            .map_or(1, |l| l.align.abi.bytes());
-        // `DisjointSlice`, `DisjointChunks`, `BlockWindows`: pointer and length; the 2-D outputs
-        // a row width and a pitch after them, `DisjointPairs` a distance (docs/contracts.md):
-        // every field that is not zero-sized is one word.
-        let cx = rustc_middle::ty::layout::LayoutCx::new(m.tcx, m.typing_env());
-        let words = (0..layout.fields.count())
-            .filter(|&f| !layout.field(&cx, f).is_zst())
-            .count();
-        return KernelParam::PointerAndLength {
-            read_only: false,
-            unique: true,
-            elem_align,
-            extra_words: words.saturating_sub(2),
-        };
-    }
-    if types::is_primitive_param(ty)
-        && let Some(s) = types::as_scalar(layout)
-        && let Some(t) = types::scalar_memory(&mut m.ctx, s)
-    {
-        return KernelParam::Primitive(t);
-    }
-    KernelParam::Bytes(param_words(&mut m.ctx, layout))
 }
 
 /// The LLVM type a by-value aggregate parameter is passed as: an array of integers as wide as
@@ -302,30 +341,22 @@ pub(crate) fn kernel_signature<'tcx>(
     let mut params = Vec::new();
     let mut attrs = Vec::new();
     for (_, _, layout) in arg_layouts(m, instance, body, span)? {
-        if is_disjoint_slice(m, layout.ty) && !is_words(m, layout) {
-            // A type of the user's own marked as an output: its words could not be passed.
-            return Err(DeviceError::new(
+        let param = kernel_param(m, layout).map_err(|why| {
+            DeviceError::new(
                 span,
                 DeviceErrorKind::BadKernel {
-                    kernel: name,
-                    why: format!(
-                        "the argument type `{}` is marked `#[oxide_gpu::disjoint_slice]`, which \
-                         needs a pointer, a length and optionally a row width and pitch (or a \
-                         pairs' distance), each a pointer-sized field (and zero-sized ones); \
-                         pass it as a \
-                         `DisjointSlice` or another type of `oxide::outputs`",
-                        layout.ty
-                    ),
+                    kernel: name.clone(),
+                    why,
                 },
-            ));
-        }
-        match kernel_param(m, layout) {
+            )
+        })?;
+        match param {
             KernelParam::Ignore => {}
             KernelParam::PointerAndLength {
                 read_only,
                 unique,
                 elem_align,
-                extra_words,
+                words,
             } => {
                 params.push(types::ptr(&mut m.ctx));
                 params.push(types::int(&mut m.ctx, 64));
@@ -344,7 +375,7 @@ pub(crate) fn kernel_signature<'tcx>(
                 }
                 attrs.push(ptr_attrs);
                 attrs.push(LlvmAttributesAttr::new());
-                for _ in 0..extra_words {
+                for _ in 0..words {
                     params.push(types::int(&mut m.ctx, 64));
                     attrs.push(LlvmAttributesAttr::new());
                 }
@@ -375,15 +406,16 @@ pub(crate) fn store_kernel_params(
         let LocalPlace::Slot(slot) = cx.locals[local] else {
             continue;
         };
-        match kernel_param(cx.m, layout) {
+        // `kernel_signature` accepted this parameter already.
+        match kernel_param(cx.m, layout).expect("a checked kernel parameter") {
             KernelParam::Ignore => {}
-            KernelParam::PointerAndLength { extra_words, .. } => {
+            KernelParam::PointerAndLength { words, .. } => {
                 // The struct's words in field order (pointer, length, then a row width),
                 // skipping its zero-sized marker.
                 let mut stored = 0;
                 for field in 0..slot.layout.fields.count() {
                     let field_layout = slot.layout.field(&cx.layout_cx(), field);
-                    if field_layout.is_zst() || stored == 2 + extra_words {
+                    if field_layout.is_zst() || stored == 2 + words {
                         continue;
                     }
                     let value = next.next().expect("a pointer, length or width param");

@@ -45,7 +45,6 @@ pub(crate) enum Keyword {
     Atomic,
     DeviceRuntime,
     SharedAddress,
-    DisjointSlice,
     SharedMemory,
     DynamicSharedMemory,
 }
@@ -222,13 +221,6 @@ pub(crate) const MARKS: &[Mark] = &[
         Returns::Any,
     ),
     structure(
-        Keyword::DisjointSlice,
-        "disjoint_slice",
-        "a kernel parameter of the type is passed as device-std's outputs are, and only their \
-         safe API gives each element one writer",
-        "take a `DisjointSlice` or another type of `oxide::outputs` as the kernel's parameter",
-    ),
-    structure(
         Keyword::SharedMemory,
         "shared_memory",
         "a `static` of the type is uninitialised block-shared memory on the GPU while the host \
@@ -391,7 +383,6 @@ mod tests {
             "warp_collective",
             "emulator_check",
             "shared_address",
-            "disjoint_slice",
             "shared_memory",
             "dynamic_shared_memory",
         ] {

@@ -10,6 +10,7 @@
 //! - [`cfg`]: the `--cfg` names `cargo oxide` passes to the backend;
 //! - [`GpuArch`], [`DEFAULT_ARCH`], [`PtxIsa`]: the supported architectures and the PTX ISA
 //!   each one is compiled with;
+//! - [`ParamAbi`]: how each kernel parameter crosses a launch, declared by its type;
 //! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer;
 //! - [`rows_fit`], [`pairs_distance_fits`], [`KernelOptions::check_launch_shape`]: what a
 //!   launch's shaped outputs and shape must satisfy;
@@ -22,6 +23,7 @@
 mod arch;
 mod marker;
 mod panic;
+mod param;
 pub mod printf;
 mod shape;
 
@@ -32,6 +34,7 @@ pub use marker::{
     ptx_image_symbol,
 };
 pub use panic::{NON_STRING_PANIC, panic_message, panic_str};
+pub use param::{MAX_SLICE_WORDS, ParamAbi, SliceAccess};
 pub use shape::{pairs_distance_fits, rows_fit};
 
 /// The alignment, in bytes, of the data pointer of every slice a launch passes to a kernel

@@ -29,7 +29,7 @@
 
 // `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR;
 // `DeviceData` is an auto trait that references, pointers and `UnsafeCell` do not implement.
-#![feature(negative_impls, auto_traits)]
+#![feature(negative_impls, auto_traits, with_negative_coherence)]
 // The registry of docs/contracts.md: `#[oxide_gpu::…]` marks what the backend replaces, and
 // diagnostic items name the functions it calls (as rustc names `core`'s).
 #![feature(register_tool, rustc_attrs)]
@@ -63,6 +63,7 @@ pub mod debug;
 pub mod host_context;
 pub mod math;
 pub mod outputs;
+pub mod param;
 mod race;
 pub mod repr;
 pub mod shared;
@@ -74,6 +75,7 @@ pub use data::DeviceData;
 pub use outputs::{
     BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows, WaveTiles,
 };
+pub use param::{CountedParam, KernelParam, ParamKey};
 pub use thread::ThreadIndex;
 
 /// An output slice shared by every thread of a launch, in which each thread may write only the
@@ -92,7 +94,6 @@ pub use thread::ThreadIndex;
 /// Layout (the backend and the launcher rely on it, see docs/contracts.md): `#[repr(C)]`, a data
 /// pointer then an element count, both pointer-sized; the marker is zero-sized.
 #[repr(C)]
-#[oxide_gpu::disjoint_slice]
 pub struct DisjointSlice<'a, T> {
     ptr: *mut T,
     len: usize,
@@ -100,6 +101,8 @@ pub struct DisjointSlice<'a, T> {
     // neither `Send` nor `Sync`.
     _marker: PhantomData<&'a mut [T]>,
 }
+
+param::output_param!(DisjointSlice<'a, T>, words 0, counted);
 
 impl<'a, T> DisjointSlice<'a, T> {
     /// Wraps `len` elements at `ptr` for `'a`. Kernels never call this: their arguments are

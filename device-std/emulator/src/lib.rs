@@ -117,10 +117,12 @@ use oxide_contract::panic_message;
 use oxide_device::host_context::{self, Barrier, ThreadHost, WarpValues};
 pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
+mod args;
 mod block;
 pub mod launch;
 mod race;
 
+pub use args::{EmulatorArg, ThreadArg};
 use block::{Arrival, Block, Failure, Outcome, Unwound};
 pub use launch::{LaunchConfig, LaunchConfigError, LaunchShapeError};
 

@@ -9,8 +9,8 @@ use cudarc::driver::{
 };
 use cudarc::nvrtc::Ptx;
 
-use crate::memory::{DeviceMemory, DeviceMemoryMut, Region, Tracker};
-use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Error, Gpu, LaunchConfig};
+use crate::memory::{Region, Tracker};
+use crate::{Error, Gpu, LaunchConfig};
 
 /// A crate's PTX, loaded (JIT-compiled by the driver) on one [`Gpu`].
 pub struct KernelModule {
@@ -185,9 +185,30 @@ impl<'a> Launch<'a> {
         }
     }
 
-    /// Appends one kernel argument's parameters.
-    pub fn push(&mut self, arg: impl KernelArg<'a>) -> &mut Self {
-        arg.push_params(self);
+    /// Appends a slice's parameters (docs/contracts.md): the device pointer (never null), the
+    /// element count, then the shape's `words`. What `LaunchArg`s push; public for tests that
+    /// launch hand-written PTX.
+    pub fn push_slice(&mut self, region: Region<'a>, words: &'a [u64]) -> &mut Self {
+        self.check_device(&region);
+        let [ptr, len] = region.params;
+        self.args.arg(ptr);
+        self.args.arg(len);
+        for word in words {
+            self.args.arg(word);
+        }
+        self
+    }
+
+    /// Appends a by-value argument: the driver copies `size_of::<T>()` bytes from `value`, the
+    /// host layout being the device layout (docs/contracts.md). Zero-sized values take no
+    /// parameter. What `LaunchArg`s push; public for tests that launch hand-written PTX.
+    pub fn push_value<T>(&mut self, value: &'a T) -> &mut Self {
+        if size_of::<T>() == 0 {
+            return self;
+        }
+        // SAFETY: `RawBytes<T>` is `repr(transparent)` over `T`.
+        let bytes: &'a RawBytes<T> = unsafe { &*(value as *const T).cast::<RawBytes<T>>() };
+        self.args.arg(bytes);
         self
     }
 
@@ -279,96 +300,6 @@ impl<'a> Launch<'a> {
     }
 }
 
-/// How one kernel argument becomes launch parameters (see docs/contracts.md). Implemented for
-/// `&DeviceBuffer<T>` (a `&[T]` argument), `&mut DeviceBuffer<T>` (a `DisjointSlice<T>`
-/// argument) and [`ByValue`] (any other argument, which is `Copy`).
-#[doc(hidden)]
-pub trait KernelArg<'a>: sealed::Sealed {
-    /// Appends this argument's parameters to `launch`.
-    fn push_params(self, launch: &mut Launch<'a>);
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl<T> Sealed for &super::DeviceBuffer<T> {}
-    impl<T> Sealed for &mut super::DeviceBuffer<T> {}
-    impl<T> Sealed for &super::DeviceView<'_, T> {}
-    impl<T> Sealed for &mut super::DeviceViewMut<'_, T> {}
-    impl Sealed for super::Region<'_> {}
-    impl<T> Sealed for super::ByValue<'_, T> {}
-    impl<T> Sealed for &mut crate::Rows<&mut super::DeviceBuffer<T>> {}
-    impl<T> Sealed for &mut crate::Pairs<&mut super::DeviceBuffer<T>> {}
-    impl<T> Sealed for &mut crate::Wave<&mut super::DeviceBuffer<T>> {}
-}
-
-/// The outputs whose kernel parameters are the buffer's pointer and length (as for a
-/// `DisjointSlice<T>`) and then words of their shape: `Rows` (`DisjointRows<T>`, `WarpRows<T>`,
-/// `BlockTiles<T, R, C>`: width, pitch), `Pairs` (`DisjointPairs<T>`: distance) and `Wave`
-/// (`WaveTiles<T, R, C>`: width, wave).
-macro_rules! shaped_output_arg {
-    ($($shape:ident),*) => {$(
-        impl<'a, 'b: 'a, T> KernelArg<'a> for &'a mut crate::$shape<&'b mut DeviceBuffer<T>> {
-            fn push_params(self, launch: &mut Launch<'a>) {
-                let crate::$shape { buf, words, .. } = self;
-                let buffer: &'a mut DeviceBuffer<T> = buf;
-                buffer.push_params(launch);
-                for word in words.iter() {
-                    launch.args.arg(word);
-                }
-            }
-        }
-    )*};
-}
-
-shaped_output_arg!(Rows, Pairs, Wave);
-
-/// A kernel's slice, from a buffer or a view: device pointer (never null), then element count.
-/// What `#[kernel]`'s launchers push, from `&impl DeviceMemory<T>` (a `&[T]` argument) and
-/// `&mut impl DeviceMemoryMut<T>` (a `DisjointSlice<T>` or atomic slice: the kernel writes it).
-impl<'a> KernelArg<'a> for Region<'a> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        launch.check_device(&self);
-        let [ptr, len] = self.params;
-        launch.args.arg(ptr);
-        launch.args.arg(len);
-    }
-}
-
-/// `&[T]`.
-impl<'a, T> KernelArg<'a> for &'a DeviceBuffer<T> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        self.region().push_params(launch);
-    }
-}
-
-/// `DisjointSlice<T>`: the kernel writes the buffer.
-impl<'a, T> KernelArg<'a> for &'a mut DeviceBuffer<T> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        self.region_mut().push_params(launch);
-    }
-}
-
-/// `&[T]`, part of a buffer.
-impl<'a, T> KernelArg<'a> for &'a DeviceView<'_, T> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        self.region().push_params(launch);
-    }
-}
-
-/// `DisjointSlice<T>`, part of a buffer.
-impl<'a, T> KernelArg<'a> for &'a mut DeviceViewMut<'_, T> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        self.region_mut().push_params(launch);
-    }
-}
-
-/// A by-value kernel argument: the driver copies `size_of::<T>()` bytes from the pointer, the
-/// host layout being the device layout (docs/contracts.md). Zero-sized values take no
-/// parameter. `#[kernel]` asserts `T: Copy` on its own, with a clearer error than a bound here
-/// would add.
-#[doc(hidden)]
-pub struct ByValue<'a, T>(pub &'a T);
-
 /// `T`'s bytes, as cudarc's `DeviceRepr`; `repr(transparent)` so `&T` casts to it.
 #[repr(transparent)]
 struct RawBytes<T>(T);
@@ -376,17 +307,6 @@ struct RawBytes<T>(T);
 // SAFETY: only used to hand the driver a pointer to the value, whose bytes it copies into the
 // parameter buffer; the host value is untouched, so nothing is dropped or aliased twice.
 unsafe impl<T> DeviceRepr for RawBytes<T> {}
-
-impl<'a, T> KernelArg<'a> for ByValue<'a, T> {
-    fn push_params(self, launch: &mut Launch<'a>) {
-        if size_of::<T>() == 0 {
-            return;
-        }
-        // SAFETY: `RawBytes<T>` is `repr(transparent)` over `T`.
-        let bytes: &'a RawBytes<T> = unsafe { &*(self.0 as *const T).cast::<RawBytes<T>>() };
-        launch.args.arg(bytes);
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -24,6 +24,7 @@ use cudarc::driver::sys::{CUevent_flags, CUresult};
 use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use oxide_contract::panic_message;
 
+mod args;
 mod error;
 mod launch;
 mod memory;
@@ -34,11 +35,14 @@ mod rows;
 mod stream;
 mod track;
 
+pub use args::LaunchArg;
+#[doc(hidden)]
+pub use args::Sealed;
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
-#[doc(hidden)]
-pub use launch::{ByValue, KernelArg, Launch, generic_function};
 pub use launch::{KernelFunction, KernelModule, load_module};
+#[doc(hidden)]
+pub use launch::{Launch, generic_function};
 #[doc(hidden)]
 pub use memory::Region;
 pub use memory::{

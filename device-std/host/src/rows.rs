@@ -2,6 +2,9 @@
 //! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`); [`Pairs`]: a
 //! buffer seen as pairs of elements a power of two apart, for `DisjointPairs<T>`.
 
+use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
+use oxide_emulator::{EmulatorArg, RawSlice, ThreadArg};
+
 use crate::{DeviceBuffer, Error};
 
 /// A buffer of `len` elements seen as `len / width` rows of `width`: pass
@@ -168,6 +171,58 @@ impl<B: RowStorage> Wave<B> {
     pub fn into_inner(self) -> B {
         self.buf
     }
+}
+
+/// What an emulation's threads share for a shaped output: the caller's slice and the words
+/// that [`Rows::new`] (`Pairs::new`, `Wave::new`) checked.
+#[doc(hidden)]
+pub struct ShapedSlice<'a, T, const N: usize> {
+    slice: RawSlice<'a, T>,
+    words: [usize; N],
+}
+
+/// The emulator's side of the shaped outputs: `Rows<&mut [T]>` (`Pairs`, `Wave`) for a
+/// `DisjointRows<T>`...; each thread makes its own view from the shared slice and words.
+macro_rules! shaped_emulator_arg {
+    ($($shape:ident[$n:literal]$words:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
+        shaped_emulator_arg!(@one $shape[$n]$words $output<T $(, const $c)*>: $bounds);
+    )*)*};
+    (@one $shape:ident[$n:literal]($($word:ident),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
+        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
+            EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]>
+        {
+            type Threads = ShapedSlice<'a, T, $n>;
+            fn share(self) -> Self::Threads {
+                let words = [$(self.$word()),+];
+                ShapedSlice {
+                    slice: RawSlice::new(self.into_inner()),
+                    words,
+                }
+            }
+            fn elements(&self) -> usize {
+                self.buf.len()
+            }
+        }
+
+        // SAFETY: as for `DisjointSlice` (oxide-emulator's `ThreadArg` impls): the slice is
+        // borrowed for the run, every thread sees the same pointer, length and words (which
+        // the shape's `new` checked), and the threads that run at once have distinct
+        // positions, so by the output's rule no two threads reach one element.
+        unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
+            ThreadArg<'a, fn($output<'_, T $(, $c)*>)> for ShapedSlice<'a, T, $n>
+        {
+            unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
+                let [$($word),+] = self.words;
+                unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $word)+) }
+            }
+        }
+    };
+}
+
+shaped_emulator_arg! {
+    Rows[2](width, pitch) => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
+    Pairs[1](distance) => DisjointPairs<T>: [];
+    Wave[2](width, wave) => WaveTiles<T, const R, const C>: [Copy];
 }
 
 #[cfg(test)]

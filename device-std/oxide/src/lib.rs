@@ -48,9 +48,9 @@
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
-    BlockTiles, BlockWindows, DeviceData, DisjointChunks, DisjointPairs, DisjointRows,
-    DisjointSlice, ThreadIndex, WarpRows, WaveTiles, atomic, block, debug, math, outputs, repr,
-    shared, soft, thread, warp,
+    BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
+    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, WarpRows, WaveTiles, atomic,
+    block, debug, math, outputs, param, repr, shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;

@@ -4,6 +4,15 @@
 use crate::emulate::{FailureKind, KernelFailure};
 use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 
+/// Compiles only when `P` is a kernel parameter: what the code `#[kernel]` generates checks each
+/// argument's type with, once, at the kernel's definition.
+#[inline(always)]
+pub fn kernel_param<P: crate::KernelParam>(_: &P) {}
+
+/// Compiles only when `P` has a length the launch contracts `same_len` and `covers` can check.
+#[inline(always)]
+pub fn counted<P: ?Sized + crate::CountedParam>() {}
+
 /// The PTX entry of one instance of a generic kernel, named as the backend names the entries
 /// it compiles (docs/contracts.md).
 pub use oxide_contract::{generic_entry, is_ptx_image_symbol};

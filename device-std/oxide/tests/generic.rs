@@ -159,12 +159,13 @@ fn launchers_and_emulators_are_generic_over_the_type_parameters() {
     type ScaleLauncher<T> =
         fn(&Gpu, LaunchConfig, T, &DeviceBuffer<T>, &mut DeviceBuffer<T>) -> Result<(), Error>;
     type ScaleEmulator<T> = fn(&LaunchConfig, T, &[T], &mut [T]) -> Result<(), KernelFailure>;
-    let _: ScaleLauncher<f32> = scale::launch::<f32>;
-    let _: ScaleLauncher<u64> = scale::launch::<u64>;
-    let _: ScaleEmulator<f64> = scale::emulate::<f64>;
+    // Each argument is generic too (its `LaunchArg`/`EmulatorArg`): a closure names them.
+    let _: ScaleLauncher<f32> = |gpu, cfg, k, x, y| scale::launch::<f32>(gpu, cfg, k, x, y);
+    let _: ScaleLauncher<u64> = |gpu, cfg, k, x, y| scale::launch::<u64>(gpu, cfg, k, x, y);
+    let _: ScaleEmulator<f64> = |cfg, k, x, y| scale::emulate::<f64>(cfg, k, x, y);
     let _: fn(&Gpu) -> Result<(), Error> = scale::load;
     let _: fn(&Gpu, LaunchConfig, u8, u16, &DeviceBuffer<f32>, &mut DeviceBuffer<f32>) -> _ =
-        fused::launch::<u8, u16>;
+        |gpu, cfg, a, b, x, y| fused::launch::<u8, u16>(gpu, cfg, a, b, x, y);
     // The hidden wrappers the backend compiles, named after the options.
     let _: fn(f32, &[f32], DisjointSlice<f32>) = __oxide_kernel__scale::<f32>;
     let _: fn(u8, u16, &[f32], DisjointSlice<f32>) = __oxide_kernel_grid1d_strict__fused::<u8, u16>;

@@ -71,13 +71,18 @@ type MixedEmulator = fn(
     &mut [f64],
 ) -> Result<(), KernelFailure>;
 
+/// The launchers take, for each parameter, what its `LaunchArg` (`EmulatorArg`) impl takes: a
+/// launcher is generic over them, so it becomes a function pointer of these types through a
+/// closure.
 #[test]
-fn launchers_have_typed_arguments() {
-    let _: VecaddLauncher = vecadd::launch;
-    let _: MixedLauncher = mixed::launch;
+fn launchers_take_typed_arguments() {
+    let _: VecaddLauncher = |gpu, cfg, a, b, c| vecadd::launch(gpu, cfg, a, b, c);
+    let _: MixedLauncher =
+        |gpu, cfg, a, p, t, arr, u, x, out| mixed::launch(gpu, cfg, a, p, t, arr, u, x, out);
     let _: fn(&Gpu) -> Result<(), Error> = vecadd::load;
-    let _: VecaddEmulator = vecadd::emulate;
-    let _: MixedEmulator = mixed::emulate;
+    let _: VecaddEmulator = |cfg, a, b, c| vecadd::emulate(cfg, a, b, c);
+    let _: MixedEmulator =
+        |cfg, a, p, t, arr, u, x, out| mixed::emulate(cfg, a, p, t, arr, u, x, out);
 }
 
 #[test]

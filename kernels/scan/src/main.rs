@@ -87,13 +87,15 @@ fn scan(
     totals: &mut DeviceBuffer<u32>,
 ) -> Result<(), Error> {
     let cfg = LaunchConfig::for_num_elems(input.len(), BLOCK)?;
-    scan_blocks::launch(gpu, cfg, input, out, totals)?;
+    // Each launch reborrows the buffers (`&mut *out`): a launcher's arguments are generic, so
+    // a `&mut` passed on as it is would move into the first launch.
+    scan_blocks::launch(gpu, cfg, input, &mut *out, &mut *totals)?;
     scan_totals::launch(
         gpu,
         LaunchConfig::for_num_elems(BLOCK as usize, BLOCK)?,
-        totals,
+        &mut *totals,
     )?;
-    add_carries::launch(gpu, cfg, totals, out)
+    add_carries::launch(gpu, cfg, &mut *totals, out)
 }
 
 fn main() -> ExitCode {

@@ -149,7 +149,9 @@ pub fn programs_rs(programs: &[Program]) -> (String, LineMap) {
     for p in programs {
         let (m, k) = (&p.module_name, &p.kernel);
         text.push_str(&format!(
-            "    Program {{ name: \"{k}\", body: {m}::body, launch: {m}::{k}::launch, emulate: {m}::{k}::emulate }},\n"
+            "    Program {{ name: \"{k}\", body: {m}::body, \
+             launch: |gpu, cfg, input, out| {m}::{k}::launch(gpu, cfg, input, out), \
+             emulate: |cfg, input, out| {m}::{k}::emulate(cfg, input, out) }},\n"
         ));
     }
     text.push_str("];\n");

@@ -48,9 +48,20 @@ pub fn échelle<T: Copy + DeviceData + core::ops::Mul<Output = T>>(
     }
 }
 
+type Buffer = oxide::host::DeviceBuffer<f32>;
+
+/// A launch of `échelle::<f32>`: the launcher takes any device memory (a buffer or a view), so
+/// this names the buffer types.
+fn launch_échelle(
+    gpu: &Gpu,
+    cfg: LaunchConfig,
+    x: &Buffer,
+    y: &mut Buffer,
+) -> Result<(), oxide::host::Error> {
+    échelle::launch::<f32>(gpu, cfg, 2.0, x, y)
+}
+
 fn main() {
     // Instantiates `échelle::<f32>` here, which is what makes the backend compile it.
-    // The launcher takes any device memory (a buffer or a view): name the buffer types.
-    type Buffer = oxide::host::DeviceBuffer<f32>;
-    std::hint::black_box(échelle::launch::<f32> as fn(_, _, _, &Buffer, &mut Buffer) -> _);
+    std::hint::black_box(launch_échelle as fn(_, _, _, _) -> _);
 }

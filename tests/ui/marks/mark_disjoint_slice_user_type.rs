@@ -1,6 +1,8 @@
-//! `#[oxide_gpu::disjoint_slice]` on a kernel crate's own type with an output's words: the
-//! backend took the parameter for a pointer and a length, while the launcher passes the struct
-//! by value, and nothing gives its elements one writer each. Type marks are device-std's only.
+//! `#[oxide_gpu::disjoint_slice]` on a kernel crate's own type with an output's words: once the
+//! backend took such a parameter for a pointer and a length, while the launcher passed the
+//! struct by value, and nothing gave its elements one writer each. How a parameter is passed is
+//! now its type's `oxide::KernelParam` impl, which only device-std can write (the trait is
+//! sealed), and the old mark is no mark at all.
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 

@@ -16,12 +16,13 @@ use crate::thread::threads_in_grid;
 /// launch passes a `&mut DeviceBuffer<T>` for it, as for a `DisjointSlice<T>`, and has the same
 /// layout and ABI (docs/contracts.md).
 #[repr(C)]
-#[oxide_gpu::disjoint_slice]
 pub struct DisjointChunks<'a, T, const C: usize> {
     ptr: *mut T,
     len: usize,
     _marker: PhantomData<&'a mut [T]>,
 }
+
+crate::param::output_param!(DisjointChunks<'a, T, const C>, words 0, counted);
 
 impl<'a, T, const C: usize> DisjointChunks<'a, T, C> {
     /// Wraps `len` elements at `ptr` for `'a`. Kernels never call this: their arguments are

@@ -17,13 +17,14 @@ use crate::ThreadIndex;
 /// Layout: as [`DisjointRows`](crate::DisjointRows), the distance in the place of the width
 /// (docs/contracts.md).
 #[repr(C)]
-#[oxide_gpu::disjoint_slice]
 pub struct DisjointPairs<'a, T> {
     ptr: *mut T,
     len: usize,
     distance: usize,
     _marker: PhantomData<&'a mut [T]>,
 }
+
+crate::param::output_param!(DisjointPairs<'a, T>, words 1);
 
 impl<'a, T> DisjointPairs<'a, T> {
     /// Wraps `len` elements at `ptr` as pairs `distance` apart for `'a`. Kernels never call

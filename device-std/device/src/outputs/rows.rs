@@ -18,7 +18,6 @@ macro_rules! rows_type {
     ($(#[$doc:meta])* $name:ident $(, const $c:ident)*) => {
         $(#[$doc])*
         #[repr(C)]
-        #[oxide_gpu::disjoint_slice]
         pub struct $name<'a, T $(, const $c: usize)*> {
             ptr: *mut T,
             len: usize,
@@ -26,6 +25,8 @@ macro_rules! rows_type {
             pitch: usize,
             _marker: PhantomData<&'a mut [T]>,
         }
+
+        crate::param::output_param!($name<'a, T $(, const $c)*>, words 2);
 
         impl<'a, T $(, const $c: usize)*> $name<'a, T $(, $c)*> {
             /// Wraps `len` elements at `ptr` as rows of `width` elements, `pitch` apart, for

@@ -15,7 +15,6 @@ use crate::thread;
 ///
 /// Layout: a pointer, a length, the row width and the wave (docs/contracts.md).
 #[repr(C)]
-#[oxide_gpu::disjoint_slice]
 pub struct WaveTiles<'a, T, const R: usize, const C: usize> {
     ptr: *mut T,
     len: usize,
@@ -23,6 +22,8 @@ pub struct WaveTiles<'a, T, const R: usize, const C: usize> {
     wave: usize,
     _marker: PhantomData<&'a mut [T]>,
 }
+
+crate::param::output_param!(WaveTiles<'a, T, const R, const C>, words 2);
 
 impl<'a, T: Copy, const R: usize, const C: usize> WaveTiles<'a, T, R, C> {
     /// Wraps `len` elements at `ptr` as rows of `width`, in the launch of wave `wave`. Kernels

@@ -19,12 +19,13 @@ use crate::thread;
 /// The launch passes a `&mut DeviceBuffer<T>` (`&mut [T]` to the emulator), as for a
 /// `DisjointSlice<T>`, with the same layout and ABI (docs/contracts.md).
 #[repr(C)]
-#[oxide_gpu::disjoint_slice]
 pub struct BlockWindows<'a, T, const W: usize> {
     ptr: *mut T,
     len: usize,
     _marker: PhantomData<&'a mut [T]>,
 }
+
+crate::param::output_param!(BlockWindows<'a, T, const W>, words 0, counted);
 
 impl<'a, T: Send + Sync, const W: usize> BlockWindows<'a, T, W> {
     /// Wraps `len` elements at `ptr` for `'a`. Kernels never call this: their arguments are

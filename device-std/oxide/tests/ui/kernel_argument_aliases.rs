@@ -1,29 +1,10 @@
-// `#[kernel]` recognises outputs, shared arrays and atomic slices by their names, and checks
-// that each is the type it took it for: an alias (or a `use ... as`) of another type under such
-// a name does not compile, so the launcher and the emulator always match what the kernel gets
-// (a forged `&[AtomicU64]` of references, atomics of the wrong width, a `Rows` width arriving
-// as a pairs' distance, a dynamic array of wider elements than the launch sized).
+// `#[kernel]` names two parameter types, the shared arrays the kernel makes itself (`Shared`,
+// `DynShared`), and checks that each is oxide's: an alias (or a `use ... as`) of another type
+// under such a name does not compile, so the kernel's entry makes what the launch sized (here,
+// a dynamic array of wider elements than the launch sized). Every other parameter is read
+// through its type's `oxide::KernelParam` and its host sides' keys, so an alias of an output or
+// an atomic slice is simply the type it aliases.
 use oxide::prelude::*;
-
-mod a {
-    pub type AtomicU64 = &'static u64;
-}
-#[kernel]
-pub fn forged(x: &[a::AtomicU64], mut o: DisjointSlice<u64>) {
-    let i = ThreadIndex::linear();
-    let n = i.get();
-    if let Some(o) = o.get_mut(i) {
-        *o = *x[n];
-    }
-}
-
-mod b {
-    pub type DisjointRows<'a, T> = oxide::DisjointPairs<'a, T>;
-}
-#[kernel]
-pub fn pairs(mut out: b::DisjointRows<u32>) {
-    let _ = out.pair_mut(ThreadIndex::linear());
-}
 
 mod c {
     pub struct Wide<T>(pub [T; 64]);

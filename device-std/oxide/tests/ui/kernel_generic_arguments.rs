@@ -2,7 +2,7 @@
 use oxide::prelude::*;
 
 #[kernel]
-pub fn store<T>(v: T, mut out: DisjointSlice<u32>) {
+pub fn store<T: Copy>(v: T, mut out: DisjointSlice<u32>) {
     let _ = v;
     if let Some(o) = out.get_mut(ThreadIndex::linear()) {
         *o = 1;

@@ -1,6 +1,8 @@
 // The CPU emulator (`<kernel>::emulate`) runs the threads on OS threads: what they share must be
 // `Sync` (`&[T]` and by-value arguments), and what they write must be `Send`. `Local` is plain
-// device data that its author declared neither `Send` nor `Sync` (through its marker).
+// device data that its author declared neither `Send` nor `Sync` (through its marker). The
+// emulator's argument impls (`oxide::emulate::EmulatorArg`) ask for it, so the emulation of such
+// arguments does not compile.
 use std::marker::PhantomData;
 
 use oxide::prelude::*;
@@ -26,4 +28,11 @@ pub fn written(c: DisjointSlice<Local>) {
     let _ = c;
 }
 
-fn main() {}
+fn main() {
+    let cfg = LaunchConfig::for_num_elems(4, 4).unwrap();
+    let mut out = [0.0f32; 4];
+    let local = Local(1, PhantomData);
+    let _ = by_value::emulate(&cfg, local, &mut out);
+    let _ = shared::emulate(&cfg, &[local; 4], &mut out);
+    let _ = written::emulate(&cfg, &mut [local; 4]);
+}

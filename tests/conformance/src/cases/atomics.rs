@@ -105,8 +105,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_u32_from_mut::launch,
-            emulate: atomic_u32_from_mut::emulate,
+            launch: |gpu, cfg, input, out| atomic_u32_from_mut::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_u32_from_mut::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<i32> {
             name: "atomic_i32_rmw_cas",
@@ -119,8 +119,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_i32_from_ptr::launch,
-            emulate: atomic_i32_from_ptr::emulate,
+            launch: |gpu, cfg, input, out| atomic_i32_from_ptr::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_i32_from_ptr::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<u64> {
             name: "atomic_u64_rmw_cas",
@@ -133,8 +133,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_u64_from_mut::launch,
-            emulate: atomic_u64_from_mut::emulate,
+            launch: |gpu, cfg, input, out| atomic_u64_from_mut::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_u64_from_mut::emulate(cfg, input, out),
         }),
     ]
 }

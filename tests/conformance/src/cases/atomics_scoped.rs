@@ -164,8 +164,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_f32_add::launch,
-            emulate: atomic_f32_add::emulate,
+            launch: |gpu, cfg, input, out| atomic_f32_add::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_f32_add::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<f64> {
             name: "atomic_f64_add",
@@ -178,8 +178,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_f64_add::launch,
-            emulate: atomic_f64_add::emulate,
+            launch: |gpu, cfg, input, out| atomic_f64_add::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_f64_add::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<u32> {
             name: "atomic_u32_scoped",
@@ -192,8 +192,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_u32_scoped::launch,
-            emulate: atomic_u32_scoped::emulate,
+            launch: |gpu, cfg, input, out| atomic_u32_scoped::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_u32_scoped::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<i64> {
             name: "atomic_i64_scoped",
@@ -206,8 +206,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                 };
                 input.iter().map(each).collect()
             },
-            launch: atomic_i64_scoped::launch,
-            emulate: atomic_i64_scoped::emulate,
+            launch: |gpu, cfg, input, out| atomic_i64_scoped::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| atomic_i64_scoped::emulate(cfg, input, out),
         }),
     ]
 }

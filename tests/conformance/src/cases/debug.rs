@@ -174,15 +174,15 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                     .map(|(i, &x)| checked(i, x))
                     .collect()
             },
-            launch: assert_message_traps::launch,
-            emulate: assert_message_traps::emulate,
+            launch: |gpu, cfg, input, out| assert_message_traps::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| assert_message_traps::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<u64> {
             name: "device_assert_holds",
             check: Check::Exact,
             reference: |input| input.iter().map(|&x| x ^ 0x55).collect(),
-            launch: assert_holds::launch,
-            emulate: assert_holds::emulate,
+            launch: |gpu, cfg, input, out| assert_holds::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| assert_holds::emulate(cfg, input, out),
         }),
     ]
 }

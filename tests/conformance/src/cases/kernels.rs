@@ -218,15 +218,15 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             name: "strict_float_bit_exact",
             check: Exact,
             reference: |input| map_all(input, fma_chain),
-            launch: strict_float_chain::launch,
-            emulate: strict_float_chain::emulate,
+            launch: |gpu, cfg, input, out| strict_float_chain::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| strict_float_chain::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<f32> {
             name: "contracted_float_within_1ulp",
             check: Ulp(1),
             reference: |input| map_all(input, positive_fma),
-            launch: contracted_float::launch,
-            emulate: contracted_float::emulate,
+            launch: |gpu, cfg, input, out| contracted_float::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| contracted_float::emulate(cfg, input, out),
         }),
         Box::new(KernelCase::<u64> {
             name: "grid_1d_contract",
@@ -238,8 +238,8 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                     .map(|(i, &x)| x ^ i as u64 ^ i as u64)
                     .collect()
             },
-            launch: grid_1d_contract::launch,
-            emulate: grid_1d_contract::emulate,
+            launch: |gpu, cfg, input, out| grid_1d_contract::launch(gpu, cfg, input, out),
+            emulate: |cfg, input, out| grid_1d_contract::emulate(cfg, input, out),
         }),
     ];
     // One case per enum variant, so each variant's layout crosses to the GPU.

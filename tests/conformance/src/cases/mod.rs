@@ -33,8 +33,8 @@ macro_rules! map_cases {
                         }
                         reference
                     },
-                    launch: $name::launch,
-                    emulate: $name::emulate,
+                    launch: |gpu, cfg, input, out| $name::launch(gpu, cfg, input, out),
+                    emulate: |cfg, input, out| $name::emulate(cfg, input, out),
                 }),
             )*]
         }

@@ -1,0 +1,163 @@
+//! [`LaunchArg`]: what the host passes for each kind of kernel parameter (the kinds are
+//! `oxide::KernelParam`'s, declared beside their types in device-std).
+//!
+//! A launcher that `#[kernel]` writes takes, for a parameter of type `P`, any
+//! `impl LaunchArg<fn(P)>`: the key is `fn(P)` because a function pointer type is where the
+//! macro may write `P` with its elided lifetimes (`fn(&[f32])`, `fn(DisjointSlice<f32>)`).
+
+use oxide_device::atomic::AtomicElem;
+use oxide_device::outputs::{
+    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows, WaveTiles,
+};
+use oxide_device::{DeviceData, DisjointSlice};
+
+use crate::launch::Launch;
+use crate::memory::{DeviceMemory, DeviceMemoryMut};
+use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
+
+/// What a launch takes for a kernel parameter of type `P`, keyed `[T]` for `P = &[T]` and
+/// `fn(P)` otherwise:
+///
+/// | kernel parameter | launch argument |
+/// |---|---|
+/// | `&[T]` | `&buf` of a `DeviceBuffer<T>`, `&view` of a `DeviceView<T>` or `DeviceViewMut<T>` |
+/// | `&[AtomicU32]` (any atomic) | `&mut buf` of a `DeviceBuffer<u32>` (a `DeviceViewMut<u32>`) |
+/// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>` | `&mut buf`, `&mut view_mut` |
+/// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?` |
+/// | `DisjointPairs<T>` | `Pairs::new(&mut buf, distance)?` |
+/// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
+/// | any other `T: Copy + DeviceData` | the value |
+///
+/// Sealed: only oxide-host implements it (its parameters are what the kernel's PTX reads).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for this kernel parameter (`{K}`)",
+    label = "not what the launch takes for it",
+    note = "a `&[T]` takes `&buf` (a `DeviceBuffer<T>` or `DeviceView<T>`); an output \
+            (`DisjointSlice<T>`...) or an atomic slice takes `&mut buf`; a 2-D output \
+            `Rows::new(&mut buf, width)?`; a value the value itself (see `oxide::host::LaunchArg`)"
+)]
+pub trait LaunchArg<K: ?Sized> {
+    /// Appends this argument's parameters to `launch`; `self` stays borrowed until the launch
+    /// is queued (the driver reads the parameters from where they are).
+    #[doc(hidden)]
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>, sealed: Sealed);
+
+    /// The number of elements of a slice argument (what `same_len` and `covers` compare); 0
+    /// for a value.
+    #[doc(hidden)]
+    fn elements(&self) -> usize;
+}
+
+/// The argument only oxide-host can make, which keeps [`LaunchArg`] implemented by this crate
+/// only: an implementation elsewhere could not write `push`.
+#[doc(hidden)]
+pub struct Sealed(pub(crate) ());
+
+impl<'a> Launch<'a> {
+    /// Appends one kernel argument's parameters: what `#[kernel]`'s launchers call for each
+    /// argument, in the kernel's order.
+    pub fn push<K: ?Sized>(&mut self, arg: &'a mut impl LaunchArg<K>) -> &mut Self {
+        arg.push(self, Sealed(()));
+        self
+    }
+}
+
+/// Plain device data, passed by value.
+impl<T: DeviceData + Copy> LaunchArg<fn(T)> for T {
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+        launch.push_value(self);
+    }
+    fn elements(&self) -> usize {
+        0
+    }
+}
+
+/// `&[T]`, read by every thread: a buffer or a view, borrowed shared.
+macro_rules! read_slice_arg {
+    ($($host:ty),*) => {$(
+        impl<T> LaunchArg<[T]> for &$host {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+                launch.push_slice(self.region(), &[]);
+            }
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+
+read_slice_arg!(DeviceBuffer<T>, DeviceView<'_, T>, DeviceViewMut<'_, T>);
+
+/// `&[A]` of atomics: the plain values' buffer, borrowed mutably (every thread updates it, so
+/// no other argument of the launch may alias it).
+macro_rules! atomic_slice_arg {
+    ($($host:ident),*) => {$(
+        impl<A: AtomicElem> LaunchArg<[A]> for &mut $host<'_, A::Plain> {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+                launch.push_slice(self.region_mut(), &[]);
+            }
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+
+/// A buffer as a view-like type with a lifetime, so that one macro covers both.
+type Buffer<'b, T> = DeviceBuffer<T>;
+
+atomic_slice_arg!(Buffer, DeviceViewMut);
+
+/// The outputs whose parameters are the pointer and the length only: the buffer or a mutable
+/// view, borrowed mutably.
+macro_rules! output_arg {
+    ($($output:ident<T $(, const $c:ident)*>),*) => {$(
+        impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
+            for &mut DeviceBuffer<T>
+        {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+                launch.push_slice(self.region_mut(), &[]);
+            }
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+
+        impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
+            for &mut DeviceViewMut<'_, T>
+        {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+                launch.push_slice(self.region_mut(), &[]);
+            }
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+
+output_arg!(DisjointSlice<T>, DisjointChunks<T, const C>, BlockWindows<T, const W>);
+
+/// The outputs with shape words after the pointer and the length: the host type that checked
+/// the words (`Rows::new`, `Pairs::new`, `Wave::new`) holds them and the buffer.
+macro_rules! shaped_output_arg {
+    ($($shape:ident => $($output:ident<T $(, const $c:ident)*>),*;)*) => {$($(
+        impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
+            for $shape<&mut DeviceBuffer<T>>
+        {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
+                let $shape { buf, words, .. } = self;
+                launch.push_slice(buf.region_mut(), words);
+            }
+            fn elements(&self) -> usize {
+                self.buf.len()
+            }
+        }
+    )*)*};
+}
+
+shaped_output_arg! {
+    Rows => DisjointRows<T>, WarpRows<T>, BlockTiles<T, const R, const C>;
+    Pairs => DisjointPairs<T>;
+    Wave => WaveTiles<T, const R, const C>;
+}
