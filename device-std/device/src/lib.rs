@@ -60,6 +60,7 @@ pub mod atomic;
 pub mod block;
 mod data;
 pub mod debug;
+pub mod descriptor;
 pub mod host_context;
 pub mod math;
 pub mod outputs;

@@ -119,11 +119,14 @@ pub use oxide_device::host_context::{ThreadContext, with_thread_context};
 
 mod args;
 mod block;
+mod descriptor;
 pub mod launch;
 mod race;
 
 pub use args::{EmulatorArg, ThreadArg};
 use block::{Arrival, Block, Failure, Outcome, Unwound};
+#[doc(hidden)]
+pub use descriptor::SharedDescriptor;
 pub use launch::{LaunchConfig, LaunchConfigError, LaunchShapeError};
 
 thread_local! {

@@ -25,6 +25,7 @@ use cudarc::driver::{CudaContext, CudaStream, DriverError};
 use oxide_contract::panic_message;
 
 mod args;
+mod descriptor;
 mod error;
 mod launch;
 mod memory;

@@ -50,7 +50,7 @@
 pub use oxide_device::{
     BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
     DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, WarpRows, WaveTiles, atomic,
-    block, debug, math, outputs, param, repr, shared, soft, thread, warp,
+    block, debug, descriptor, math, outputs, param, repr, shared, soft, thread, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;

@@ -171,6 +171,37 @@ pub fn grid_1d_contract(input: &[u64], mut out: DisjointSlice<u64>) {
     }
 }
 
+/// A parameter kind declared in device-std alone (issue 19): 128 opaque bytes, aligned to 64,
+/// passed by value and read in place.
+#[kernel]
+pub fn descriptor_by_value(
+    d: oxide::descriptor::Descriptor128,
+    input: &[u64],
+    mut out: DisjointSlice<u64>,
+) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(o) = out.get_mut(idx) {
+        *o = descriptor_body(&d, input[i]);
+    }
+}
+
+fn descriptor_body(d: &oxide::descriptor::Descriptor128, x: u64) -> u64 {
+    let word = d.word((x % 16) as usize).unwrap_or(0);
+    word ^ u64::from(d.bytes()[(x % 128) as usize]) ^ x
+}
+
+/// Bytes 0, 3, 6, ... (mod 256), so that every word differs.
+static DESCRIPTOR: oxide::descriptor::Descriptor128 = {
+    let mut bytes = [0u8; 128];
+    let mut i = 0;
+    while i < 128 {
+        bytes[i] = (i * 3 + 1) as u8;
+        i += 1;
+    }
+    oxide::descriptor::Descriptor128::from_bytes(bytes)
+};
+
 fn map_all<R>(input: &[u64], f: impl Fn(u64) -> R) -> Vec<R> {
     input.iter().map(|&x| f(x)).collect()
 }
@@ -183,6 +214,15 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             reference: |input| map_all(input, |x| affine_body(AFFINE, x)),
             launch: |gpu, cfg, input, out| struct_by_value::launch(gpu, cfg, AFFINE, input, out),
             emulate: |cfg, input, out| struct_by_value::emulate(cfg, AFFINE, input, out),
+        }),
+        Box::new(KernelCase::<u64> {
+            name: "descriptor_by_value",
+            check: Exact,
+            reference: |input| map_all(input, |x| descriptor_body(&DESCRIPTOR, x)),
+            launch: |gpu, cfg, input, out| {
+                descriptor_by_value::launch(gpu, cfg, &DESCRIPTOR, input, out)
+            },
+            emulate: |cfg, input, out| descriptor_by_value::emulate(cfg, &DESCRIPTOR, input, out),
         }),
         Box::new(KernelCase::<u64> {
             name: "closure_from_host",
