@@ -31,7 +31,7 @@ use crate::{RawSlice, Shared};
             `Rows::new(&mut v[..], width)?`; a value the value itself \
             (see `oxide::emulate::EmulatorArg`)"
 )]
-pub trait EmulatorArg<'a, K: ?Sized + ParamKey<'a>> {
+pub trait EmulatorArg<'a, K: ?Sized + ParamKey<'a>>: sealed::Sealed<'a, K> {
     /// What the emulated threads share: made once, before the run.
     type Threads: ThreadArg<'a, K>;
 
@@ -41,6 +41,12 @@ pub trait EmulatorArg<'a, K: ?Sized + ParamKey<'a>> {
     /// The number of elements of a slice argument (what `same_len` and `covers` compare); 0
     /// for a value.
     fn elements(&self) -> usize;
+}
+
+pub(crate) mod sealed {
+    /// Implemented beside each `EmulatorArg` impl, in this crate only (the module cannot be
+    /// named elsewhere).
+    pub trait Sealed<'a, K: ?Sized> {}
 }
 
 /// What the emulated threads of a run share for one parameter, each making its own argument.
@@ -62,6 +68,8 @@ pub unsafe trait ThreadArg<'a, K: ?Sized + ParamKey<'a>>: Sync {
 #[doc(hidden)]
 pub struct Value<T>(T);
 
+impl<'a, T: DeviceData + Copy + Sync + 'a> crate::args::sealed::Sealed<'a, fn(T)> for T {}
+
 impl<'a, T: DeviceData + Copy + Sync + 'a> EmulatorArg<'a, fn(T)> for T {
     type Threads = Value<T>;
     fn share(self) -> Value<T> {
@@ -80,6 +88,8 @@ unsafe impl<'a, T: DeviceData + Copy + Sync + 'a> ThreadArg<'a, fn(T)> for Value
 }
 
 /// `&[T]`: every thread reads the caller's slice.
+impl<'a, T: Sync + 'a, S: AsRef<[T]> + ?Sized> crate::args::sealed::Sealed<'a, [T]> for &'a S {}
+
 impl<'a, T: Sync + 'a, S: AsRef<[T]> + ?Sized> EmulatorArg<'a, [T]> for &'a S {
     type Threads = Shared<'a, [T]>;
     fn share(self) -> Self::Threads {
@@ -99,6 +109,11 @@ unsafe impl<'a, T: 'a> ThreadArg<'a, [T]> for Shared<'a, [T]> {
 
 /// `&[A]` of atomics: the caller's plain values, borrowed mutably for the run and shared by
 /// the threads as atomics.
+impl<'a, A: AtomicElem + 'a, S: AsMut<[A::Plain]> + AsRef<[A::Plain]> + ?Sized>
+    crate::args::sealed::Sealed<'a, [A]> for &'a mut S
+{
+}
+
 impl<'a, A: AtomicElem + 'a, S: AsMut<[A::Plain]> + AsRef<[A::Plain]> + ?Sized> EmulatorArg<'a, [A]>
     for &'a mut S
 {
@@ -121,6 +136,8 @@ impl<'a, A: AtomicElem + 'a, S: AsMut<[A::Plain]> + AsRef<[A::Plain]> + ?Sized> 
 /// mutably for the run; each thread makes its own view of it.
 macro_rules! output_arg {
     ($($output:ident<T $(, const $c:ident)*>: [$($bound:ident),+];)*) => {$(
+        impl<'a, T: $($bound +)* 'a, S: AsMut<[T]> + AsRef<[T]> + ?Sized $(, const $c: usize)*> crate::args::sealed::Sealed<'a, fn($output<'_, T $(, $c)*>)> for &'a mut S {}
+
         impl<'a, T: $($bound +)* 'a, S: AsMut<[T]> + AsRef<[T]> + ?Sized $(, const $c: usize)*>
             EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for &'a mut S
         {

@@ -8,6 +8,8 @@ use oxide_device::descriptor::Descriptor128;
 use crate::{EmulatorArg, ThreadArg};
 
 /// The emulator's side: every thread gets a copy of the caller's descriptor.
+impl<'a> crate::args::sealed::Sealed<'a, fn(Descriptor128)> for &'a Descriptor128 {}
+
 impl<'a> EmulatorArg<'a, fn(Descriptor128)> for &'a Descriptor128 {
     type Threads = SharedDescriptor<'a>;
     fn share(self) -> SharedDescriptor<'a> {

@@ -13,6 +13,8 @@ use oxide_device::{DeviceData, DisjointSlice};
 
 use crate::launch::Launch;
 use crate::memory::{DeviceMemory, DeviceMemoryMut};
+use oxide_launch::{RowStorage, ShapedStorage};
+
 use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 
 /// What a launch takes for a kernel parameter of type `P`, keyed `[T]` for `P = &[T]` and
@@ -28,7 +30,8 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
 /// | any other `T: Copy + DeviceData` | the value |
 ///
-/// Sealed: only oxide-host implements it (its parameters are what the kernel's PTX reads).
+/// Sealed (a supertrait no other crate can name): only oxide-host implements it, since what it
+/// pushes is what the kernel's PTX reads.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for this kernel parameter (`{K}`)",
     label = "not what the launch takes for it",
@@ -36,11 +39,11 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
             (`DisjointSlice<T>`...) or an atomic slice takes `&mut buf`; a 2-D output \
             `Rows::new(&mut buf, width)?`; a value the value itself (see `oxide::host::LaunchArg`)"
 )]
-pub trait LaunchArg<K: ?Sized> {
+pub trait LaunchArg<K: ?Sized>: sealed::Sealed<K> {
     /// Appends this argument's parameters to `launch`; `self` stays borrowed until the launch
     /// is queued (the driver reads the parameters from where they are).
     #[doc(hidden)]
-    fn push<'l>(&'l mut self, launch: &mut Launch<'l>, sealed: Sealed);
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>);
 
     /// The number of elements of a slice argument (what `same_len` and `covers` compare); 0
     /// for a value.
@@ -48,24 +51,35 @@ pub trait LaunchArg<K: ?Sized> {
     fn elements(&self) -> usize;
 }
 
-/// The argument only oxide-host can make, which keeps [`LaunchArg`] implemented by this crate
-/// only: an implementation elsewhere could not write `push`.
-#[doc(hidden)]
-pub struct Sealed(pub(crate) ());
+pub(crate) mod sealed {
+    /// Implemented beside each `LaunchArg` impl, in this crate only (the module cannot be named
+    /// elsewhere): a `LaunchArg` of another crate could push any pointer for an output.
+    pub trait Sealed<K: ?Sized> {}
+}
+
+/// A buffer seen as rows (pairs, a wave) for a launch: `Rows::new(&mut buf, width)?`.
+impl<T> RowStorage for &mut DeviceBuffer<T> {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
 
 impl<'a> Launch<'a> {
     /// Appends one kernel argument's parameters: what `#[kernel]`'s launchers call for each
     /// argument, in the kernel's order.
     pub fn push<K: ?Sized>(&mut self, arg: &'a mut impl LaunchArg<K>) -> &mut Self {
-        arg.push(self, Sealed(()));
+        arg.push(self);
         self
     }
 }
 
+impl<T: DeviceData + Copy> sealed::Sealed<fn(T)> for T {}
+
 /// Plain device data, passed by value.
 impl<T: DeviceData + Copy> LaunchArg<fn(T)> for T {
-    fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-        launch.push_value(self);
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+        // SAFETY: a value's bytes are its parameter (docs/contracts.md).
+        unsafe { launch.push_value(self) };
     }
     fn elements(&self) -> usize {
         0
@@ -75,9 +89,12 @@ impl<T: DeviceData + Copy> LaunchArg<fn(T)> for T {
 /// `&[T]`, read by every thread: a buffer or a view, borrowed shared.
 macro_rules! read_slice_arg {
     ($($host:ty),*) => {$(
+        impl<T> sealed::Sealed<[T]> for &$host {}
+
         impl<T> LaunchArg<[T]> for &$host {
-            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-                launch.push_slice(self.region(), &[]);
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: a `&[T]`'s parameters are its buffer's pointer and length.
+                unsafe { launch.push_slice(self.region(), &[]) };
             }
             fn elements(&self) -> usize {
                 self.len()
@@ -92,9 +109,13 @@ read_slice_arg!(DeviceBuffer<T>, DeviceView<'_, T>, DeviceViewMut<'_, T>);
 /// no other argument of the launch may alias it).
 macro_rules! atomic_slice_arg {
     ($($host:ident),*) => {$(
+        impl<A: AtomicElem> sealed::Sealed<[A]> for &mut $host<'_, A::Plain> {}
+
         impl<A: AtomicElem> LaunchArg<[A]> for &mut $host<'_, A::Plain> {
-            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-                launch.push_slice(self.region_mut(), &[]);
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: a slice's parameters are its buffer's pointer and length; the buffer is
+                // borrowed mutably, so no other argument aliases it.
+                unsafe { launch.push_slice(self.region_mut(), &[]) };
             }
             fn elements(&self) -> usize {
                 self.len()
@@ -112,11 +133,19 @@ atomic_slice_arg!(Buffer, DeviceViewMut);
 /// view, borrowed mutably.
 macro_rules! output_arg {
     ($($output:ident<T $(, const $c:ident)*>),*) => {$(
+        impl<T $(, const $c: usize)*> sealed::Sealed<fn($output<'_, T $(, $c)*>)>
+            for &mut DeviceBuffer<T> {}
+
+        impl<T $(, const $c: usize)*> sealed::Sealed<fn($output<'_, T $(, $c)*>)>
+            for &mut DeviceViewMut<'_, T> {}
+
         impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
             for &mut DeviceBuffer<T>
         {
-            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-                launch.push_slice(self.region_mut(), &[]);
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: a slice's parameters are its buffer's pointer and length; the buffer is
+                // borrowed mutably, so no other argument aliases it.
+                unsafe { launch.push_slice(self.region_mut(), &[]) };
             }
             fn elements(&self) -> usize {
                 self.len()
@@ -126,8 +155,10 @@ macro_rules! output_arg {
         impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
             for &mut DeviceViewMut<'_, T>
         {
-            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-                launch.push_slice(self.region_mut(), &[]);
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: a slice's parameters are its buffer's pointer and length; the buffer is
+                // borrowed mutably, so no other argument aliases it.
+                unsafe { launch.push_slice(self.region_mut(), &[]) };
             }
             fn elements(&self) -> usize {
                 self.len()
@@ -142,15 +173,20 @@ output_arg!(DisjointSlice<T>, DisjointChunks<T, const C>, BlockWindows<T, const 
 /// the words (`Rows::new`, `Pairs::new`, `Wave::new`) holds them and the buffer.
 macro_rules! shaped_output_arg {
     ($($shape:ident => $($output:ident<T $(, const $c:ident)*>),*;)*) => {$($(
+        impl<T $(, const $c: usize)*> sealed::Sealed<fn($output<'_, T $(, $c)*>)>
+            for $shape<&mut DeviceBuffer<T>> {}
+
         impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
             for $shape<&mut DeviceBuffer<T>>
         {
-            fn push<'l>(&'l mut self, launch: &mut Launch<'l>, _: Sealed) {
-                let $shape { buf, words, .. } = self;
-                launch.push_slice(buf.region_mut(), words);
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: the buffer is only read here (its region), not replaced or resized.
+                let (buf, words) = unsafe { self.parts_mut() };
+                // SAFETY: the buffer's pointer and length, then the words its shape's `new` checked.
+                unsafe { launch.push_slice(buf.region_mut(), words) };
             }
             fn elements(&self) -> usize {
-                self.buf.len()
+                self.storage().len()
             }
         }
     )*)*};

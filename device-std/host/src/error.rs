@@ -2,7 +2,9 @@
 
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::CUresult;
-use oxide_emulator::{FailureKind, KernelFailure, LaunchConfigError, LaunchShapeError};
+use oxide_launch::{
+    FailureKind, KernelFailure, LaunchConfigError, LaunchShapeError, ShapeError, contract::Breach,
+};
 
 /// An error of the host runtime. Nothing in [`crate`] panics; it returns one of these.
 #[derive(Debug, thiserror::Error)]
@@ -91,28 +93,10 @@ pub enum Error {
         launch: usize,
     },
     /// `Rows::new`/`Rows::with_pitch` was given a width of 0 or above the pitch, or a pitch
-    /// that does not divide the buffer's length.
-    #[error(
-        "a buffer of {len} elements cannot be seen as rows of {width} elements, {pitch} apart: \
-         the width must be at least 1 and at most the pitch, which must divide the length"
-    )]
-    BadRows {
-        /// The buffer's length.
-        len: usize,
-        /// The width asked for.
-        width: usize,
-        /// The pitch asked for (the width, for `Rows::new`).
-        pitch: usize,
-    },
-    /// `Pairs::new` was given a distance that is not a power of two.
-    #[error(
-        "pairs of elements {distance} apart cannot partition a buffer: the distance of a \
-         compare-exchange network's pairs must be a power of two (1, 2, 4, ...)"
-    )]
-    BadPairs {
-        /// The distance asked for.
-        distance: usize,
-    },
+    /// that does not divide the buffer's length, or `Pairs::new` a distance that is not a
+    /// power of two (oxide-launch's `ShapeError`).
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
     /// A buffer's device address is not aligned as kernels assume (the driver's allocations
     /// always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
     #[error(
@@ -238,6 +222,16 @@ impl From<LaunchConfigError> for Error {
                 Error::SharedMemory { requested, limit }
             }
             other => Error::LaunchShape(other.to_string()),
+        }
+    }
+}
+
+impl From<Breach> for Error {
+    fn from(breach: Breach) -> Error {
+        match breach {
+            Breach::LaunchShape(reason) => Error::LaunchShape(reason),
+            Breach::ArgumentLengths(reason) => Error::ArgumentLengths(reason),
+            Breach::SharedMemory { requested, limit } => Error::SharedMemory { requested, limit },
         }
     }
 }

@@ -1,4 +1,5 @@
-//! PTX modules, kernel functions and kernel parameters (launch shapes: `oxide_emulator::launch`).
+//! PTX modules, kernel functions and the launch a `#[kernel]` launcher assembles (launch shapes
+//! and contracts: oxide-launch).
 
 use std::ffi::CStr;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -188,7 +189,12 @@ impl<'a> Launch<'a> {
     /// Appends a slice's parameters (docs/contracts.md): the device pointer (never null), the
     /// element count, then the shape's `words`. What `LaunchArg`s push; public for tests that
     /// launch hand-written PTX.
-    pub fn push_slice(&mut self, region: Region<'a>, words: &'a [u64]) -> &mut Self {
+    ///
+    /// # Safety
+    /// The parameters pushed must be what the kernel's PTX reads for this argument (as
+    /// [`Launch::launch`] requires of them all): a `LaunchArg` of oxide-host, or a test's own
+    /// hand-written kernel.
+    pub unsafe fn push_slice(&mut self, region: Region<'a>, words: &'a [u64]) -> &mut Self {
         self.check_device(&region);
         let [ptr, len] = region.params;
         self.args.arg(ptr);
@@ -202,7 +208,10 @@ impl<'a> Launch<'a> {
     /// Appends a by-value argument: the driver copies `size_of::<T>()` bytes from `value`, the
     /// host layout being the device layout (docs/contracts.md). Zero-sized values take no
     /// parameter. What `LaunchArg`s push; public for tests that launch hand-written PTX.
-    pub fn push_value<T>(&mut self, value: &'a T) -> &mut Self {
+    ///
+    /// # Safety
+    /// As [`Launch::push_slice`]: the bytes are what the kernel's PTX reads for this argument.
+    pub unsafe fn push_value<T>(&mut self, value: &'a T) -> &mut Self {
         if size_of::<T>() == 0 {
             return self;
         }

@@ -32,13 +32,11 @@ mod memory;
 mod open;
 mod pinned;
 mod properties;
-mod rows;
 mod stream;
 mod track;
 
 pub use args::LaunchArg;
 #[doc(hidden)]
-pub use args::Sealed;
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
 pub use launch::{KernelFunction, KernelModule, load_module};
@@ -49,13 +47,12 @@ pub use memory::Region;
 pub use memory::{
     AnyBitPattern, DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut,
 };
-pub use oxide_emulator::launch::{
-    LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES,
-    SHARED_MEM_BYTES_WITHOUT_OPT_IN,
+pub use oxide_launch::{
+    LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES, Pairs,
+    RowStorage, Rows, SHARED_MEM_BYTES_WITHOUT_OPT_IN, ShapeError, Wave,
 };
 pub use pinned::PinnedBuffer;
 pub use properties::DeviceProperties;
-pub use rows::{Pairs, RowStorage, Rows, Wave};
 use stream::LaunchLog;
 pub use stream::{Event, Stream};
 

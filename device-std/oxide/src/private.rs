@@ -1,7 +1,7 @@
 //! What the code `#[kernel]` generates calls (docs/contracts.md). Not an API: it changes with
 //! the macro.
 
-use crate::emulate::{FailureKind, KernelFailure};
+use crate::emulate::KernelFailure;
 use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 
 /// Compiles only when `P` is a kernel parameter: what the code `#[kernel]` generates checks each
@@ -31,6 +31,8 @@ pub fn generic_function(
 /// [`check_launch`] and [`emulate_check_launch`].
 pub use oxide_contract::KernelOptions;
 
+use oxide_launch::contract;
+
 /// The launch contract of a kernel, checked before its launch: its shape options (`grid =
 /// "1d"`, `block`, `max_threads`) against `cfg`, and `sm` against the device.
 pub fn check_launch(
@@ -39,7 +41,7 @@ pub fn check_launch(
     cfg: &LaunchConfig,
     options: &KernelOptions,
 ) -> Result<(), Error> {
-    launch_shape(kernel, cfg, options).map_err(Error::LaunchShape)?;
+    contract::launch_shape(kernel, cfg, options)?;
     if let Some(needs) = options.min_sm {
         let has = gpu.compute_capability()?;
         if has < needs {
@@ -61,15 +63,12 @@ pub fn emulate_check_launch(
     cfg: &LaunchConfig,
     options: &KernelOptions,
 ) -> Result<(), KernelFailure> {
-    launch_shape(kernel, cfg, options).map_err(|reason| KernelFailure {
-        kernel,
-        kind: FailureKind::LaunchShape(reason),
-    })
+    contract::launch_shape(kernel, cfg, options).map_err(|b| b.emulated(kernel))
 }
 
 /// The contract `same_len = "a, b"`: the named arguments (`(name, length)`) have one length.
 pub fn same_len(kernel: &str, group: &[(&str, usize)]) -> Result<(), Error> {
-    same_len_reason(kernel, group).map_err(Error::ArgumentLengths)
+    Ok(contract::same_len(kernel, group)?)
 }
 
 /// [`same_len`] for the emulator.
@@ -77,15 +76,12 @@ pub fn emulate_same_len(
     kernel: &'static str,
     group: &[(&str, usize)],
 ) -> Result<(), KernelFailure> {
-    same_len_reason(kernel, group).map_err(|reason| KernelFailure {
-        kernel,
-        kind: FailureKind::ArgumentLengths(reason),
-    })
+    contract::same_len(kernel, group).map_err(|b| b.emulated(kernel))
 }
 
 /// The contract `covers = "out"`: the grid has a thread for each element of `out`.
 pub fn covers(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), Error> {
-    covers_reason(kernel, cfg, name, len).map_err(Error::ArgumentLengths)
+    Ok(contract::covers(kernel, cfg, name, len)?)
 }
 
 /// [`covers`] for the emulator.
@@ -95,56 +91,13 @@ pub fn emulate_covers(
     name: &str,
     len: usize,
 ) -> Result<(), KernelFailure> {
-    covers_reason(kernel, cfg, name, len).map_err(|reason| KernelFailure {
-        kernel,
-        kind: FailureKind::ArgumentLengths(reason),
-    })
-}
-
-fn same_len_reason(kernel: &str, group: &[(&str, usize)]) -> Result<(), String> {
-    let Some(&(first, len)) = group.first() else {
-        return Ok(());
-    };
-    match group.iter().find(|&&(_, l)| l != len) {
-        None => Ok(()),
-        Some(&(other, other_len)) => Err(format!(
-            "kernel `{kernel}` is declared `same_len` over its arguments {}: `{first}` has {len} \
-             elements and `{other}` {other_len}",
-            group
-                .iter()
-                .map(|(n, _)| format!("`{n}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-    }
-}
-
-fn covers_reason(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), String> {
-    let (g, b) = (cfg.grid, cfg.block);
-    let threads = [g.0, g.1, g.2, b.0, b.1, b.2]
-        .iter()
-        .try_fold(1u128, |n, &d| n.checked_mul(u128::from(d)))
-        .unwrap_or(u128::MAX);
-    if threads >= len as u128 {
-        Ok(())
-    } else {
-        Err(format!(
-            "kernel `{kernel}` is declared `covers = \"{name}\"`: the grid needs a thread per \
-             element of `{name}` ({len}), and grid {g:?} of blocks {b:?} has {threads}"
-        ))
-    }
+    contract::covers(kernel, cfg, name, len).map_err(|b| b.emulated(kernel))
 }
 
 /// `cfg` with its dynamic shared memory set to `len` elements of `T`, for a kernel's
-/// `DynShared<T>` (the launch's own `shared_mem_bytes` is replaced: nothing else can use the
-/// region safely). Too much is an `Error::SharedMemory`, before anything runs.
-pub fn with_dynamic_shared<T>(mut cfg: LaunchConfig, len: usize) -> Result<LaunchConfig, Error> {
-    cfg.shared_mem_bytes =
-        dynamic_shared_bytes::<T>(len).map_err(|requested| Error::SharedMemory {
-            requested,
-            limit: crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES,
-        })?;
-    Ok(cfg)
+/// `DynShared<T>`; too much is an `Error::SharedMemory`, before anything runs.
+pub fn with_dynamic_shared<T>(cfg: LaunchConfig, len: usize) -> Result<LaunchConfig, Error> {
+    Ok(contract::with_dynamic_shared::<T>(&cfg, len)?)
 }
 
 /// [`with_dynamic_shared`] for the emulator.
@@ -153,40 +106,13 @@ pub fn emulate_with_dynamic_shared<T>(
     cfg: &LaunchConfig,
     len: usize,
 ) -> Result<LaunchConfig, KernelFailure> {
-    let mut cfg = *cfg;
-    cfg.shared_mem_bytes = dynamic_shared_bytes::<T>(len).map_err(|requested| KernelFailure {
-        kernel,
-        kind: FailureKind::SharedMemory {
-            requested,
-            limit: crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES,
-        },
-    })?;
-    Ok(cfg)
-}
-
-/// The bytes of `len` elements of `T`, or `Err` with what was asked (`u32::MAX` past it) when
-/// a launch may not have that much.
-fn dynamic_shared_bytes<T>(len: usize) -> Result<u32, u32> {
-    let bytes = len
-        .checked_mul(size_of::<T>())
-        .and_then(|b| u32::try_from(b).ok())
-        .ok_or(u32::MAX)?;
-    if bytes > crate::host::MAX_DYNAMIC_SHARED_MEM_BYTES {
-        Err(bytes)
-    } else {
-        Ok(bytes)
-    }
-}
-
-/// Why `cfg` breaks the shape contract of `options`, if it does (the rule is the contract
-/// crate's, which `cargo oxide check-port` applies too).
-fn launch_shape(kernel: &str, cfg: &LaunchConfig, options: &KernelOptions) -> Result<(), String> {
-    options.check_launch_shape(kernel, cfg.grid, cfg.block)
+    contract::with_dynamic_shared::<T>(cfg, len).map_err(|b| b.emulated(kernel))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::emulate::FailureKind;
 
     fn options() -> KernelOptions {
         KernelOptions::default()
@@ -199,6 +125,17 @@ mod tests {
             grid_1d: true,
             ..options()
         };
+        fn launch_shape(
+            k: &str,
+            cfg: &LaunchConfig,
+            options: &KernelOptions,
+        ) -> Result<(), String> {
+            match contract::launch_shape(k, cfg, options) {
+                Ok(()) => Ok(()),
+                Err(contract::Breach::LaunchShape(reason)) => Err(reason),
+                Err(other) => panic!("{other:?}"),
+            }
+        }
         assert!(launch_shape("k", &one_d, &grid_1d).is_ok());
         assert!(emulate_check_launch("k", &one_d, &grid_1d).is_ok());
         let two_d = LaunchConfig {

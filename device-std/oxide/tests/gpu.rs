@@ -169,10 +169,14 @@ fn vecadd_by_the_contract() -> Result<(), Error> {
     let cfg = LaunchConfig::for_num_elems(n, 256)?;
     let ms = gpu.time(|| {
         let mut launch = Launch::new(&gpu, &function);
-        launch
-            .push_slice(da.region(), &[])
-            .push_slice(db.region(), &[])
-            .push_slice(dc.region_mut(), &[]);
+        // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+        unsafe {
+            launch
+                .push_slice(da.region(), &[])
+                .push_slice(db.region(), &[])
+                .push_slice(dc.region_mut(), &[])
+        };
         // SAFETY: the parameters match the PTX entry above.
         unsafe { launch.launch(cfg) }
     })?;
@@ -193,12 +197,16 @@ fn by_value_parameters_and_lengths() -> Result<(), Error> {
     let function = module.function("params")?;
     let s = Params { x: 7, y: -2.25 };
     let mut launch = Launch::new(&gpu, &function);
-    launch
-        .push_value(&1.5f32)
-        .push_value(&())
-        .push_value(&s)
-        .push_slice(input.region(), &[])
-        .push_slice(out.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe {
+        launch
+            .push_value(&1.5f32)
+            .push_value(&())
+            .push_value(&s)
+            .push_slice(input.region(), &[])
+            .push_slice(out.region_mut(), &[])
+    };
     let cfg = LaunchConfig::for_num_elems(1, 32)?;
     // SAFETY: the parameters match the PTX entry above (the unit value takes none).
     unsafe { launch.launch(cfg) }?;
@@ -216,10 +224,14 @@ fn empty_buffers_pass_a_non_null_pointer() -> Result<(), Error> {
     let (a, mut b) = (gpu.htod::<f64>(&[])?, gpu.alloc_zeroed::<u16>(0)?);
     let mut out = gpu.alloc_zeroed::<u64>(2)?;
     let mut launch = Launch::new(&gpu, &function);
-    launch
-        .push_slice(a.region(), &[])
-        .push_slice(b.region_mut(), &[])
-        .push_slice(out.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe {
+        launch
+            .push_slice(a.region(), &[])
+            .push_slice(b.region_mut(), &[])
+            .push_slice(out.region_mut(), &[])
+    };
     // SAFETY: the parameters match the PTX entry above.
     unsafe { launch.launch(LaunchConfig::for_num_elems(1, 32)?) }?;
     let got = gpu.dtoh(&out)?;
@@ -273,10 +285,14 @@ fn errors_are_results() -> Result<(), Error> {
     };
     let (x, mut y) = (gpu.htod(&[1.0f32])?, gpu.alloc_zeroed::<f32>(1)?);
     let mut launch = Launch::new(&gpu, &function);
-    launch
-        .push_slice(x.region(), &[])
-        .push_slice(x.region(), &[])
-        .push_slice(y.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe {
+        launch
+            .push_slice(x.region(), &[])
+            .push_slice(x.region(), &[])
+            .push_slice(y.region_mut(), &[])
+    };
     // SAFETY: the parameters match the PTX entry.
     let e = unsafe { launch.launch(bad) }.unwrap_err();
     assert!(matches!(e, Error::LaunchShape(_)), "{e}");
@@ -286,10 +302,14 @@ fn errors_are_results() -> Result<(), Error> {
         ..LaunchConfig::for_num_elems(1, 32)?
     };
     let mut launch = Launch::new(&gpu, &function);
-    launch
-        .push_slice(x.region(), &[])
-        .push_slice(x.region(), &[])
-        .push_slice(y.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe {
+        launch
+            .push_slice(x.region(), &[])
+            .push_slice(x.region(), &[])
+            .push_slice(y.region_mut(), &[])
+    };
     // SAFETY: the parameters match the PTX entry.
     let e = unsafe { launch.launch(too_much) }.unwrap_err();
     assert!(matches!(e, Error::SharedMemory { .. }), "{e}");
@@ -328,14 +348,18 @@ fn dynamic_shared_memory_above_48_kib_is_opted_into() -> Result<(), Error> {
     for bytes in [16, 32 * 1024, 32 * 1024 + 16, 48 * 1024, fits] {
         let mut out = gpu.alloc_zeroed::<u32>(2)?;
         let mut launch = Launch::new(&gpu, &function);
-        launch.push_slice(out.region_mut(), &[]);
+        // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+        unsafe { launch.push_slice(out.region_mut(), &[]) };
         // SAFETY: the parameters match the PTX entry.
         unsafe { launch.launch(with(bytes)) }?;
         assert_eq!(gpu.dtoh(&out)?, [7, 11], "{bytes} bytes");
     }
     let mut out = gpu.alloc_zeroed::<u32>(2)?;
     let mut launch = Launch::new(&gpu, &function);
-    launch.push_slice(out.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe { launch.push_slice(out.region_mut(), &[]) };
     // SAFETY: the parameters match the PTX entry.
     let e = unsafe { launch.launch(with(fits + 4)) }.unwrap_err();
     assert!(
@@ -368,10 +392,14 @@ fn queue_vecadd(
     let function = module.function("vecadd")?;
     let cfg = LaunchConfig::for_num_elems(c.len(), 256)?;
     let mut launch = Launch::new(gpu, &function);
-    launch
-        .push_slice(DeviceMemory::region(a), &[])
-        .push_slice(DeviceMemory::region(b), &[])
-        .push_slice(DeviceMemoryMut::region_mut(c), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe {
+        launch
+            .push_slice(DeviceMemory::region(a), &[])
+            .push_slice(DeviceMemory::region(b), &[])
+            .push_slice(DeviceMemoryMut::region_mut(c), &[])
+    };
     // SAFETY: the parameters match the PTX entry `vecadd`.
     unsafe { launch.launch(cfg) }
 }

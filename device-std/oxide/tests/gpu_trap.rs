@@ -173,7 +173,9 @@ fn a_trap_is_confined_to_its_process_which_names_the_kernel() -> Result<(), Erro
     let n = 1000;
     let mut out = gpu.alloc_zeroed::<u32>(n)?;
     let mut launch = Launch::new(&gpu, &twice);
-    launch.push_slice(out.region_mut(), &[]);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+
+    unsafe { launch.push_slice(out.region_mut(), &[]) };
     // SAFETY: `twice` takes one DisjointSlice<u32> (pointer, length).
     unsafe { launch.launch(LaunchConfig::for_num_elems(n, 128)?) }?;
     let got = gpu.dtoh(&out)?;

@@ -27,7 +27,7 @@ bb1:                                              ; preds = %bb0
   br label %bb8
 
 bb8:                                              ; preds = %bb1
-  %13 = call ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCse8FO8rd5gW_6vecadd(ptr %8, i64 %12)
+  %13 = call ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs2LdDoKOQruX_6vecadd(ptr %8, i64 %12)
   br label %bb2
 
 bb2:                                              ; preds = %bb8
@@ -158,7 +158,7 @@ bb13:                                             ; preds = %bb12
   ret i64 %17
 }
 
-define internal ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCse8FO8rd5gW_6vecadd(ptr %0, i64 %1) {
+define internal ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs2LdDoKOQruX_6vecadd(ptr %0, i64 %1) {
 entry:
   br label %bb0
 

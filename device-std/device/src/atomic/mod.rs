@@ -62,7 +62,8 @@ mod sealed {
 /// `Self` has the size, alignment and bit validity of `Plain`, and is `Sync`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an atomic a kernel can take a slice of",
-    label = "named like an atomic, but not one",
+    label = "`&mut buf` is what a launch takes for an atomic slice",
+    note = "a `&[T]` of plain values takes `&buf`; `&mut buf` is for an output or an atomic slice",
     note = "a kernel's atomic slices are `&[AtomicU32]`, `&[AtomicI32]`, `&[AtomicU64]`, `&[AtomicI64]`, `&[AtomicUsize]`, `&[AtomicIsize]` (core::sync::atomic) and `&[AtomicF32]`, `&[AtomicF64]` (oxide::atomic)"
 )]
 pub unsafe trait AtomicElem: Sync + sealed::Sealed {

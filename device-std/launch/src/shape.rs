@@ -2,40 +2,54 @@
 //! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`); [`Pairs`]: a
 //! buffer seen as pairs of elements a power of two apart, for `DisjointPairs<T>`.
 
-use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
-use oxide_emulator::{EmulatorArg, RawSlice, ThreadArg};
-
-use crate::{DeviceBuffer, Error};
+/// A shape its buffer cannot have: what [`Rows::new`], [`Rows::with_pitch`] and [`Pairs::new`]
+/// refuse (oxide-host's `Error` has the same variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ShapeError {
+    /// A width of 0 or above the pitch, or a pitch that does not divide the buffer's length.
+    #[error(
+        "a buffer of {len} elements cannot be seen as rows of {width} elements, {pitch} apart: \
+         the width must be at least 1 and at most the pitch, which must divide the length"
+    )]
+    BadRows {
+        /// The buffer's length.
+        len: usize,
+        /// The width asked for.
+        width: usize,
+        /// The pitch asked for (the width, for `Rows::new`).
+        pitch: usize,
+    },
+    /// A distance that is not a power of two.
+    #[error(
+        "pairs of elements {distance} apart cannot partition a buffer: the distance of a \
+         compare-exchange network's pairs must be a power of two (1, 2, 4, ...)"
+    )]
+    BadPairs {
+        /// The distance asked for.
+        distance: usize,
+    },
+}
 
 /// A buffer of `len` elements seen as `len / width` rows of `width`: pass
 /// `Rows::new(&mut buf, width)?` to a launch (`&mut DeviceBuffer<T>`) or to an emulation
 /// (`&mut [T]`) for a kernel's 2-D output. The width is the launch's: every thread of the
 /// kernel sees the same, which is what makes the output's ownership rule a partition.
 pub struct Rows<B> {
-    pub(crate) buf: B,
+    buf: B,
     width: usize,
     pitch: usize,
     /// The width and the pitch as the kernel's `u64` parameters; they live here so that the
     /// parameter pointers stay valid for the launch.
-    pub(crate) words: [u64; 2],
+    words: [u64; 2],
 }
 
-/// What [`Rows`] can hold: a device buffer or a host slice, borrowed mutably.
-pub trait RowStorage: sealed::Sealed {
+/// What [`Rows`] (`Pairs`, `Wave`) can hold: a device buffer (oxide-host implements it for
+/// `&mut DeviceBuffer<T>`) or a host slice, borrowed mutably. Only oxide's own storages are
+/// what a launch or an emulation takes (their `LaunchArg`/`EmulatorArg` impls), so another
+/// implementation makes a `Rows` nothing can be launched with.
+pub trait RowStorage {
     /// Number of elements.
     fn elements(&self) -> usize;
-}
-
-mod sealed {
-    pub trait Sealed {}
-    impl<T> Sealed for &mut crate::DeviceBuffer<T> {}
-    impl<T> Sealed for &mut [T] {}
-}
-
-impl<T> RowStorage for &mut DeviceBuffer<T> {
-    fn elements(&self) -> usize {
-        self.len()
-    }
 }
 
 impl<T> RowStorage for &mut [T] {
@@ -44,21 +58,50 @@ impl<T> RowStorage for &mut [T] {
     }
 }
 
+/// The buffer and the shape words of a [`Rows`], [`Pairs`] or [`Wave`], for the launchers that
+/// pass them (the words as the kernel's `u64` parameters, valid for as long as the value).
+#[doc(hidden)]
+pub trait ShapedStorage<B, const N: usize> {
+    /// The buffer and the words.
+    ///
+    /// # Safety
+    /// The caller does not replace or resize the storage through the `&mut B`: the words were
+    /// checked against its length, and the outputs' rules rely on them.
+    unsafe fn parts_mut(&mut self) -> (&mut B, &[u64; N]);
+    /// The buffer.
+    fn storage(&self) -> &B;
+}
+
+macro_rules! shaped_storage {
+    ($($shape:ident[$n:literal]),*) => {$(
+        impl<B> ShapedStorage<B, $n> for $shape<B> {
+            unsafe fn parts_mut(&mut self) -> (&mut B, &[u64; $n]) {
+                (&mut self.buf, &self.words)
+            }
+            fn storage(&self) -> &B {
+                &self.buf
+            }
+        }
+    )*};
+}
+
+shaped_storage!(Rows[2], Pairs[1], Wave[2]);
+
 impl<B: RowStorage> Rows<B> {
-    /// `buf` as rows of `width` elements. Fails with [`Error::BadRows`] unless `width` is at
+    /// `buf` as rows of `width` elements. Fails with [`ShapeError::BadRows`] unless `width` is at
     /// least 1 and divides the buffer's length.
-    pub fn new(buf: B, width: usize) -> Result<Self, Error> {
+    pub fn new(buf: B, width: usize) -> Result<Self, ShapeError> {
         Self::with_pitch(buf, width, width)
     }
 
     /// `buf` as rows of `width` elements, each starting `pitch` elements after the previous one
     /// (CUDA's pitched 2-D memory: the columns from `width` to `pitch` are padding that the
-    /// kernel's output does not write). Fails with [`Error::BadRows`] unless
+    /// kernel's output does not write). Fails with [`ShapeError::BadRows`] unless
     /// `1 <= width <= pitch` and `pitch` divides the buffer's length.
-    pub fn with_pitch(buf: B, width: usize, pitch: usize) -> Result<Self, Error> {
+    pub fn with_pitch(buf: B, width: usize, pitch: usize) -> Result<Self, ShapeError> {
         let len = buf.elements();
         if !oxide_contract::rows_fit(len as u64, width as u64, pitch as u64) {
-            return Err(Error::BadRows { len, width, pitch });
+            return Err(ShapeError::BadRows { len, width, pitch });
         }
         Ok(Rows {
             buf,
@@ -95,18 +138,18 @@ impl<B: RowStorage> Rows<B> {
 /// thread, which is what makes the pairs a partition. It travels in the kernel's parameters as
 /// a row width does (docs/contracts.md).
 pub struct Pairs<B> {
-    pub(crate) buf: B,
+    buf: B,
     distance: usize,
     /// The distance as the kernel's `u64` parameter, valid for the launch.
-    pub(crate) words: [u64; 1],
+    words: [u64; 1],
 }
 
 impl<B: RowStorage> Pairs<B> {
-    /// `buf` as pairs `distance` apart. Fails with [`Error::BadPairs`] unless `distance` is a
+    /// `buf` as pairs `distance` apart. Fails with [`ShapeError::BadPairs`] unless `distance` is a
     /// power of two.
-    pub fn new(buf: B, distance: usize) -> Result<Self, Error> {
+    pub fn new(buf: B, distance: usize) -> Result<Self, ShapeError> {
         if !oxide_contract::pairs_distance_fits(distance as u64) {
-            return Err(Error::BadPairs { distance });
+            return Err(ShapeError::BadPairs { distance });
         }
         Ok(Pairs {
             buf,
@@ -130,20 +173,20 @@ impl<B: RowStorage> Pairs<B> {
 /// `Wave::new(&mut buf, width, d)?` for a kernel's `WaveTiles<T, R, C>`, one launch per wave
 /// `d = 0, 1, ...` (tiles with tile row + tile column `= d`).
 pub struct Wave<B> {
-    pub(crate) buf: B,
+    buf: B,
     width: usize,
     wave: usize,
     /// The width and the wave as the kernel's `u64` parameters, valid for the launch.
-    pub(crate) words: [u64; 2],
+    words: [u64; 2],
 }
 
 impl<B: RowStorage> Wave<B> {
-    /// `buf` as rows of `width` in wave `wave`. Fails with [`Error::BadRows`] unless `width` is
+    /// `buf` as rows of `width` in wave `wave`. Fails with [`ShapeError::BadRows`] unless `width` is
     /// at least 1 and divides the buffer's length.
-    pub fn new(buf: B, width: usize, wave: usize) -> Result<Self, Error> {
+    pub fn new(buf: B, width: usize, wave: usize) -> Result<Self, ShapeError> {
         let len = buf.elements();
         if !oxide_contract::rows_fit(len as u64, width as u64, width as u64) {
-            return Err(Error::BadRows {
+            return Err(ShapeError::BadRows {
                 len,
                 width,
                 pitch: width,
@@ -173,58 +216,6 @@ impl<B: RowStorage> Wave<B> {
     }
 }
 
-/// What an emulation's threads share for a shaped output: the caller's slice and the words
-/// that [`Rows::new`] (`Pairs::new`, `Wave::new`) checked.
-#[doc(hidden)]
-pub struct ShapedSlice<'a, T, const N: usize> {
-    slice: RawSlice<'a, T>,
-    words: [usize; N],
-}
-
-/// The emulator's side of the shaped outputs: `Rows<&mut [T]>` (`Pairs`, `Wave`) for a
-/// `DisjointRows<T>`...; each thread makes its own view from the shared slice and words.
-macro_rules! shaped_emulator_arg {
-    ($($shape:ident[$n:literal]$words:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
-        shaped_emulator_arg!(@one $shape[$n]$words $output<T $(, const $c)*>: $bounds);
-    )*)*};
-    (@one $shape:ident[$n:literal]($($word:ident),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
-        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
-            EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]>
-        {
-            type Threads = ShapedSlice<'a, T, $n>;
-            fn share(self) -> Self::Threads {
-                let words = [$(self.$word()),+];
-                ShapedSlice {
-                    slice: RawSlice::new(self.into_inner()),
-                    words,
-                }
-            }
-            fn elements(&self) -> usize {
-                self.buf.len()
-            }
-        }
-
-        // SAFETY: as for `DisjointSlice` (oxide-emulator's `ThreadArg` impls): the slice is
-        // borrowed for the run, every thread sees the same pointer, length and words (which
-        // the shape's `new` checked), and the threads that run at once have distinct
-        // positions, so by the output's rule no two threads reach one element.
-        unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
-            ThreadArg<'a, fn($output<'_, T $(, $c)*>)> for ShapedSlice<'a, T, $n>
-        {
-            unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
-                let [$($word),+] = self.words;
-                unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $word)+) }
-            }
-        }
-    };
-}
-
-shaped_emulator_arg! {
-    Rows[2](width, pitch) => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
-    Pairs[1](distance) => DisjointPairs<T>: [];
-    Wave[2](width, wave) => WaveTiles<T, const R, const C>: [Copy];
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,7 +227,7 @@ mod tests {
         assert_eq!(Pairs::new(&mut data[..], 16).unwrap().distance(), 16);
         for distance in [0, 3, 6] {
             let e = Pairs::new(&mut data[..], distance).err().unwrap();
-            assert!(matches!(e, Error::BadPairs { distance: d } if d == distance));
+            assert!(matches!(e, ShapeError::BadPairs { distance: d } if d == distance));
         }
     }
 

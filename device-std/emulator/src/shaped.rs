@@ -1,0 +1,62 @@
+//! The emulator's side of the shaped outputs: what an emulation takes for a `DisjointRows<T>`,
+//! `WarpRows<T>`, `BlockTiles<T, R, C>` (`Rows<&mut [T]>`), `DisjointPairs<T>` (`Pairs`) and
+//! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view.
+
+use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
+use oxide_launch::{Pairs, Rows, ShapedStorage, Wave};
+
+use crate::{EmulatorArg, RawSlice, ThreadArg};
+
+/// What an emulation's threads share for a shaped output: the caller's slice and the words
+/// that [`Rows::new`] (`Pairs::new`, `Wave::new`) checked.
+#[doc(hidden)]
+pub struct ShapedSlice<'a, T, const N: usize> {
+    slice: RawSlice<'a, T>,
+    words: [usize; N],
+}
+
+/// The emulator's side of the shaped outputs: `Rows<&mut [T]>` (`Pairs`, `Wave`) for a
+/// `DisjointRows<T>`...; each thread makes its own view from the shared slice and words.
+macro_rules! shaped_emulator_arg {
+    ($($shape:ident[$n:literal]$words:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
+        shaped_emulator_arg!(@one $shape[$n]$words $output<T $(, const $c)*>: $bounds);
+    )*)*};
+    (@one $shape:ident[$n:literal]($($word:ident),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
+        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*> crate::args::sealed::Sealed<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]> {}
+
+        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
+            EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]>
+        {
+            type Threads = ShapedSlice<'a, T, $n>;
+            fn share(self) -> Self::Threads {
+                let words = [$(self.$word()),+];
+                ShapedSlice {
+                    slice: RawSlice::new(self.into_inner()),
+                    words,
+                }
+            }
+            fn elements(&self) -> usize {
+                self.storage().len()
+            }
+        }
+
+        // SAFETY: as for `DisjointSlice` (oxide-emulator's `ThreadArg` impls): the slice is
+        // borrowed for the run, every thread sees the same pointer, length and words (which
+        // the shape's `new` checked), and the threads that run at once have distinct
+        // positions, so by the output's rule no two threads reach one element.
+        unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
+            ThreadArg<'a, fn($output<'_, T $(, $c)*>)> for ShapedSlice<'a, T, $n>
+        {
+            unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
+                let [$($word),+] = self.words;
+                unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $word)+) }
+            }
+        }
+    };
+}
+
+shaped_emulator_arg! {
+    Rows[2](width, pitch) => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
+    Pairs[1](distance) => DisjointPairs<T>: [];
+    Wave[2](width, wave) => WaveTiles<T, const R, const C>: [Copy];
+}
