@@ -167,6 +167,8 @@ fi # SANITIZE=only
 if [[ ${SANITIZE:-1} != 0 ]] && command -v compute-sanitizer >/dev/null; then
     echo "== compute-sanitizer"
     small=${SANITIZE_N:-${sizes[-1]}}
+    # launch_cost times 2 x 20000 launches; 2 x 100 sanitized ones go down the same path.
+    export OXIDE_LAUNCHES=100
     targets=()
     for bin in "$here"/bin/*; do
         [[ -x "$bin" ]] || continue

@@ -23,8 +23,12 @@ pub struct KernelModule {
 #[derive(Clone)]
 pub(crate) struct LoadedModule {
     module: Arc<CudaModule>,
-    functions: Arc<Mutex<Vec<(String, CudaFunction)>>>,
+    functions: Arc<Mutex<Vec<LoadedFunction>>>,
 }
+
+/// A function found in a module: its PTX entry, the function, and the name errors give it
+/// (made once, not at every launch).
+type LoadedFunction = (String, CudaFunction, Arc<str>);
 
 /// Loads `ptx` (the crate's embedded PTX, `None` when it was built without the backend) on
 /// `gpu`, or returns the module loaded from that same `ptx` before. `crate_name` only names the
@@ -113,19 +117,17 @@ impl KernelModule {
             .functions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, function)) = functions.iter().find(|(name, _)| name == entry) {
+        if let Some((_, function, name)) = functions.iter().find(|(e, _, _)| e == entry) {
             return Ok(KernelFunction {
                 function: function.clone(),
-                name: Arc::from(kernel),
+                name: Arc::clone(name),
             });
         }
         match self.loaded.module.load_function(entry) {
             Ok(function) => {
-                functions.push((entry.to_owned(), function.clone()));
-                Ok(KernelFunction {
-                    function,
-                    name: Arc::from(kernel),
-                })
+                let name: Arc<str> = Arc::from(kernel);
+                functions.push((entry.to_owned(), function.clone(), Arc::clone(&name)));
+                Ok(KernelFunction { function, name })
             }
             Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => Err(not_found()),
             Err(e) => Err(e.into()),
@@ -249,9 +251,7 @@ impl<'a> Launch<'a> {
         // Recorded even when the launch failed: the driver may have queued it.
         let gpu = self.gpu;
         for (tracker, write) in self.accesses.drain(..) {
-            tracker
-                .record(&gpu.stream, gpu.stream_id, write)
-                .map_err(|e| gpu.blame(e))?;
+            tracker.record(&gpu.stream, write);
         }
         launched.map_err(|e| gpu.blame(e))?;
         gpu.launched(&self.function.name);

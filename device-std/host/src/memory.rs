@@ -45,9 +45,7 @@ impl<T> DeviceBuffer<T> {
             slice,
         };
         if !empty {
-            buf.tracker
-                .record(&gpu.stream, gpu.stream_id, true)
-                .map_err(|e| gpu.blame(e))?;
+            buf.tracker.record(&gpu.stream, true);
         }
         Ok(buf)
     }
@@ -580,10 +578,7 @@ impl Gpu {
         let result = op(&self.stream);
         // Recorded even when `op` failed: part of it may be queued.
         for region in regions {
-            region
-                .tracker
-                .record(&self.stream, self.stream_id, region.write)
-                .map_err(blame)?;
+            region.tracker.record(&self.stream, region.write);
         }
         result.map_err(blame)
     }

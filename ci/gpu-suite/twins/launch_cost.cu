@@ -1,0 +1,49 @@
+// nvcc twin of kernels/launch_cost: 20000 launches of a three-buffer kernel over 1024 elements
+// with `<<<>>>`, the host's wall time from the first launch to the end of the last kernel, per
+// launch (after as many warm-up launches). Prints `launch_cost-nvcc n=<n> 0.0 GB/s <ms> ms`.
+#include <chrono>
+#include <vector>
+
+#include "common.cuh"
+
+__global__ void tiny_add(const float* a, const float* b, float* c, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+int main(int argc, char** argv) {
+    size_t n;
+    int reps;
+    parse_args(argc, argv, &n, &reps);
+    const unsigned elements = 1024, launches = 20000;
+    std::vector<float> a(elements), b(elements), c(elements);
+    for (unsigned i = 0; i < elements; ++i) {
+        a[i] = float(i);
+        b[i] = float(i % 7) * 0.5f;
+    }
+    float *da, *db, *dc;
+    CHECK(cudaMalloc(&da, elements * sizeof(float)));
+    CHECK(cudaMalloc(&db, elements * sizeof(float)));
+    CHECK(cudaMalloc(&dc, elements * sizeof(float)));
+    CHECK(cudaMemcpy(da, a.data(), elements * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(db, b.data(), elements * sizeof(float), cudaMemcpyHostToDevice));
+    auto run = [&] {
+        auto start = std::chrono::steady_clock::now();
+        for (unsigned r = 0; r < launches; ++r) tiny_add<<<grid_for(elements), BLOCK>>>(da, db, dc, elements);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+        return ms.count() / launches;
+    };
+    run();
+    double ms = run();
+    CHECK(cudaMemcpy(c.data(), dc, elements * sizeof(float), cudaMemcpyDeviceToHost));
+    for (unsigned i = 0; i < elements; ++i) {
+        if (c[i] != a[i] + b[i]) {
+            std::printf("launch_cost-nvcc n=%zu FAIL at %u\n", n, i);
+            return 1;
+        }
+    }
+    std::printf("launch_cost-nvcc n=%zu (%.2f us per launch of 3 buffers) 0.0 GB/s %.4f ms\n", n, ms * 1e3, ms);
+    return 0;
+}
