@@ -143,7 +143,9 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
             (OperandVal::Mem(src, src_align), _) => {
                 let size = dest.layout.size.bytes();
-                if size > 0 {
+                if let Some(fields) = pointer_struct_fields(&self.layout_cx(), dest.layout) {
+                    self.copy_fields(dest, src, src_align, &fields)?;
+                } else if size > 0 {
                     self.copy_bytes(dest.ptr, src, size, src_align.min(dest.align))?;
                 }
             }
@@ -170,6 +172,38 @@ impl<'tcx> FnCx<'tcx, '_> {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Copies a struct of scalars field by field, each in its own type: a pointer as a pointer,
+    /// so that LLVM sees its provenance and address space through the copy (copied as an `i64`,
+    /// a kernel's output pointer came back through `inttoptr` and was stored with a generic
+    /// `st` instead of `st.global`).
+    fn copy_fields(
+        &mut self,
+        dest: PlaceRef<'tcx>,
+        src: Value,
+        src_align: Align,
+        fields: &[(Size, Scalar)],
+    ) -> DeviceResult<()> {
+        for &(offset, scalar) in fields {
+            let from = if offset.bytes() == 0 {
+                src
+            } else {
+                self.emit_value(|ctx| {
+                    oxide_dialects::mir::FieldPtrOp::new(ctx, src, offset.bytes())
+                })
+            };
+            let value = self.load_scalar(from, scalar, src_align.restrict_for_offset(offset))?;
+            let to = if offset.bytes() == 0 {
+                dest.ptr
+            } else {
+                self.emit_value(|ctx| {
+                    oxide_dialects::mir::FieldPtrOp::new(ctx, dest.ptr, offset.bytes())
+                })
+            };
+            self.store_scalar(value, to, scalar, dest.align.restrict_for_offset(offset));
         }
         Ok(())
     }
@@ -345,4 +379,83 @@ impl<'tcx> FnCx<'tcx, '_> {
             Primitive::Int(..) => self.const_int(bits, raw),
         })
     }
+}
+
+/// The scalar fields of a struct that holds a pointer, with their offsets, when its fields are
+/// scalars (or structs of scalars, or niche-tagged enums of them, three levels down) covering
+/// every byte: then it is copied field
+/// by field (`copy_fields`). `None` for anything else (arrays, enums, unions, padding, no
+/// pointer, other enums), which is copied as bytes.
+fn pointer_struct_fields<'tcx>(
+    cx: &rustc_middle::ty::layout::LayoutCx<'tcx>,
+    layout: TyAndLayout<'tcx>,
+) -> Option<Vec<(Size, Scalar)>> {
+    fn leaves<'tcx>(
+        cx: &rustc_middle::ty::layout::LayoutCx<'tcx>,
+        layout: TyAndLayout<'tcx>,
+        base: Size,
+        depth: u32,
+        out: &mut Vec<(Size, Scalar)>,
+    ) -> Option<()> {
+        if layout.is_zst() {
+            return Some(());
+        }
+        if let BackendRepr::Scalar(s) = layout.backend_repr {
+            out.push((base, s));
+            return Some(());
+        }
+        if depth == 0 {
+            return None;
+        }
+        // An enum whose tag is a niche of its one dataful variant (`Option<&mut T>`,
+        // `Option<((usize, usize), &mut T)>`) is that variant's bytes, the niche included:
+        // copied as that variant's fields (bytes a dataless variant leaves uninitialised stay
+        // so).
+        if let rustc_abi::Variants::Multiple {
+            tag_encoding:
+                rustc_abi::TagEncoding::Niche {
+                    untagged_variant, ..
+                },
+            ..
+        } = layout.variants
+        {
+            let dataful = layout.for_variant(cx, untagged_variant);
+            if dataful.size != layout.size {
+                return None;
+            }
+            return leaves(cx, dataful, base, depth - 1, out);
+        }
+        let single = matches!(layout.variants, rustc_abi::Variants::Single { .. });
+        let arbitrary = matches!(layout.fields, rustc_abi::FieldsShape::Arbitrary { .. });
+        if !single || !arbitrary {
+            return None;
+        }
+        for i in 0..layout.fields.count() {
+            let field = layout.field(cx, i);
+            leaves(cx, field, base + layout.fields.offset(i), depth - 1, out)?;
+        }
+        Some(())
+    }
+    if matches!(
+        layout.backend_repr,
+        BackendRepr::Scalar(_) | BackendRepr::ScalarPair(..)
+    ) {
+        return None;
+    }
+    let mut fields = Vec::new();
+    leaves(cx, layout, Size::ZERO, 4, &mut fields)?;
+    fields.sort_by_key(|(offset, _)| *offset);
+    let dl = &rustc_middle::ty::layout::HasTyCtxt::tcx(cx).data_layout;
+    // Every byte covered, no overlap: the field copies are the whole copy.
+    let mut end = Size::ZERO;
+    for &(offset, scalar) in &fields {
+        if offset != end {
+            return None;
+        }
+        end = offset + scalar.size(dl);
+    }
+    let has_pointer = fields
+        .iter()
+        .any(|(_, s)| matches!(s.primitive(), Primitive::Pointer(_)));
+    (end == layout.size && has_pointer && fields.len() <= 16).then_some(fields)
 }
