@@ -175,6 +175,38 @@ pub enum Error {
         /// Whether handles of the lost context were still alive.
         handles_alive: bool,
     },
+    /// Work that a CUDA graph cannot hold was queued inside [`Gpu::capture`](crate::Gpu::capture)
+    /// (a wait, an event, an allocation, a copy from or to host memory, a nested capture), or
+    /// a graph was launched there; nothing was queued, and the capture fails.
+    #[error("`{operation}` cannot be captured into a CUDA graph: {reason}")]
+    NotCapturable {
+        /// The call refused.
+        operation: &'static str,
+        /// Why, and what to do instead.
+        reason: &'static str,
+    },
+    /// A launch or copy inside [`Gpu::capture`](crate::Gpu::capture) used device memory that
+    /// was not given to the capture (or wrote memory given to it shared): the graph could
+    /// outlive that memory. Nothing was queued, and the capture fails.
+    #[error(
+        "a launch or copy captured into a CUDA graph {} a buffer that was not given to \
+         `Gpu::capture`{}; pass every buffer the graph uses in the capture's first argument \
+         (`&buf` for one it reads, `&mut buf` for one it writes)",
+        if *write { "writes" } else { "reads" },
+        if *write { " as `&mut`" } else { "" }
+    )]
+    NotInGraph {
+        /// Whether the refused access was a write.
+        write: bool,
+    },
+    /// A [`Graph`](crate::Graph) captured on one GPU was launched on another.
+    #[error("a CUDA graph captured on GPU {graph} was launched on GPU {gpu}")]
+    GraphDevice {
+        /// Ordinal of the GPU the graph was captured on.
+        graph: usize,
+        /// Ordinal of the GPU it was launched on.
+        gpu: usize,
+    },
     /// Any other failure reported by the CUDA driver.
     #[error("CUDA driver error: {}", describe(.0))]
     Driver(#[from] DriverError),

@@ -248,8 +248,13 @@ impl<'a> Launch<'a> {
         // kernel is done: the launch borrows them for 'a, and a buffer's memory is freed only
         // after every access recorded below (docs/host.md).
         let launched = unsafe { self.args.launch(cfg) };
-        // Recorded even when the launch failed: the driver may have queued it.
         let gpu = self.gpu;
+        if let Some(recording) = &gpu.capture {
+            // Captured, not run: the graph's launches record the buffers and the launch log.
+            recording.captured(self.accesses.drain(..), Some(&self.function.name));
+            return launched.map(drop).map_err(|e| gpu.blame(e));
+        }
+        // Recorded even when the launch failed: the driver may have queued it.
         for (tracker, write) in self.accesses.drain(..) {
             tracker.record(&gpu.stream, write);
         }
@@ -300,6 +305,12 @@ impl<'a> Launch<'a> {
                 address,
                 align: oxide_contract::SLICE_ALIGN,
             });
+        } else if let Some(recording) = &self.gpu.capture {
+            // Captured: each launch of the graph orders its buffers (module `graph`).
+            match recording.allow(region) {
+                Ok(()) => self.accesses.push((region.tracker, region.write)),
+                Err(e) => self.bad_buffer = Some(e),
+            }
         } else if region.len > 0 {
             match region.tracker.order(&self.gpu.stream, region.write) {
                 Ok(()) => self.accesses.push((region.tracker, region.write)),

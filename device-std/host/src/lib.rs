@@ -27,6 +27,7 @@ use oxide_contract::panic_message;
 mod args;
 mod descriptor;
 mod error;
+mod graph;
 mod launch;
 mod memory;
 mod open;
@@ -39,6 +40,7 @@ pub use args::LaunchArg;
 #[doc(hidden)]
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
+pub use graph::{Graph, GraphBuffers, Lend};
 pub use launch::{KernelFunction, KernelModule, load_module};
 #[doc(hidden)]
 pub use launch::{Launch, generic_function};
@@ -75,6 +77,10 @@ pub struct Gpu {
     compute_capability: Arc<OnceLock<u32>>,
     /// Read once, for launches of more than 48 KiB of dynamic shared memory.
     shared_per_block_opt_in: Arc<OnceLock<u32>>,
+    /// Set on the handle a [`Gpu::capture`] lends its closure: its stream is capturing, so its
+    /// launches and device copies are recorded into the graph, and what a graph cannot hold is
+    /// refused (module `graph`).
+    capture: Option<Arc<graph::Recording>>,
 }
 
 /// The contexts the handles of this process use (module `open`).
@@ -136,6 +142,7 @@ impl Gpu {
             launches,
             compute_capability: Arc::new(OnceLock::new()),
             shared_per_block_opt_in: Arc::new(OnceLock::new()),
+            capture: None,
         })
     }
 
@@ -176,6 +183,7 @@ impl Gpu {
     /// [`Gpu::synchronize_device`] waits for every stream), and reports any asynchronous kernel error
     /// ([`Error::KernelFailed`] when a kernel failed since the last wait).
     pub fn synchronize(&self) -> Result<(), Error> {
+        self.refuse_in_capture("synchronize", graph::WAITS)?;
         let seen = self.launch_count();
         self.stream.synchronize().map_err(|e| self.blame(e))?;
         self.waited(seen);
@@ -186,6 +194,7 @@ impl Gpu {
     /// time between them in milliseconds. Waits for the work to finish; a kernel that failed
     /// gives [`Error::KernelFailed`].
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f32, Error> {
+        self.refuse_in_capture("time", graph::EVENTS)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
         let start = self
             .stream

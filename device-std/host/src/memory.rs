@@ -7,7 +7,7 @@ use std::ops::{Bound, RangeBounds};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits};
 
 pub(crate) use crate::track::Tracker;
-use crate::{Error, Gpu};
+use crate::{Error, Gpu, graph};
 
 /// Device memory holding `len()` elements of `T`. Pass `&buf` for a kernel's `&[T]` argument
 /// and `&mut buf` for its `DisjointSlice<T>` argument; [`DeviceBuffer::slice`] and
@@ -356,6 +356,7 @@ impl Gpu {
     /// returns when the copy is done, as `cudaMemcpy` does: `data` is then free to change, even
     /// when it is a `PinnedBuffer`'s slice, which the driver would read asynchronously.
     pub fn htod<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
+        self.refuse_in_capture("htod", graph::ALLOCATES)?;
         let slice = if data.is_empty() {
             self.stream.null()
         } else {
@@ -383,6 +384,7 @@ impl Gpu {
         &self,
         n: usize,
     ) -> Result<DeviceBuffer<T>, Error> {
+        self.refuse_in_capture("alloc_zeroed", graph::ALLOCATES)?;
         allocation_bytes::<T>(n)?;
         let slice = if n == 0 {
             self.stream.null()
@@ -423,6 +425,7 @@ impl Gpu {
         src: &[T],
         dst: &mut D,
     ) -> Result<(), Error> {
+        self.refuse_in_capture("memcpy_htod", graph::HOST_MEMORY)?;
         let dst = dst.region_mut();
         check_lengths("memcpy_htod", src.len(), dst.len)?;
         // SAFETY: `dst` is `src.len()` elements of `T` on this device; `src` stays borrowed
@@ -440,6 +443,7 @@ impl Gpu {
         src: &S,
         dst: &mut [T],
     ) -> Result<(), Error> {
+        self.refuse_in_capture("memcpy_dtoh", graph::HOST_MEMORY)?;
         let src = src.region();
         check_lengths("memcpy_dtoh", src.len, dst.len())?;
         let seen = self.launch_count();
@@ -480,6 +484,7 @@ impl Gpu {
         &self,
         src: &S,
     ) -> Result<DeviceBuffer<T>, Error> {
+        self.refuse_in_capture("clone_dtod", graph::ALLOCATES)?;
         allocation_bytes::<T>(src.len())?;
         let slice = if src.is_empty() {
             self.stream.null()
@@ -530,6 +535,8 @@ impl Gpu {
         dst: &mut D,
         value: T,
     ) -> Result<(), Error> {
+        // Its first copy reads `value` from the host, where the graph would read it later.
+        self.refuse_in_capture("fill", graph::HOST_MEMORY)?;
         let dst = dst.region_mut();
         let size = size_of::<T>();
         // SAFETY: all the copies stay within `dst`'s `dst.len` elements of `T`, and each copies
@@ -550,7 +557,10 @@ impl Gpu {
 
     /// Queues `op` on this stream, ordered after the work on `regions` it must follow (on any
     /// stream) and recorded for the work that must follow it. Nothing is queued for empty
-    /// regions, nor for memory of another device ([`Error::ForeignBuffer`]).
+    /// regions, nor for memory of another device ([`Error::ForeignBuffer`]). On a capture's
+    /// handle `op` is captured instead: the regions must be the capture's (module `graph`),
+    /// and each launch of the graph orders them; the callers that touch host memory have
+    /// refused to be captured before.
     pub(crate) fn access<R: Default>(
         &self,
         regions: &[&Region<'_>],
@@ -564,11 +574,19 @@ impl Gpu {
                 });
             }
         }
+        if let Some(recording) = &self.capture {
+            regions.iter().try_for_each(|r| recording.allow(r))?;
+        }
         if regions.iter().any(|r| r.len == 0) {
             return Ok(R::default());
         }
         let blame = |e| self.blame(e);
         self.ctx.bind_to_thread().map_err(blame)?;
+        if let Some(recording) = &self.capture {
+            let result = op(&self.stream);
+            recording.captured(regions.iter().map(|r| (r.tracker, r.write)), None);
+            return result.map_err(blame);
+        }
         for region in regions {
             region
                 .tracker

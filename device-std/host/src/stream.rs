@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::{Error, Gpu, error};
+use crate::{Error, Gpu, error, graph};
 
 /// A CUDA stream of a [`Gpu`] (`cudaStreamCreateWithFlags(cudaStreamNonBlocking)`), made by
 /// [`Gpu::new_stream`]. It derefs to a [`Gpu`] whose work goes to this stream: a launch
@@ -52,12 +52,15 @@ impl Gpu {
                 launches: Arc::clone(&self.launches),
                 compute_capability: Arc::clone(&self.compute_capability),
                 shared_per_block_opt_in: Arc::clone(&self.shared_per_block_opt_in),
+                // A stream of its own, not capturing even when this handle is a capture's.
+                capture: None,
             },
         })
     }
 
     /// Records the work queued on this stream so far (`cudaEventRecord`), with timing.
     pub fn record_event(&self) -> Result<Event, Error> {
+        self.refuse_in_capture("record_event", graph::EVENTS)?;
         let seen = self.launch_count();
         let event = self
             .stream
@@ -74,12 +77,14 @@ impl Gpu {
     /// Makes the work queued on this stream from now on wait until `event`'s work is done
     /// (`cudaStreamWaitEvent`), without blocking the host.
     pub fn wait_event(&self, event: &Event) -> Result<(), Error> {
+        self.refuse_in_capture("wait_event", graph::EVENTS)?;
         self.stream.wait(&event.event).map_err(|e| self.blame(e))
     }
 
     /// Waits until the work of every stream of this device has finished
     /// (`cudaDeviceSynchronize`), and reports any asynchronous kernel error.
     pub fn synchronize_device(&self) -> Result<(), Error> {
+        self.refuse_in_capture("synchronize_device", graph::WAITS)?;
         let seen = self.launch_log().all();
         self.ctx.synchronize().map_err(|e| self.blame(e))?;
         self.launch_log().waited_all(&seen);
