@@ -37,9 +37,10 @@ for profile in release debug; do
     echo "tests/conformance ($profile): $suite/conformance/$profile/conformance"
 done
 
-# device-std's GPU tests (hand-written PTX for the launcher, errors, traps), as test binaries.
+# device-std's GPU tests (hand-written PTX for the launcher, errors, CUDA graphs, traps), as test
+# binaries.
 mkdir -p "$suite/tests"
-for t in gpu gpu_trap; do
+for t in gpu gpu_graph gpu_trap; do
     exe=$(cargo test -p oxide --test "$t" --no-run 2>&1 | sed -n "s/.*Executable tests\/$t.rs (\(.*\))/\1/p" | tail -n1)
     [[ -x "$exe" ]] || die "could not build device-std's $t test"
     cp "$exe" "$suite/tests/device-std-$t"

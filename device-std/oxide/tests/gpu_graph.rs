@@ -1,0 +1,246 @@
+//! CUDA graphs against a real GPU (docs/host.md, "CUDA graphs"), with hand-written PTX that
+//! follows the parameter ABI of docs/contracts.md, as tests/gpu.rs does. Each test passes
+//! without doing anything on a machine that has no driver or GPU; the GPU suite sets
+//! OXIDE_REQUIRE_GPU, which makes a missing GPU a failure.
+
+use std::ffi::CStr;
+
+use oxide::host::{DeviceMemory, DeviceMemoryMut, Error, Gpu, Launch, LaunchConfig, load_module};
+use oxide::prelude::*;
+
+// A static, so that every use is the same PTX image (modules are cached by image).
+static PTX: &CStr = c"
+.version 7.0
+.target sm_50
+.address_size 64
+
+// vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>)
+.visible .entry vecadd(
+    .param .u64 a_ptr, .param .u64 a_len,
+    .param .u64 b_ptr, .param .u64 b_len,
+    .param .u64 c_ptr, .param .u64 c_len)
+{
+    .reg .pred %p;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<10>;
+    .reg .f32 %f<4>;
+    ld.param.u64 %rd1, [a_ptr];
+    ld.param.u64 %rd2, [b_ptr];
+    ld.param.u64 %rd3, [c_ptr];
+    ld.param.u64 %rd4, [c_len];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd5, %r1, %r2;
+    cvt.u64.u32 %rd6, %r3;
+    add.u64 %rd5, %rd5, %rd6;
+    setp.ge.u64 %p, %rd5, %rd4;
+    @%p bra DONE;
+    shl.b64 %rd6, %rd5, 2;
+    add.u64 %rd7, %rd1, %rd6;
+    add.u64 %rd8, %rd2, %rd6;
+    add.u64 %rd9, %rd3, %rd6;
+    ld.global.f32 %f1, [%rd7];
+    ld.global.f32 %f2, [%rd8];
+    add.f32 %f3, %f1, %f2;
+    st.global.f32 [%rd9], %f3;
+DONE:
+    ret;
+}
+";
+
+/// A kernel of this crate: a plain `cargo test` build has no PTX for it, so its launcher
+/// fails with `Error::NoPtx`, inside a capture too.
+#[kernel]
+pub fn add(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(out) = c.get_mut(idx) {
+        *out = a[i] + b[i];
+    }
+}
+
+fn gpu() -> Option<Gpu> {
+    match Gpu::new(0) {
+        Ok(gpu) => Some(gpu),
+        Err(e) if e.is_unavailable() && std::env::var_os("OXIDE_REQUIRE_GPU").is_none() => {
+            eprintln!("skipped (no GPU): {e}");
+            None
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Queues the hand-written `vecadd` (c = a + b) on `gpu`'s stream, or captures it when `gpu`
+/// is a capture's.
+fn queue_vecadd(
+    gpu: &Gpu,
+    a: &impl DeviceMemory<f32>,
+    b: &impl DeviceMemory<f32>,
+    c: &mut impl DeviceMemoryMut<f32>,
+) -> Result<(), Error> {
+    let module = load_module(gpu, Some(PTX), "handwritten")?;
+    let function = module.function("vecadd")?;
+    let cfg = LaunchConfig::for_num_elems(c.len(), 256)?;
+    let mut launch = Launch::new(gpu, &function);
+    // SAFETY: the parameters of the hand-written PTX entry, in order.
+    unsafe {
+        launch
+            .push_slice(DeviceMemory::region(a), &[])
+            .push_slice(DeviceMemory::region(b), &[])
+            .push_slice(DeviceMemoryMut::region_mut(c), &[])
+    };
+    // SAFETY: the parameters match the PTX entry `vecadd`.
+    unsafe { launch.launch(cfg) }
+}
+
+/// The work of `a_graph_replays_launches_and_copies`, on the CPU: one replay.
+fn replay_on_cpu(a: &mut [f32], b: &[f32], c: &mut [f32], d: &mut [f32]) {
+    for i in 0..a.len() {
+        c[i] = a[i] + b[i];
+        d[i] = c[i] + b[i];
+    }
+    a.copy_from_slice(d);
+    c.fill(0.0);
+}
+
+#[test]
+fn a_graph_replays_launches_and_copies() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let s = gpu.new_stream()?;
+    let n = 100_003;
+    let mut a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
+    let b: Vec<f32> = (0..n).map(|i| (i % 7) as f32).collect();
+    let (mut c, mut d) = (vec![0.0f32; n], vec![0.0f32; n]);
+    let (mut da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let (mut dc, mut dd) = (gpu.alloc_zeroed::<f32>(n)?, gpu.alloc_zeroed::<f32>(n)?);
+    let graph = gpu.capture((&mut da, &db, &mut dc, &mut dd), |g, (da, db, dc, dd)| {
+        queue_vecadd(g, da, db, dc)?;
+        queue_vecadd(g, dc, db, dd)?;
+        g.memcpy_dtod(dd, da)?;
+        g.memset_zeros(dc)
+    })?;
+    assert_eq!((graph.launches(), graph.copies()), (2, 2));
+    // Half the replays on the stream of the handle that captured, half on another stream:
+    // the buffers' records order the second half after the first.
+    for i in 0..100 {
+        graph.launch(if i < 50 { &gpu } else { &s })?;
+        replay_on_cpu(&mut a, &b, &mut c, &mut d);
+    }
+    drop(graph);
+    assert_eq!(gpu.dtoh(&da)?, a);
+    assert_eq!(gpu.dtoh(&dc)?, c);
+    assert_eq!(gpu.dtoh(&dd)?, d);
+    // Nothing ran at capture: 100 replays, each adding 2b.
+    assert_eq!(
+        a[n - 1],
+        ((n - 1) % 1000) as f32 + 200.0 * ((n - 1) % 7) as f32
+    );
+    Ok(())
+}
+
+#[test]
+fn a_replay_is_ordered_with_other_streams_work_on_its_buffers() -> Result<(), Error> {
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let (s1, s2) = (gpu.new_stream()?, gpu.new_stream()?);
+    let n = 1 << 24;
+    let mut x = s1.alloc_zeroed::<f32>(n)?;
+    let mut out = s2.alloc_zeroed::<f32>(n)?;
+    for v in [1.0f32, 2.0, 3.0, 4.0] {
+        // A write of x on s1, still running when the graph is launched on s2: the replay waits
+        // for it.
+        s1.memset_zeros(&mut x)?;
+        s1.fill(&mut x, v)?;
+        let graph = gpu.capture((&x, &mut out), |g, (x, out)| queue_vecadd(g, x, x, out))?;
+        graph.launch(&s2)?;
+        drop(graph);
+        // A write of x on s1 after the replay that read it: it waits for the replay.
+        s1.memset_zeros(&mut x)?;
+        assert!(s2.dtoh(&out)?.iter().all(|&o| o == 2.0 * v), "value {v}");
+    }
+    Ok(())
+}
+
+#[test]
+fn what_a_graph_cannot_hold_fails_the_capture_and_no_stream_is_left_capturing() -> Result<(), Error>
+{
+    let Some(gpu) = gpu() else { return Ok(()) };
+    let n = 4096;
+    let a = gpu.htod(&vec![1.0f32; n])?;
+    let mut c = gpu.alloc_zeroed::<f32>(n)?;
+    let other = gpu.htod(&vec![5.0f32; n])?;
+    let refused = |e: Error, operation: &str| match e {
+        Error::NotCapturable { operation: o, .. } => assert_eq!(o, operation),
+        e => panic!("{operation}: {e}"),
+    };
+    // A wait, an event, an allocation, host copies, a nested capture.
+    let e = gpu.capture(&mut c, |g, _| g.synchronize());
+    refused(e.err().unwrap(), "synchronize");
+    let e = gpu.capture(&mut c, |g, _| g.record_event().map(drop));
+    refused(e.err().unwrap(), "record_event");
+    let e = gpu.capture(&mut c, |g, _| g.alloc_zeroed::<f32>(4).map(drop));
+    refused(e.err().unwrap(), "alloc_zeroed");
+    let e = gpu.capture(&mut c, |g, c| g.memcpy_htod(&vec![2.0; n], c));
+    refused(e.err().unwrap(), "memcpy_htod");
+    let e = gpu.capture(&mut c, |g, c| g.dtoh(c).map(drop));
+    refused(e.err().unwrap(), "memcpy_dtoh");
+    let e = gpu.capture(&mut c, |g, c| g.fill(c, 2.0));
+    refused(e.err().unwrap(), "fill");
+    let e = gpu.capture(&mut c, |g, _| g.capture((), |_, ()| Ok(())).map(drop));
+    refused(e.err().unwrap(), "Gpu::capture");
+    // Refused even when the closure ignores the error.
+    let e = gpu.capture(&mut c, |g, _| {
+        let _ = g.synchronize();
+        Ok(())
+    });
+    refused(e.err().unwrap(), "synchronize");
+    // Memory not given to the capture (memory given shared cannot be written: no `&mut`).
+    let e = gpu.capture(&mut c, |g, c| queue_vecadd(g, &other, &other, c));
+    assert!(
+        matches!(e, Err(Error::NotInGraph { write: false })),
+        "{:?}",
+        e.err()
+    );
+    let e = gpu.capture(&a, |g, a| g.memcpy_dtod(a, &mut c));
+    assert!(
+        matches!(e, Err(Error::NotInGraph { write: true })),
+        "{:?}",
+        e.err()
+    );
+    // A launch refused before it is queued (a misaligned view), and a kernel whose crate has
+    // no PTX in this build: the closure's error is the capture's.
+    let e = gpu.capture((&a, &mut c), |g, (a, c)| {
+        let (a1, a2) = (a.slice(1..n)?, a.slice(1..n)?);
+        queue_vecadd(g, &a1, &a2, &mut c.slice_mut(..n - 1)?)
+    });
+    assert!(
+        matches!(e, Err(Error::MisalignedBuffer { .. })),
+        "{:?}",
+        e.err()
+    );
+    let cfg = LaunchConfig::for_num_elems(n, 256)?;
+    let e = gpu.capture((&a, &mut c), |g, (a, c)| add::launch(g, cfg, a, a, c));
+    assert!(matches!(e, Err(Error::NoPtx { .. })), "{:?}", e.err());
+    // A panic inside the capture ends it too.
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = gpu.capture(&mut c, |_, _| panic!("inside a capture"));
+    }));
+    assert!(caught.is_err());
+    // Every stream still runs work: none was left capturing.
+    queue_vecadd(&gpu, &a, &a, &mut c)?;
+    assert!(gpu.dtoh(&c)?.iter().all(|&x| x == 2.0));
+    gpu.synchronize_device()?;
+    // And a graph is not launched inside a capture.
+    let graph = gpu.capture((&a, &mut c), |g, (a, c)| queue_vecadd(g, a, a, c))?;
+    let mut d = gpu.alloc_zeroed::<f32>(n)?;
+    let e = gpu.capture(&mut d, |g, _| graph.launch(g));
+    refused(e.err().unwrap(), "Graph::launch");
+    graph.launch(&gpu)?;
+    gpu.synchronize()?;
+    // An empty graph launches and does nothing.
+    let empty = gpu.capture((), |_, ()| Ok(()))?;
+    assert_eq!((empty.launches(), empty.copies()), (0, 0));
+    empty.launch(&gpu)?;
+    gpu.synchronize()?;
+    Ok(())
+}
