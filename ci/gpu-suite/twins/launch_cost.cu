@@ -1,6 +1,11 @@
 // nvcc twin of kernels/launch_cost: 20000 launches of a three-buffer kernel over 1024 elements
 // with `<<<>>>`, the host's wall time from the first launch to the end of the last kernel, per
-// launch (after as many warm-up launches). Prints `launch_cost-nvcc n=<n> 0.0 GB/s <ms> ms`.
+// launch (after as many warm-up launches). Then the same launches through a CUDA graph: 100 of
+// them captured on a stream (cudaStreamBeginCapture .. cudaStreamEndCapture, instantiated once),
+// the graph launched 200 times on the default stream (cudaGraphLaunch), the host's wall time per
+// replay, as kernels/launch_cost's graph mode. Prints
+// `launch_cost-nvcc graph: <us> us per replay of 100 launches`, then
+// `launch_cost-nvcc n=<n> 0.0 GB/s <ms> ms`.
 #include <chrono>
 #include <vector>
 
@@ -44,6 +49,42 @@ int main(int argc, char** argv) {
             return 1;
         }
     }
+
+    // The graph: its kernels must write dc themselves.
+    const unsigned graph_launches = 100, replays = launches / graph_launches;
+    CHECK(cudaMemset(dc, 0, elements * sizeof(float)));
+    cudaStream_t capture;
+    CHECK(cudaStreamCreateWithFlags(&capture, cudaStreamNonBlocking));
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    CHECK(cudaStreamBeginCapture(capture, cudaStreamCaptureModeGlobal));
+    for (unsigned r = 0; r < graph_launches; ++r)
+        tiny_add<<<grid_for(elements), BLOCK, 0, capture>>>(da, db, dc, elements);
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamEndCapture(capture, &graph));
+    CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    auto replay = [&] {
+        auto start = std::chrono::steady_clock::now();
+        for (unsigned r = 0; r < replays; ++r) CHECK(cudaGraphLaunch(exec, 0));
+        CHECK(cudaDeviceSynchronize());
+        std::chrono::duration<double, std::milli> ms = std::chrono::steady_clock::now() - start;
+        return ms.count() / replays;
+    };
+    replay();
+    double graph_ms = replay();
+    CHECK(cudaMemcpy(c.data(), dc, elements * sizeof(float), cudaMemcpyDeviceToHost));
+    for (unsigned i = 0; i < elements; ++i) {
+        if (c[i] != a[i] + b[i]) {
+            std::printf("launch_cost-nvcc n=%zu FAIL at %u after the graph\n", n, i);
+            return 1;
+        }
+    }
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGraphDestroy(graph));
+    CHECK(cudaStreamDestroy(capture));
+    // No `<x> ms` in this line: the suite's ratio is the per-launch line's.
+    std::printf("launch_cost-nvcc graph: %.2f us per replay of %u launches (%.3f us per launch)\n",
+                graph_ms * 1e3, graph_launches, graph_ms * 1e3 / graph_launches);
     std::printf("launch_cost-nvcc n=%zu (%.2f us per launch of 3 buffers) 0.0 GB/s %.4f ms\n", n, ms * 1e3, ms);
     return 0;
 }
