@@ -60,9 +60,20 @@ pub fn add(a: &[f32], b: &[f32], mut c: DisjointSlice<f32>) {
     }
 }
 
-fn gpu() -> Option<Gpu> {
+/// The tests run one at a time: while any stream of a context captures, the driver refuses a
+/// wait for the whole device (`synchronize_device`, and cudarc's wait at the first `new_stream`)
+/// and invalidates that capture, so one test's capture and another's device-wide wait would fail
+/// each other (measured on the H200: `CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED` and
+/// `CUDA_ERROR_STREAM_CAPTURE_INVALIDATED`).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The GPU, and the lock that keeps the tests apart; `None` without a GPU.
+fn gpu() -> Option<(Gpu, std::sync::MutexGuard<'static, ()>)> {
+    let lock = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     match Gpu::new(0) {
-        Ok(gpu) => Some(gpu),
+        Ok(gpu) => Some((gpu, lock)),
         Err(e) if e.is_unavailable() && std::env::var_os("OXIDE_REQUIRE_GPU").is_none() => {
             eprintln!("skipped (no GPU): {e}");
             None
@@ -106,7 +117,9 @@ fn replay_on_cpu(a: &mut [f32], b: &[f32], c: &mut [f32], d: &mut [f32]) {
 
 #[test]
 fn a_graph_replays_launches_and_copies() -> Result<(), Error> {
-    let Some(gpu) = gpu() else { return Ok(()) };
+    let Some((gpu, _one_at_a_time)) = gpu() else {
+        return Ok(());
+    };
     let s = gpu.new_stream()?;
     let n = 100_003;
     let mut a: Vec<f32> = (0..n).map(|i| (i % 1000) as f32).collect();
@@ -141,7 +154,9 @@ fn a_graph_replays_launches_and_copies() -> Result<(), Error> {
 
 #[test]
 fn a_replay_is_ordered_with_other_streams_work_on_its_buffers() -> Result<(), Error> {
-    let Some(gpu) = gpu() else { return Ok(()) };
+    let Some((gpu, _one_at_a_time)) = gpu() else {
+        return Ok(());
+    };
     let (s1, s2) = (gpu.new_stream()?, gpu.new_stream()?);
     let n = 1 << 24;
     let mut x = s1.alloc_zeroed::<f32>(n)?;
@@ -164,7 +179,9 @@ fn a_replay_is_ordered_with_other_streams_work_on_its_buffers() -> Result<(), Er
 #[test]
 fn what_a_graph_cannot_hold_fails_the_capture_and_no_stream_is_left_capturing() -> Result<(), Error>
 {
-    let Some(gpu) = gpu() else { return Ok(()) };
+    let Some((gpu, _one_at_a_time)) = gpu() else {
+        return Ok(());
+    };
     let n = 4096;
     let a = gpu.htod(&vec![1.0f32; n])?;
     let mut c = gpu.alloc_zeroed::<f32>(n)?;
