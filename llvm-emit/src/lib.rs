@@ -142,6 +142,7 @@
 
 mod arith;
 mod atomics;
+mod branch_threading;
 mod constants;
 mod control_flow;
 mod dispatch;
@@ -246,6 +247,15 @@ pub fn emit_ptx(
     }
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
+    if opts.opt_level >= 2 {
+        // The threading LLVM does not do for a GPU, then what it makes possible: the loops it
+        // gives a trip count unrolled, and what unrolling leaves cleaned up.
+        let threaded = branch_threading::thread_known_branches(&ll_module);
+        tracing::debug!(threaded, "threaded branches");
+        if threaded > 0 {
+            target::run_passes(&ll_module, &machine, target::AFTER_THREADING)?;
+        }
+    }
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     workarounds::expand_wide_shifts(&ll_module);
     let ptx = workarounds::rewrite_ptx(target::emit_ptx(&ll_module, &machine)?);

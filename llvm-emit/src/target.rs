@@ -55,17 +55,33 @@ pub(crate) fn configure_module(module: &Module<'_>, machine: &TargetMachine) {
     module.set_data_layout(&machine.get_target_data().get_data_layout());
 }
 
+/// What [`crate::branch_threading`] makes possible after `default<O3>`: loops that now have a
+/// trip count unrolled (and the arrays they index promoted to registers), then the clean-up
+/// `default<O3>` ends with.
+pub(crate) const AFTER_THREADING: &str = "function(simplifycfg,instcombine<no-verify-fixpoint>,\
+     loop-mssa(licm),loop(loop-rotate,indvars,loop-deletion,loop-unroll-full),sroa,\
+     infer-address-spaces,instcombine<no-verify-fixpoint>,gvn,dse,simplifycfg,\
+     instcombine<no-verify-fixpoint>)";
+
 /// Runs the new-pass-manager `default<On>` pipeline.
 pub(crate) fn optimize(
     module: &Module<'_>,
     machine: &TargetMachine,
     opt_level: u8,
 ) -> Result<(), EmitError> {
-    let pipeline = format!("default<O{opt_level}>");
+    run_passes(module, machine, &format!("default<O{opt_level}>"))
+}
+
+/// Runs a new-pass-manager pipeline given as text.
+pub(crate) fn run_passes(
+    module: &Module<'_>,
+    machine: &TargetMachine,
+    pipeline: &str,
+) -> Result<(), EmitError> {
     module
-        .run_passes(&pipeline, machine, PassBuilderOptions::create())
+        .run_passes(pipeline, machine, PassBuilderOptions::create())
         .map_err(|e| EmitError::Passes {
-            pipeline,
+            pipeline: pipeline.to_owned(),
             message: e.to_string(),
         })
 }

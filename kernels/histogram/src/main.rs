@@ -21,10 +21,8 @@ pub fn histogram(bytes: &[u32], bins: &[AtomicU32], counts: Shared<[AtomicU32; B
     let mut i = thread::index_1d();
     while i < bytes.len() {
         let word = bytes[i];
-        // A range, not `for shift in [0, 8, 16, 24]`: a loop over an array by value inside
-        // another loop keeps the array in local memory (docs/features.md, "Not there yet").
-        for byte in 0..4 {
-            let bin = (word >> (8 * byte)) & 0xff;
+        for shift in [0, 8, 16, 24] {
+            let bin = (word >> shift) & 0xff;
             counts[bin as usize].fetch_add(1, Ordering::Relaxed);
         }
         i += stride;

@@ -55,25 +55,13 @@ fn refill<A>(
     }
 }
 
-/// `v[i]` (`v[3]` for any `i > 2`) by selects: indexing a local array with a value that is not
-/// a constant puts the array in local memory.
-#[inline]
-fn pick(v: [f32; PER], i: usize) -> f32 {
-    match i {
-        0 => v[0],
-        1 => v[1],
-        2 => v[2],
-        _ => v[3],
-    }
-}
-
 /// `c = a · b` for square `side × side` row-major matrices, `side = c.width()`. Block `(bx, by)`
 /// computes the 64 × 64 tile of `c` at `(64·by, 64·bx)`; it walks `k` in steps of 16, staging
 /// the 64 × 16 tile of `a` and the 16 × 64 tile of `b` in shared memory (each thread loads four
 /// elements of each: its slots of the tiles), and thread `(x, y)` accumulates its 16 elements
 /// `(y + 16i, x + 16j)` of the tile (its slots of `BlockTiles<f32, 64, 64>`) in registers.
-// Range loops over the small arrays, not iterators: `for x in array` loops stay in local memory
-// in this compiler (docs/features.md, "Not there yet"), and constant-bound ranges unroll.
+// Range loops over the small arrays: `zip` and `iter_mut` over them still leave them in local
+// memory (docs/features.md, "Known codegen gaps").
 #[allow(clippy::needless_range_loop)]
 #[kernel(block = "16x16")]
 pub fn sgemm(
@@ -88,16 +76,14 @@ pub fn sgemm(
         thread::block_idx_y() as usize * TILE,
         thread::block_idx_x() as usize * TILE,
     );
-    // `% THREADS` changes nothing under the block contract, but tells LLVM that `y + 16i < 64`
-    // and `x + 16j < 64`: the read phase's indexing then has no bounds checks.
     let (x, y) = (
-        thread::thread_idx_x() as usize % THREADS,
-        thread::thread_idx_y() as usize % THREADS,
+        thread::thread_idx_x() as usize,
+        thread::thread_idx_y() as usize,
     );
     // The thread's slots of the tiles at `k0`: a_tile's (y + 16i, x) and b_tile's (y, x + 16j),
     // i, j < 4 (the ownership rule of a 2-D `Shared`). They are loaded before the write phase
     // picks them by position, so that no load waits behind a test of the slot's owner.
-    let load = move |k0: usize| {
+    let load = |k0: usize| {
         let (mut av, mut bv) = ([0.0f32; PER], [0.0f32; PER]);
         for i in 0..PER {
             av[i] = at(a, side, row0 + y + THREADS * i, k0 + x);
@@ -107,17 +93,15 @@ pub fn sgemm(
         }
         (av, bv)
     };
-    // `move` closures for `init`: one that borrowed `side` (`|(r, k)| at(a, side, ..)`) made
-    // the backend's barrier check take `side`, and so the loop's trip count, as divergent.
     let (av, bv) = load(0);
-    let mut a_w = a_tile.init(move |(r, _)| pick(av, r / THREADS));
-    let mut b_w = b_tile.init(move |(_, cc)| pick(bv, cc / THREADS));
+    let mut a_w = a_tile.init(|(r, _)| av[r / THREADS]);
+    let mut b_w = b_tile.init(|(_, cc)| bv[cc / THREADS]);
     let mut acc = [[0.0f32; PER]; PER];
     for t in 0..side.div_ceil(BK) {
         if t > 0 {
             let (av, bv) = load(t * BK);
-            refill(&mut a_w, (PER, 1), move |(i, _)| av[i]);
-            refill(&mut b_w, (1, PER), move |(_, j)| bv[j]);
+            refill(&mut a_w, (PER, 1), |(i, _)| av[i]);
+            refill(&mut b_w, (1, PER), |(_, j)| bv[j]);
         }
         let (a_r, b_r) = (a_w.sync(), b_w.sync());
         // Four steps of `k` per iteration: LLVM unrolls the inner loop fully, not a 16-step one

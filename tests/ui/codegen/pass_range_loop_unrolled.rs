@@ -3,9 +3,8 @@
 //@ ptx-not: st.local
 //@ ptx-not: ld.local
 //! A constant-trip `for` over a range inside another loop is unrolled in registers (four
-//! atomics, no local memory). (A `for` over an array by value, `for s in [0, 8, 16, 24]`, in
-//! the same place is not: its `array::IntoIter` stays in local memory; docs/features.md, "Not
-//! there yet".)
+//! atomics, no local memory); tests/ui/codegen/pass_for_in_array_unrolled.rs holds the same for
+//! a `for` over an array by value.
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use oxide::prelude::*;
