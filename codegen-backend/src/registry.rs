@@ -9,6 +9,7 @@
 //! | `#[oxide_gpu::special_register("tid.x")]` | `gpu.special_reg` (folded under `grid = "1d"`) |
 //! | `#[oxide_gpu::barrier]` | `gpu.barrier` |
 //! | `#[oxide_gpu::emulator_check]` | nothing: a hook of the CPU emulator's race detector |
+//! | `#[oxide_gpu::unroll_hint]` | a call that llvm-emit turns into a full-unroll mark on the loop around it |
 //! | `#[oxide_gpu::warp_uniform]` | the function as it is; the uniformity analysis takes its result to be the same in every lane of a warp |
 //! | `#[oxide_gpu::warp_collective]` | nothing: it marks a point every thread of the block must reach (the safe warp functions call it) |
 //! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
@@ -62,6 +63,8 @@ pub(crate) enum DeviceFn {
     WarpCollective,
     /// Emits nothing: the host body is a check of the CPU emulator (its race detector).
     EmulatorCheck,
+    /// A call of [`oxide_contract::UNROLL_HINT_SYMBOL`]: the loop around it is unrolled fully.
+    UnrollHint,
     /// An LLVM (usually NVVM) intrinsic, called with the function's arguments; its result is
     /// the function's.
     Nvvm {
@@ -348,6 +351,7 @@ pub(crate) fn parse_function_mark(
         Keyword::Barrier => word().map(|()| Some(DeviceFn::Barrier)),
         Keyword::WarpCollective => word().map(|()| Some(DeviceFn::WarpCollective)),
         Keyword::EmulatorCheck => word().map(|()| Some(DeviceFn::EmulatorCheck)),
+        Keyword::UnrollHint => word().map(|()| Some(DeviceFn::UnrollHint)),
         Keyword::SharedAddress => word().map(|()| Some(DeviceFn::SharedAddress)),
         Keyword::WarpUniform => word().map(|()| None),
         Keyword::Nvvm => Ok(Some(DeviceFn::Nvvm {

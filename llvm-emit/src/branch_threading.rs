@@ -14,7 +14,9 @@
 //! convergent operation changes the threads that reach it), edges are redirected to where the
 //! branch would have sent them, and each merged value is merged again where it is used.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::HashSet;
+
+use crate::cfg::{Cfg, successors};
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
@@ -22,14 +24,13 @@ use llvm_sys::LLVMOpcode;
 use llvm_sys::core::{
     LLVMAddIncoming, LLVMBuildPhi, LLVMConstIntGetZExtValue, LLVMCountIncoming,
     LLVMCreateBuilderInContext, LLVMDeleteBasicBlock, LLVMDisposeBuilder, LLVMGetBasicBlockParent,
-    LLVMGetBasicBlockTerminator, LLVMGetCondition, LLVMGetEntryBasicBlock, LLVMGetFirstBasicBlock,
-    LLVMGetFirstInstruction, LLVMGetFirstUse, LLVMGetIncomingBlock, LLVMGetIncomingValue,
-    LLVMGetInstructionOpcode, LLVMGetInstructionParent, LLVMGetModuleContext,
-    LLVMGetNextBasicBlock, LLVMGetNextInstruction, LLVMGetNextUse, LLVMGetNumOperands,
-    LLVMGetNumSuccessors, LLVMGetOperand, LLVMGetPoison, LLVMGetSuccessor, LLVMGetSwitchCaseValue,
-    LLVMGetUser, LLVMInstructionEraseFromParent, LLVMIsAConstantInt, LLVMIsAInstruction,
-    LLVMIsConditional, LLVMPositionBuilderBefore, LLVMReplaceAllUsesWith, LLVMSetOperand,
-    LLVMSetSuccessor, LLVMTypeOf,
+    LLVMGetBasicBlockTerminator, LLVMGetCondition, LLVMGetFirstBasicBlock, LLVMGetFirstInstruction,
+    LLVMGetFirstUse, LLVMGetIncomingBlock, LLVMGetIncomingValue, LLVMGetInstructionOpcode,
+    LLVMGetInstructionParent, LLVMGetModuleContext, LLVMGetNextInstruction, LLVMGetNextUse,
+    LLVMGetNumOperands, LLVMGetNumSuccessors, LLVMGetOperand, LLVMGetPoison, LLVMGetSuccessor,
+    LLVMGetSwitchCaseValue, LLVMGetUser, LLVMInstructionEraseFromParent, LLVMIsAConstantInt,
+    LLVMIsAInstruction, LLVMIsConditional, LLVMPositionBuilderBefore, LLVMReplaceAllUsesWith,
+    LLVMSetOperand, LLVMSetSuccessor, LLVMTypeOf,
 };
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 
@@ -62,98 +63,6 @@ pub(crate) fn thread_known_branches(module: &Module<'_>) -> usize {
         }
     }
     threaded
-}
-
-/// A function's blocks and predecessor edges (a predecessor appears once per edge).
-struct Cfg {
-    entry: LLVMBasicBlockRef,
-    blocks: Vec<LLVMBasicBlockRef>,
-    preds: HashMap<LLVMBasicBlockRef, Vec<LLVMBasicBlockRef>>,
-}
-
-impl Cfg {
-    unsafe fn of(function: LLVMValueRef) -> Cfg {
-        let mut blocks = Vec::new();
-        let mut preds: HashMap<_, Vec<_>> = HashMap::new();
-        unsafe {
-            let mut b = LLVMGetFirstBasicBlock(function);
-            while !b.is_null() {
-                blocks.push(b);
-                preds.entry(b).or_default();
-                for s in successors(b) {
-                    preds.entry(s).or_default().push(b);
-                }
-                b = LLVMGetNextBasicBlock(b);
-            }
-            Cfg {
-                entry: LLVMGetEntryBasicBlock(function),
-                blocks,
-                preds,
-            }
-        }
-    }
-
-    fn preds(&self, b: LLVMBasicBlockRef) -> &[LLVMBasicBlockRef] {
-        self.preds.get(&b).map_or(&[], Vec::as_slice)
-    }
-
-    /// The one predecessor of `b`, if it has exactly one edge in.
-    fn single_pred(&self, b: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
-        match self.preds(b) {
-            [p] => Some(*p),
-            _ => None,
-        }
-    }
-
-    /// The blocks every path from the entry to which passes through `s`, and the blocks no path
-    /// reaches: the blocks a search from the entry that avoids `s` does not reach. (`s` itself is
-    /// among them.)
-    unsafe fn not_reached_without(&self, s: LLVMBasicBlockRef) -> HashSet<LLVMBasicBlockRef> {
-        let mut seen = HashSet::new();
-        let mut queue = VecDeque::new();
-        if self.entry != s {
-            seen.insert(self.entry);
-            queue.push_back(self.entry);
-        }
-        while let Some(b) = queue.pop_front() {
-            for n in unsafe { successors(b) } {
-                if n != s && seen.insert(n) {
-                    queue.push_back(n);
-                }
-            }
-        }
-        self.blocks
-            .iter()
-            .copied()
-            .filter(|b| !seen.contains(b))
-            .collect()
-    }
-
-    /// The blocks a search from the entry reaches.
-    unsafe fn reachable(&self) -> HashSet<LLVMBasicBlockRef> {
-        let mut seen = HashSet::from([self.entry]);
-        let mut queue = VecDeque::from([self.entry]);
-        while let Some(b) = queue.pop_front() {
-            for n in unsafe { successors(b) } {
-                if seen.insert(n) {
-                    queue.push_back(n);
-                }
-            }
-        }
-        seen
-    }
-}
-
-unsafe fn successors(b: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
-    unsafe {
-        let term = LLVMGetBasicBlockTerminator(b);
-        if term.is_null() {
-            return Vec::new();
-        }
-        (0..LLVMGetNumSuccessors(term))
-            .map(|i| LLVMGetSuccessor(term, i))
-            .collect()
-    }
 }
 
 /// A block `b` to bypass: each predecessor in `routes` goes straight to the successor the branch

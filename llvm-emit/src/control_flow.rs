@@ -312,9 +312,11 @@ impl<'ll> Translator<'_, 'll> {
         let ctx = self.ctx;
         if name.starts_with(crate::LIBDEVICE_PREFIX)
             || oxide_contract::DEVICE_RUNTIME_FUNCTIONS.contains(&name)
+            || name == oxide_contract::UNROLL_HINT_SYMBOL
         {
             // A libdevice function: an external declaration that `libdevice::link` defines; or
-            // one of the device runtime's, which the driver links at load time.
+            // one of the device runtime's, which the driver links at load time; or the unroll
+            // hint, which `loop_hints` removes before the PTX.
             return Ok(self
                 .module
                 .get_function(name)

@@ -143,6 +143,7 @@
 mod arith;
 mod atomics;
 mod branch_threading;
+mod cfg;
 mod constants;
 mod control_flow;
 mod dispatch;
@@ -150,6 +151,7 @@ mod errors;
 mod globals;
 mod inline_asm;
 mod libdevice;
+mod loop_hints;
 mod memory;
 mod params;
 mod target;
@@ -247,13 +249,16 @@ pub fn emit_ptx(
     }
 
     target::optimize(&ll_module, &machine, opts.opt_level)?;
-    if opts.opt_level >= 2 {
-        // The threading LLVM does not do for a GPU, then what it makes possible: the loops it
-        // gives a trip count unrolled, and what unrolling leaves cleaned up.
+    let optimizing = opts.opt_level >= 2;
+    let hinted = loop_hints::apply_unroll_hints(&ll_module, optimizing);
+    if optimizing {
+        // The threading LLVM does not do for a GPU, then what it and the unroll hints make
+        // possible: the loops with a trip count now, and the marked ones, unrolled, and what
+        // unrolling leaves cleaned up.
         let threaded = branch_threading::thread_known_branches(&ll_module);
-        tracing::debug!(threaded, "threaded branches");
-        if threaded > 0 {
-            target::run_passes(&ll_module, &machine, target::AFTER_THREADING)?;
+        tracing::debug!(threaded, hinted, "threaded branches, marked loops");
+        if threaded + hinted > 0 {
+            target::run_passes(&ll_module, &machine, target::AFTER_LOOP_PASSES)?;
         }
     }
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));

@@ -55,10 +55,10 @@ pub(crate) fn configure_module(module: &Module<'_>, machine: &TargetMachine) {
     module.set_data_layout(&machine.get_target_data().get_data_layout());
 }
 
-/// What [`crate::branch_threading`] makes possible after `default<O3>`: loops that now have a
-/// trip count unrolled (and the arrays they index promoted to registers), then the clean-up
-/// `default<O3>` ends with.
-pub(crate) const AFTER_THREADING: &str = "function(simplifycfg,instcombine<no-verify-fixpoint>,\
+/// What [`crate::branch_threading`] and [`crate::loop_hints`] make possible after
+/// `default<O3>`: loops that now have a trip count, or a mark, unrolled (and the arrays they
+/// index promoted to registers), then the clean-up `default<O3>` ends with.
+pub(crate) const AFTER_LOOP_PASSES: &str = "function(simplifycfg,instcombine<no-verify-fixpoint>,\
      loop-mssa(licm),loop(loop-rotate,indvars,loop-deletion,loop-unroll-full),sroa,\
      infer-address-spaces,instcombine<no-verify-fixpoint>,gvn,dse,simplifycfg,\
      instcombine<no-verify-fixpoint>)";

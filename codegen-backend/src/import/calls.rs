@@ -224,6 +224,11 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.emit(BarrierOp::new);
                 None
             }
+            DeviceFn::UnrollHint => {
+                let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+                self.intrinsic(oxide_contract::UNROLL_HINT_SYMBOL, void, vec![]);
+                None
+            }
             // Checked by the uniformity analysis; nothing to execute.
             DeviceFn::WarpCollective | DeviceFn::EmulatorCheck => None,
             // The other arguments (a dynamic array's size) are the host's.

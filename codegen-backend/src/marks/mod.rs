@@ -47,6 +47,7 @@ pub(crate) enum Keyword {
     SharedAddress,
     SharedMemory,
     DynamicSharedMemory,
+    UnrollHint,
 }
 
 /// The kind of item a mark belongs on.
@@ -195,6 +196,17 @@ pub(crate) const MARKS: &[Mark] = &[
             why: "it emits nothing and marks the precondition of device-std's safe warp functions, \
                   whose mask is the warp's existing lanes",
             instead: "call one of `oxide::warp`'s collectives (`oxide::warp::sync()`), which carry it",
+        },
+        Returns::Unit,
+    ),
+    function(
+        Keyword::UnrollHint,
+        "unroll_hint",
+        Users::DeviceStd {
+            why: "it marks the loop around the call to be unrolled fully; device-std calls it from \
+                  the iterator `oxide::unroll` returns, once per step, so that the loop it marks is \
+                  the one over that iterator",
+            instead: "loop over `oxide::unroll(iter)`",
         },
         Returns::Unit,
     ),

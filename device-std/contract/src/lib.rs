@@ -15,6 +15,7 @@
 //! - [`rows_fit`], [`pairs_distance_fits`], [`KernelOptions::check_launch_shape`]: what a
 //!   launch's shaped outputs and shape must satisfy;
 //! - [`DEVICE_RUNTIME_FUNCTIONS`]: the functions of CUDA's device runtime kernels may call;
+//! - [`UNROLL_HINT_SYMBOL`]: what `oxide::unroll`'s hint is called between the backend's stages;
 //! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments;
 //! - [`panic_message`], [`panic_str`]: the text of a caught panic, which every side reports.
 //!
@@ -51,6 +52,11 @@ pub const SLICE_ALIGN: u64 = 16;
 /// it loads the module. `vprintf(format, args)` prints from the GPU (docs/contracts.md, "Device
 /// intrinsics").
 pub const DEVICE_RUNTIME_FUNCTIONS: &[&str] = &["vprintf"];
+
+/// The function a call of `oxide::unroll`'s hint becomes in the LLVM IR: the backend's LLVM
+/// stage marks the loop around each call to be unrolled fully and removes the calls, so the
+/// symbol never reaches the PTX (docs/features.md, "Control flow").
+pub const UNROLL_HINT_SYMBOL: &str = "__oxide_unroll_hint";
 
 /// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,
 /// "Backend configuration"). Configuration travels as cfgs, not environment variables, so that

@@ -70,6 +70,7 @@ pub mod repr;
 pub mod shared;
 pub mod soft;
 pub mod thread;
+mod unroll;
 pub mod warp;
 
 pub use data::DeviceData;
@@ -78,6 +79,7 @@ pub use outputs::{
 };
 pub use param::{CountedParam, KernelParam, ParamKey};
 pub use thread::ThreadIndex;
+pub use unroll::{Unroll, unroll};
 
 /// An output slice shared by every thread of a launch, in which each thread may write only the
 /// element at its own [`ThreadIndex`].

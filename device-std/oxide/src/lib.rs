@@ -49,8 +49,9 @@
 
 pub use oxide_device::{
     BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
-    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, WarpRows, WaveTiles, atomic,
-    block, debug, descriptor, math, outputs, param, repr, shared, soft, thread, warp,
+    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, Unroll, WarpRows, WaveTiles,
+    atomic, block, debug, descriptor, math, outputs, param, repr, shared, soft, thread, unroll,
+    warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -68,7 +69,7 @@ pub mod prelude {
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs, DisjointRows,
-        DisjointSlice, ValidAsZeroBits, WarpRows, WaveTiles, kernel,
+        DisjointSlice, ValidAsZeroBits, WarpRows, WaveTiles, kernel, unroll,
     };
 }
 

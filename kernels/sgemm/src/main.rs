@@ -104,23 +104,18 @@ pub fn sgemm(
             refill(&mut b_w, (1, PER), |(_, j)| bv[j]);
         }
         let (a_r, b_r) = (a_w.sync(), b_w.sync());
-        // Four steps of `k` per iteration: LLVM unrolls the inner loop fully, not a 16-step one
-        // (too large for its threshold, and there is no `#pragma unroll`).
-        for k4 in 0..BK / 4 {
-            for kk in 0..4 {
-                let k = 4 * k4 + kk;
-                let mut av = [0.0f32; PER];
-                let mut bv = [0.0f32; PER];
-                for i in 0..PER {
-                    av[i] = a_r[y + THREADS * i][k];
-                }
+        for k in unroll(0..BK) {
+            let mut av = [0.0f32; PER];
+            let mut bv = [0.0f32; PER];
+            for i in 0..PER {
+                av[i] = a_r[y + THREADS * i][k];
+            }
+            for j in 0..PER {
+                bv[j] = b_r[k][x + THREADS * j];
+            }
+            for i in 0..PER {
                 for j in 0..PER {
-                    bv[j] = b_r[k][x + THREADS * j];
-                }
-                for i in 0..PER {
-                    for j in 0..PER {
-                        acc[i][j] += av[i] * bv[j];
-                    }
+                    acc[i][j] += av[i] * bv[j];
                 }
             }
         }

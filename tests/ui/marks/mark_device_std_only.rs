@@ -1,8 +1,9 @@
 //! Marks that describe device-std's own protocols are refused outside it, `unsafe fn` or not:
 //! `shared_address` (the call returns its pointer argument: here it turned a `&u32` of a
 //! read-only input into a `*mut u32` behind a body that returns something else),
-//! `emulator_check` (the call emits nothing on the GPU) and `warp_collective` (the precondition
-//! of device-std's safe warp functions). All three compiled before.
+//! `emulator_check` (the call emits nothing on the GPU), `warp_collective` (the precondition
+//! of device-std's safe warp functions) and `unroll_hint` (which device-std calls from the one
+//! iterator whose loop it marks). The first three compiled before.
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 
@@ -24,6 +25,10 @@ unsafe fn only_on_the_host(index: usize) {
 #[inline(never)]
 unsafe fn every_lane() {}
 
+#[oxide_gpu::unroll_hint]
+#[inline(never)]
+unsafe fn unroll_around() {}
+
 #[kernel]
 pub fn writes_its_input(input: &[u32], mut out: DisjointSlice<u32>) {
     let idx = ThreadIndex::linear();
@@ -31,6 +36,7 @@ pub fn writes_its_input(input: &[u32], mut out: DisjointSlice<u32>) {
     unsafe {
         only_on_the_host(idx.get());
         every_lane();
+        unroll_around();
         *launder(&input[0]) = 7;
     }
     if let Some(o) = out.get_mut(idx) {

@@ -1,0 +1,160 @@
+//! A function's control-flow graph read through LLVM's C API: its blocks, predecessor edges,
+//! dominance by a block, and natural loops. inkwell does not expose LLVM's analyses, and the
+//! IR passes of this crate that run outside LLVM's pass manager need only these.
+
+use std::collections::{HashMap, HashSet, VecDeque};
+
+use llvm_sys::core::{
+    LLVMGetBasicBlockTerminator, LLVMGetEntryBasicBlock, LLVMGetFirstBasicBlock,
+    LLVMGetNextBasicBlock, LLVMGetNumSuccessors, LLVMGetSuccessor,
+};
+use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
+
+/// A function's blocks and predecessor edges (a predecessor appears once per edge).
+pub(crate) struct Cfg {
+    pub(crate) entry: LLVMBasicBlockRef,
+    pub(crate) blocks: Vec<LLVMBasicBlockRef>,
+    preds: HashMap<LLVMBasicBlockRef, Vec<LLVMBasicBlockRef>>,
+}
+
+impl Cfg {
+    /// # Safety
+    /// `function` is a live LLVM function.
+    pub(crate) unsafe fn of(function: LLVMValueRef) -> Cfg {
+        let mut blocks = Vec::new();
+        let mut preds: HashMap<_, Vec<_>> = HashMap::new();
+        unsafe {
+            let mut b = LLVMGetFirstBasicBlock(function);
+            while !b.is_null() {
+                blocks.push(b);
+                preds.entry(b).or_default();
+                for s in successors(b) {
+                    preds.entry(s).or_default().push(b);
+                }
+                b = LLVMGetNextBasicBlock(b);
+            }
+            Cfg {
+                entry: LLVMGetEntryBasicBlock(function),
+                blocks,
+                preds,
+            }
+        }
+    }
+
+    pub(crate) fn preds(&self, b: LLVMBasicBlockRef) -> &[LLVMBasicBlockRef] {
+        self.preds.get(&b).map_or(&[], Vec::as_slice)
+    }
+
+    /// The one predecessor of `b`, if it has exactly one edge in.
+    pub(crate) fn single_pred(&self, b: LLVMBasicBlockRef) -> Option<LLVMBasicBlockRef> {
+        match self.preds(b) {
+            [p] => Some(*p),
+            _ => None,
+        }
+    }
+
+    /// The blocks every path from the entry to which passes through `s`, and the blocks no path
+    /// reaches: the blocks a search from the entry that avoids `s` does not reach. (`s` itself is
+    /// among them.)
+    pub(crate) unsafe fn not_reached_without(
+        &self,
+        s: LLVMBasicBlockRef,
+    ) -> HashSet<LLVMBasicBlockRef> {
+        let mut seen = HashSet::new();
+        let mut queue = VecDeque::new();
+        if self.entry != s {
+            seen.insert(self.entry);
+            queue.push_back(self.entry);
+        }
+        while let Some(b) = queue.pop_front() {
+            for n in unsafe { successors(b) } {
+                if n != s && seen.insert(n) {
+                    queue.push_back(n);
+                }
+            }
+        }
+        self.blocks
+            .iter()
+            .copied()
+            .filter(|b| !seen.contains(b))
+            .collect()
+    }
+
+    /// The blocks a search from the entry reaches.
+    pub(crate) unsafe fn reachable(&self) -> HashSet<LLVMBasicBlockRef> {
+        let mut seen = HashSet::from([self.entry]);
+        let mut queue = VecDeque::from([self.entry]);
+        while let Some(b) = queue.pop_front() {
+            for n in unsafe { successors(b) } {
+                if seen.insert(n) {
+                    queue.push_back(n);
+                }
+            }
+        }
+        seen
+    }
+}
+
+/// The successors of `b`, one per edge.
+///
+/// # Safety
+/// `b` is a live LLVM block.
+pub(crate) unsafe fn successors(b: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> {
+    unsafe {
+        let term = LLVMGetBasicBlockTerminator(b);
+        if term.is_null() {
+            return Vec::new();
+        }
+        (0..LLVMGetNumSuccessors(term))
+            .map(|i| LLVMGetSuccessor(term, i))
+            .collect()
+    }
+}
+
+/// A natural loop: its header and every block of its body (the header included).
+pub(crate) struct Loop {
+    pub(crate) latches: Vec<LLVMBasicBlockRef>,
+    pub(crate) body: HashSet<LLVMBasicBlockRef>,
+}
+
+impl Cfg {
+    /// The natural loops of the function, one per header: an edge to a block still on the
+    /// depth-first search's path from the entry is a back edge, its target a header, and the
+    /// loop's body the blocks that reach one of the header's latches without passing the header.
+    pub(crate) unsafe fn loops(&self) -> Vec<Loop> {
+        let mut latches: HashMap<LLVMBasicBlockRef, Vec<LLVMBasicBlockRef>> = HashMap::new();
+        let mut on_path = HashSet::from([self.entry]);
+        let mut seen = HashSet::from([self.entry]);
+        let mut stack = vec![(self.entry, unsafe { successors(self.entry) }, 0usize)];
+        while let Some((block, succs, next)) = stack.last_mut() {
+            if let Some(&s) = succs.get(*next) {
+                *next += 1;
+                if on_path.contains(&s) {
+                    latches.entry(s).or_default().push(*block);
+                } else if seen.insert(s) {
+                    on_path.insert(s);
+                    stack.push((s, unsafe { successors(s) }, 0));
+                }
+            } else {
+                on_path.remove(block);
+                stack.pop();
+            }
+        }
+        let mut headers: Vec<_> = latches.keys().copied().collect();
+        headers.sort_by_key(|h| self.blocks.iter().position(|b| b == h));
+        headers
+            .into_iter()
+            .map(|header| {
+                let latches = latches.remove(&header).unwrap_or_default();
+                let mut body = HashSet::from([header]);
+                let mut queue: VecDeque<_> = latches.iter().copied().collect();
+                while let Some(b) = queue.pop_front() {
+                    if body.insert(b) {
+                        queue.extend(self.preds(b).iter().copied());
+                    }
+                }
+                Loop { latches, body }
+            })
+            .collect()
+    }
+}
