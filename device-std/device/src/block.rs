@@ -1,4 +1,4 @@
-//! Block-wide collectives: reductions, scans and votes over every thread of the block (CUDA's
+//! Block-wide collectives: reductions, scans, votes and a broadcast over every thread of the block (CUDA's
 //! `cub::BlockReduce`, `cub::BlockScan`, `__syncthreads_count/and/or`).
 //!
 //! Each is built on the warp collectives ([`crate::warp`]) and a 32-slot block-shared scratch
@@ -98,6 +98,25 @@ pub fn max<T: WarpValue + PartialOrd>(value: T) -> T {
 #[inline]
 pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
     reduce(value, warp::smaller)
+}
+
+/// The value of thread `from` (its linear number in the block, x fastest), in every thread: a
+/// value one thread has, sent to the block (CUDA's `if (t == from) s = v; __syncthreads();
+/// v = s;`). A shuffle in each warp, one exchange of the warps' values, and a shuffle.
+///
+/// # Panics
+/// When `from` is not a thread of the block (a trap on the GPU).
+#[track_caller]
+#[inline]
+pub fn broadcast<T: WarpValue>(value: T, from: u32) -> T {
+    let (_, n) = thread_in_block();
+    assert!(
+        from < n,
+        "block::broadcast from a thread the block does not have"
+    );
+    let in_warp = warp::broadcast(value, from % WARP_SIZE);
+    let (per_warp, _) = exchange_warp_totals(in_warp);
+    warp::broadcast(per_warp, from / WARP_SIZE)
 }
 
 /// `__syncthreads_count(predicate)`: how many threads of the block have `predicate` true, in

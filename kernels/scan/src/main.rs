@@ -46,19 +46,19 @@ pub fn scan_totals(totals: &[AtomicU32]) {
             x.store(scanned, Ordering::Relaxed);
         }
         // The round's total: what the last thread got, sent to every thread.
-        carry = block::max(if t + 1 == n { scanned } else { 0 });
+        carry = block::broadcast(scanned, n as u32 - 1);
     }
 }
 
 /// Pass 3: every element adds the totals of the blocks before its own.
 #[kernel(grid = "1d", block = "1024")]
-pub fn add_carries(totals: &[AtomicU32], mut out: DisjointSlice<u32>) {
+pub fn add_carries(totals: &[u32], mut out: DisjointSlice<u32>) {
     let idx = ThreadIndex::linear();
     let b = thread::block_idx_x() as usize;
     if let Some(o) = out.get_mut(idx)
         && b > 0
     {
-        *o = o.wrapping_add(totals[b - 1].load(Ordering::Relaxed));
+        *o = o.wrapping_add(totals[b - 1]);
     }
 }
 
@@ -95,7 +95,7 @@ fn scan(
         LaunchConfig::for_num_elems(BLOCK as usize, BLOCK)?,
         &mut *totals,
     )?;
-    add_carries::launch(gpu, cfg, &mut *totals, out)
+    add_carries::launch(gpu, cfg, &*totals, out)
 }
 
 fn main() -> ExitCode {
@@ -140,7 +140,7 @@ mod tests {
             scan_blocks::emulate(&cfg, &values, &mut out, &mut totals).unwrap();
             let one = LaunchConfig::for_num_elems(BLOCK as usize, BLOCK).unwrap();
             scan_totals::emulate(&one, &mut totals).unwrap();
-            add_carries::emulate(&cfg, &mut totals, &mut out).unwrap();
+            add_carries::emulate(&cfg, &totals, &mut out).unwrap();
             assert_eq!(out, cpu_scan(&values), "n = {n}");
         }
     }
