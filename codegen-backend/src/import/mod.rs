@@ -563,7 +563,14 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
                 self.set_discriminant(dest, *variant_index)
             }
             S::Intrinsic(intrinsic) => match &**intrinsic {
-                mir::NonDivergingIntrinsic::Assume(_) => Ok(()),
+                // What unsafe code promised (`hint::assert_unchecked`, the standard library's
+                // own facts), told to LLVM as rustc's LLVM backend tells it.
+                mir::NonDivergingIntrinsic::Assume(condition) => {
+                    let condition = self.operand(condition)?.immediate(self.span)?;
+                    let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
+                    self.intrinsic("llvm.assume", void, vec![condition]);
+                    Ok(())
+                }
                 mir::NonDivergingIntrinsic::CopyNonOverlapping(copy) => {
                     self.copy_nonoverlapping(copy)
                 }

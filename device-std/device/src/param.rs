@@ -54,7 +54,13 @@ pub trait ParamKey<'a> {
     note = "`same_len` and `covers` take `&[T]`, atomic slices, `DisjointSlice`, \
             `DisjointChunks` and `BlockWindows` arguments"
 )]
-pub trait CountedParam: KernelParam {}
+pub trait CountedParam: KernelParam {
+    /// The number of elements the parameter covers: what the launch compares for `same_len`
+    /// (the buffer's length, as the host's `LaunchArg::elements`), so that the kernel's entry
+    /// can tell the compiler the lengths it checked are equal.
+    #[doc(hidden)]
+    fn elements(&self) -> usize;
+}
 
 /// The ABI of an output: an exclusive slice with `words` shape words.
 pub(crate) const fn output(words: u8) -> ParamAbi {
@@ -93,7 +99,12 @@ impl<T> KernelParam for &[T] {
     };
 }
 
-impl<T> CountedParam for &[T] {}
+impl<T> CountedParam for &[T] {
+    #[inline(always)]
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
 
 impl<'a, T: 'a> ParamKey<'a> for [T] {
     type Param = &'a [T];
@@ -119,7 +130,13 @@ macro_rules! output_param {
     ($name:ident<'a, T $(, const $c:ident)*>, words $words:literal, counted) => {
         $crate::param::output_param!($name<'a, T $(, const $c)*>, words $words);
 
-        impl<'a, T $(, const $c: usize)*> $crate::param::CountedParam for $name<'a, T $(, $c)*> {}
+        impl<'a, T $(, const $c: usize)*> $crate::param::CountedParam for $name<'a, T $(, $c)*> {
+            // The field, not `len()`: some kinds have `len()` only under bounds on `T`.
+            #[inline(always)]
+            fn elements(&self) -> usize {
+                self.len
+            }
+        }
     };
 }
 pub(crate) use output_param;

@@ -236,6 +236,34 @@ mod tests {
 
     /// The launcher looks the kernel up under the PTX entry the backend gives it, which
     /// `oxide_contract::kernel_entry` computes for both (issue 7: `façade` was not found).
+    /// `same_len` is checked by `launch` and by `launch_unchecked` (which skips the shape
+    /// contract only), and the kernel's entry, then `unsafe`, states the equal lengths.
+    #[test]
+    fn same_len_is_checked_by_both_launchers_and_stated_by_the_entry() {
+        let out = expanded(
+            quote!(same_len = "a, out"),
+            quote!(
+                pub fn copy(a: &[u32], mut out: DisjointSlice<u32>) {}
+            ),
+        );
+        let check = ":: oxide :: __private :: same_len (";
+        let launch = out.find("pub fn launch").expect("a launcher");
+        let unchecked = out
+            .find("pub unsafe fn launch_unchecked")
+            .expect("an unchecked one");
+        let first = out.find(check).expect("a same_len check");
+        let last = out.rfind(check).expect("a same_len check");
+        assert!(
+            first > launch && first < unchecked && last > unchecked,
+            "{out}"
+        );
+        assert!(out.contains("pub unsafe fn copy"), "{out}");
+        assert!(
+            out.contains(":: core :: hint :: assert_unchecked (:: oxide :: CountedParam :: elements (& a) == :: oxide :: CountedParam :: elements (& out) ,)"),
+            "{out}"
+        );
+    }
+
     #[test]
     fn launchers_look_up_the_contracts_entry() {
         let out = expanded(

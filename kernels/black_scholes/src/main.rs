@@ -41,7 +41,7 @@ fn price(s: f32, x: f32, t: f32, r: f32, v: f32) -> (f32, f32) {
     )
 }
 
-#[kernel(grid = "1d")]
+#[kernel(grid = "1d", same_len = "spot, strike, years, call, put")]
 pub fn black_scholes(
     spot: &[f32],
     strike: &[f32],

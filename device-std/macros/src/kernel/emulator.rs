@@ -53,7 +53,7 @@ impl Kernel {
         let turbofish = kernel_args.as_turbofish();
         // A kernel with shared memory is `unsafe` to call: only a launch may enter it (one view
         // of each shared array per thread); the emulator's run is one.
-        let call = if self.has_shared() {
+        let call = if self.needs_entry() {
             quote!(unsafe { super::#name #turbofish (#(#call_args),*) })
         } else {
             quote!(super::#name #turbofish (#(#call_args),*))

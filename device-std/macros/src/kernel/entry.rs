@@ -69,7 +69,7 @@ impl Kernel {
     /// `.shared` memory, one copy per block) and its one view, then calls the user's body as a
     /// nested, safe function (so that the body gets no `unsafe` context from the outer `fn`).
     fn entry_function(&self, func: &ItemFn) -> TokenStream {
-        if !self.has_shared() {
+        if !self.needs_entry() {
             return func.to_token_stream();
         }
         let body_fn = Ident::new("__oxide_kernel_body", Span::mixed_site());
@@ -124,9 +124,26 @@ impl Kernel {
         let (_, type_args, _) = func.sig.generics.split_for_impl();
         let turbofish = type_args.as_turbofish();
         let safety = "\n\n# Safety\nOnly a launch (`launch`, `emulate`) may call this kernel: it \
-                      declares block-shared memory, of which each thread must have one view.";
+                      declares block-shared memory, of which each thread must have one view, and \
+                      takes the lengths `same_len` names to be equal, as the launch checked.";
+        // What `same_len` checked, told to the compiler: a bounds check of one argument at an
+        // index below another's length then folds away.
+        let facts = self.lengths.same_len.iter().flat_map(|group| {
+            group.windows(2).map(|pair| {
+                let (a, b) = (&pair[0], &pair[1]);
+                quote_spanned! {Span::mixed_site()=>
+                    unsafe {
+                        ::core::hint::assert_unchecked(
+                            ::oxide::CountedParam::elements(&#a)
+                                == ::oxide::CountedParam::elements(&#b),
+                        )
+                    };
+                }
+            })
+        });
         let block = quote! {{
             #body
+            #(#facts)*
             let #call = ();
             #body_fn #turbofish (#(#call_args),*)
         }};
@@ -154,7 +171,7 @@ impl Kernel {
         let args = launched.iter().map(|(arg, _)| arg);
         let fn_type = self.fn_type_keyword();
         let call = quote!(#name #turbofish (#(#args),*));
-        let call = if self.has_shared() {
+        let call = if self.needs_entry() {
             quote!(unsafe { #call })
         } else {
             call

@@ -158,13 +158,16 @@ impl Kernel {
                 #cfg: ::oxide::host::LaunchConfig,
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
+                // The lengths are checked here too: the kernel's entry takes `same_len`'s
+                // lengths to be equal.
+                #length_check
                 #(#takes)*
                 #get_function
                 let mut #launch = ::oxide::host::Launch::new(#gpu, &#function);
                 #(#pushes)*
                 // SAFETY: the parameters were pushed from this kernel's own signature, in
                 // order, and the PTX is the backend's compilation of this same function;
-                // the caller vouches for the launch contract.
+                // the caller vouches for the launch contract, the lengths were checked above.
                 unsafe { #launch.launch(#cfg) }
             }
         })
@@ -274,8 +277,8 @@ impl Kernel {
             ),
             format!(
                 "`launch` without the checks of the kernel's launch contract (`#[kernel(...)]`'s \
-                 `grid`, `block`, `max_threads` and `sm`, if any); the buffers are still \
-                 checked.\n\n# Safety\n\n`cfg` and the device meet the kernel's launch \
+                 `grid`, `block`, `max_threads` and `sm`, if any); the buffers, and `same_len` \
+                 and `covers`, are still checked.\n\n# Safety\n\n`cfg` and the device meet the kernel's launch \
                  contract: the backend compiled `{entry}` assuming them (a `block` shape is \
                  folded into its index arithmetic, so another shape can give two threads one \
                  element)."

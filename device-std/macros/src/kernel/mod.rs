@@ -20,7 +20,8 @@ use oxide_contract::KernelOptions;
 pub struct Kernel {
     name: Ident,
     options: KernelOptions,
-    /// `same_len`/`covers`: checked by `launch` and `emulate`, unknown to the backend.
+    /// `same_len`/`covers`: checked by `launch`, `launch_unchecked` and `emulate`; the entry
+    /// tells the compiler `same_len`'s lengths are equal.
     lengths: LengthContracts,
     /// The type parameters, in order (the only generic parameters a kernel may have).
     type_params: Vec<Ident>,
@@ -218,6 +219,12 @@ impl Kernel {
         !self.type_params.is_empty()
     }
 
+    /// Whether the launch enters an `unsafe` entry rather than the user's function: one that
+    /// makes the shared arrays, or tells the compiler what `same_len` checked.
+    fn needs_entry(&self) -> bool {
+        self.has_shared() || !self.lengths.same_len.is_empty()
+    }
+
     fn has_shared(&self) -> bool {
         self.args
             .iter()
@@ -260,9 +267,9 @@ impl Kernel {
         })
     }
 
-    /// `fn`, or `unsafe fn` for a kernel with shared memory.
+    /// `fn`, or `unsafe fn` for a kernel with an entry of its own ([`Self::needs_entry`]).
     fn fn_type_keyword(&self) -> TokenStream {
-        if self.has_shared() {
+        if self.needs_entry() {
             quote!(unsafe fn)
         } else {
             quote!(fn)
