@@ -1,53 +1,13 @@
-//! CUDA graphs against a real GPU (docs/host.md, "CUDA graphs"), with hand-written PTX that
-//! follows the parameter ABI of docs/contracts.md, as tests/gpu.rs does. Each test passes
-//! without doing anything on a machine that has no driver or GPU; the GPU suite sets
-//! OXIDE_REQUIRE_GPU, which makes a missing GPU a failure.
+//! CUDA graphs against a real GPU (docs/host.md, "CUDA graphs"), with the hand-written PTX
+//! tests/gpu.rs uses (tests/common). Each test passes without doing anything on a machine that
+//! has no driver or GPU; the GPU suite sets OXIDE_REQUIRE_GPU, which makes a missing GPU a
+//! failure.
 
-use std::ffi::CStr;
+mod common;
 
-use oxide::host::{DeviceMemory, DeviceMemoryMut, Error, Gpu, Launch, LaunchConfig, load_module};
+use common::queue_vecadd;
+use oxide::host::{Error, Gpu};
 use oxide::prelude::*;
-
-// A static, so that every use is the same PTX image (modules are cached by image).
-static PTX: &CStr = c"
-.version 7.0
-.target sm_50
-.address_size 64
-
-// vecadd(a: &[f32], b: &[f32], c: DisjointSlice<f32>)
-.visible .entry vecadd(
-    .param .u64 a_ptr, .param .u64 a_len,
-    .param .u64 b_ptr, .param .u64 b_len,
-    .param .u64 c_ptr, .param .u64 c_len)
-{
-    .reg .pred %p;
-    .reg .b32 %r<4>;
-    .reg .b64 %rd<10>;
-    .reg .f32 %f<4>;
-    ld.param.u64 %rd1, [a_ptr];
-    ld.param.u64 %rd2, [b_ptr];
-    ld.param.u64 %rd3, [c_ptr];
-    ld.param.u64 %rd4, [c_len];
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mul.wide.u32 %rd5, %r1, %r2;
-    cvt.u64.u32 %rd6, %r3;
-    add.u64 %rd5, %rd5, %rd6;
-    setp.ge.u64 %p, %rd5, %rd4;
-    @%p bra DONE;
-    shl.b64 %rd6, %rd5, 2;
-    add.u64 %rd7, %rd1, %rd6;
-    add.u64 %rd8, %rd2, %rd6;
-    add.u64 %rd9, %rd3, %rd6;
-    ld.global.f32 %f1, [%rd7];
-    ld.global.f32 %f2, [%rd8];
-    add.f32 %f3, %f1, %f2;
-    st.global.f32 [%rd9], %f3;
-DONE:
-    ret;
-}
-";
 
 /// A kernel of this crate: a plain `cargo test` build has no PTX for it, so its launcher
 /// fails with `Error::NoPtx`, inside a capture too.
@@ -72,37 +32,7 @@ fn gpu() -> Option<(Gpu, std::sync::MutexGuard<'static, ()>)> {
     let lock = ONE_AT_A_TIME
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    match Gpu::new(0) {
-        Ok(gpu) => Some((gpu, lock)),
-        Err(e) if e.is_unavailable() && std::env::var_os("OXIDE_REQUIRE_GPU").is_none() => {
-            eprintln!("skipped (no GPU): {e}");
-            None
-        }
-        Err(e) => panic!("{e}"),
-    }
-}
-
-/// Queues the hand-written `vecadd` (c = a + b) on `gpu`'s stream, or captures it when `gpu`
-/// is a capture's.
-fn queue_vecadd(
-    gpu: &Gpu,
-    a: &impl DeviceMemory<f32>,
-    b: &impl DeviceMemory<f32>,
-    c: &mut impl DeviceMemoryMut<f32>,
-) -> Result<(), Error> {
-    let module = load_module(gpu, Some(PTX), "handwritten")?;
-    let function = module.function("vecadd")?;
-    let cfg = LaunchConfig::for_num_elems(c.len(), 256)?;
-    let mut launch = Launch::new(gpu, &function);
-    // SAFETY: the parameters of the hand-written PTX entry, in order.
-    unsafe {
-        launch
-            .push_slice(DeviceMemory::region(a), &[])
-            .push_slice(DeviceMemory::region(b), &[])
-            .push_slice(DeviceMemoryMut::region_mut(c), &[])
-    };
-    // SAFETY: the parameters match the PTX entry `vecadd`.
-    unsafe { launch.launch(cfg) }
+    common::gpu().map(|gpu| (gpu, lock))
 }
 
 /// The work of `a_graph_replays_launches_and_copies`, on the CPU: one replay.
