@@ -75,7 +75,8 @@ pub mod warp;
 
 pub use data::DeviceData;
 pub use outputs::{
-    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows, WaveTiles,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
+    WarpSlots, WaveTiles,
 };
 pub use param::{CountedParam, KernelParam, ParamKey};
 pub use thread::ThreadIndex;

@@ -7,7 +7,7 @@
 //! run, and every emulated thread calls [`ThreadArg::param`] for its own parameter.
 
 use oxide_device::atomic::AtomicElem;
-use oxide_device::outputs::{BlockWindows, DisjointChunks};
+use oxide_device::outputs::{BlockSlots, BlockWindows, DisjointChunks, WarpSlots};
 use oxide_device::{DeviceData, DisjointSlice, ParamKey};
 
 use crate::{RawSlice, Shared};
@@ -18,7 +18,7 @@ use crate::{RawSlice, Shared};
 /// |---|---|
 /// | `&[T]` (`T: Sync`) | `&v` of a `Vec<T>`, a slice or an array |
 /// | `&[AtomicU32]` (any atomic) | `&mut v` of a `Vec<u32>`, a slice or an array |
-/// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>` (`T: Send`) | `&mut v` |
+/// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` (`T: Send`) | `&mut v` |
 /// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut v[..], width)?` |
 /// | `DisjointPairs<T>` | `Pairs::new(&mut v[..], distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut v[..], width, wave)?` |
@@ -170,4 +170,6 @@ output_arg! {
     DisjointSlice<T>: [Send];
     DisjointChunks<T, const C>: [Send];
     BlockWindows<T, const W>: [Send, Sync];
+    BlockSlots<T>: [Send];
+    WarpSlots<T>: [Send];
 }

@@ -7,7 +7,8 @@
 
 use oxide_device::atomic::AtomicElem;
 use oxide_device::outputs::{
-    BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows, WaveTiles,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
+    WarpSlots, WaveTiles,
 };
 use oxide_device::{DeviceData, DisjointSlice};
 
@@ -24,7 +25,7 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 /// |---|---|
 /// | `&[T]` | `&buf` of a `DeviceBuffer<T>`, `&view` of a `DeviceView<T>` or `DeviceViewMut<T>` |
 /// | `&[AtomicU32]` (any atomic) | `&mut buf` of a `DeviceBuffer<u32>` (a `DeviceViewMut<u32>`) |
-/// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>` | `&mut buf`, `&mut view_mut` |
+/// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` | `&mut buf`, `&mut view_mut` |
 /// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?` |
 /// | `DisjointPairs<T>` | `Pairs::new(&mut buf, distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
@@ -167,7 +168,13 @@ macro_rules! output_arg {
     )*};
 }
 
-output_arg!(DisjointSlice<T>, DisjointChunks<T, const C>, BlockWindows<T, const W>);
+output_arg!(
+    DisjointSlice<T>,
+    DisjointChunks<T, const C>,
+    BlockWindows<T, const W>,
+    BlockSlots<T>,
+    WarpSlots<T>
+);
 
 /// The outputs with shape words after the pointer and the length: the host type that checked
 /// the words (`Rows::new`, `Pairs::new`, `Wave::new`) holds them and the buffer.

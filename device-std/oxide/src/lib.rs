@@ -48,10 +48,10 @@
 //! `#[inline]` so its MIR crosses crates to the backend.
 
 pub use oxide_device::{
-    BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
-    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, Unroll, WarpRows, WaveTiles,
-    atomic, block, debug, descriptor, math, outputs, param, repr, shared, soft, thread, unroll,
-    warp,
+    BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
+    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, Unroll, WarpRows, WarpSlots,
+    WaveTiles, atomic, block, debug, descriptor, math, outputs, param, repr, shared, soft, thread,
+    unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -68,8 +68,9 @@ pub mod prelude {
     pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
-        BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs, DisjointRows,
-        DisjointSlice, ValidAsZeroBits, WarpRows, WaveTiles, kernel, unroll,
+        BlockSlots, BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs,
+        DisjointRows, DisjointSlice, ValidAsZeroBits, WarpRows, WarpSlots, WaveTiles, kernel,
+        unroll,
     };
 }
 

@@ -395,3 +395,45 @@ fn the_race_detector_sees_tile_writes() {
         "{e}"
     );
 }
+
+/// Each block's sum in its slot of `per_block`, each warp's in its slot of `per_warp`: one
+/// writer per slot (the block's first thread, the warp's lane 0), no atomics.
+#[kernel]
+pub fn partial_sums(input: &[u32], mut per_block: BlockSlots<u32>, mut per_warp: WarpSlots<u32>) {
+    let v = input.get(ThreadIndex::linear().get()).copied().unwrap_or(0);
+    let block_total = oxide::block::sum(v);
+    let warp_total = warp::sum(v);
+    if let Some(slot) = per_block.slot_mut() {
+        *slot = block_total;
+    }
+    if let Some(slot) = per_warp.slot_mut() {
+        *slot = warp_total;
+    }
+}
+
+#[test]
+fn block_and_warp_slots_have_one_writer_each() {
+    // Blocks of 2-D shape (16 × 5 = 80 threads: warps of 32, 32 and 16), a 2-D grid of 3 × 2.
+    let (grid, block) = ((3, 2, 1), (16, 5, 1));
+    let threads = 6 * 80;
+    let input: Vec<u32> = (0..threads as u32).map(|i| i * 3 + 1).collect();
+    // One slot more than the grid has blocks (warps): it stays as it was.
+    let mut per_block = vec![u32::MAX; 7];
+    let mut per_warp = vec![u32::MAX; 6 * 3 + 1];
+    partial_sums::emulate(&cfg(grid, block), &input, &mut per_block, &mut per_warp).unwrap();
+    // Threads are numbered block by block (blocks x fastest), x fastest in a block.
+    for b in 0..6 {
+        let sum: u32 = input[b * 80..(b + 1) * 80].iter().sum();
+        assert_eq!(per_block[b], sum, "block {b}");
+        for (k, (lo, hi)) in [(0, 32), (32, 64), (64, 80)].into_iter().enumerate() {
+            let sum: u32 = input[b * 80 + lo..b * 80 + hi].iter().sum();
+            assert_eq!(per_warp[b * 3 + k], sum, "block {b}, warp {k}");
+        }
+    }
+    assert_eq!((per_block[6], per_warp[18]), (u32::MAX, u32::MAX));
+    // Fewer slots than blocks: the blocks past the end write nothing.
+    let (mut short_b, mut short_w) = (vec![0u32; 2], vec![0u32; 4]);
+    partial_sums::emulate(&cfg(grid, block), &input, &mut short_b, &mut short_w).unwrap();
+    assert_eq!(short_b, per_block[..2]);
+    assert_eq!(short_w, per_warp[..4]);
+}

@@ -10,6 +10,8 @@
 //! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?` |
 //! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | `Rows::new(&mut buf, width)?` |
 //! | [`DisjointPairs<T>`] | the pair `(lo, lo + d)`, `d` a power of two: thread `lo` with the bit of `d` removed | `Pairs::new(&mut buf, d)?` |
+//! | [`BlockSlots<T>`] | slot `b`: block `b`'s first thread (`slot_mut`) | `&mut DeviceBuffer<T>` |
+//! | [`WarpSlots<T>`] | slot `w`: lane 0 of the grid's warp `w` (`slot_mut`) | `&mut DeviceBuffer<T>` |
 //! | [`BlockWindows<T, W>`] | window `b` of `W` elements: block `b`, in phases (all read; each thread its residues written; a barrier between) | `&mut DeviceBuffer<T>` |
 //! | [`WaveTiles<T, R, C>`] | in the launch of wave `d`, tile `(d - b, b)`: block `b`, each thread its residues; earlier waves' tiles readable | `Wave::new(&mut buf, width, d)?` |
 //! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | `Rows::new(&mut buf, width)?` |
@@ -21,6 +23,7 @@
 mod chunks;
 mod pairs;
 mod rows;
+mod slots;
 mod stride;
 mod wave;
 mod windows;
@@ -28,6 +31,7 @@ mod windows;
 pub use chunks::{ChunkStride, DisjointChunks};
 pub use pairs::DisjointPairs;
 pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
+pub use slots::{BlockSlots, WarpSlots};
 pub use stride::GridStride;
 pub use wave::WaveTiles;
 pub use windows::{BlockWindows, WindowWrite};

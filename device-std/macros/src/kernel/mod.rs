@@ -146,7 +146,7 @@ impl Kernel {
                     &format!(
                         "`{name}` is shared memory, which the launch does not pass: `same_len` \
                          and `covers` take `&[T]`, atomic slices, `DisjointSlice`, \
-                         `DisjointChunks` and `BlockWindows` arguments"
+                         `DisjointChunks`, `BlockWindows`, `BlockSlots` and `WarpSlots` arguments"
                     ),
                 ),
                 None => errors.add(name.span(), &format!("the kernel has no argument `{name}`")),
