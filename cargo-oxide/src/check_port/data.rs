@@ -2,6 +2,7 @@
 //! buffer's name and the element's index) and the comparison of what the two kernels wrote.
 
 use super::spec::{Elem, Tolerance};
+use super::values::{self, ValueRange};
 
 /// A 64-bit mix (splitmix64's finaliser): well spread, and the same on every machine.
 fn mix(mut x: u64) -> u64 {
@@ -22,7 +23,15 @@ fn seed(name: &str) -> u64 {
 /// their bits, except that signed ones stay within ±2^30 so that sums of many do not overflow
 /// more than CUDA's would. Memory this machine cannot give is an error that names the buffer,
 /// not an abort: the buffer is reserved whole, before any element is generated.
-pub fn generate(name: &str, elem: Elem, len: u64) -> Result<Vec<u8>, String> {
+/// With `range`, the values are those of `range` at problem size `n` instead
+/// ([`values::push_in_range`]).
+pub fn generate(
+    name: &str,
+    elem: Elem,
+    len: u64,
+    range: Option<ValueRange>,
+    n: u64,
+) -> Result<Vec<u8>, String> {
     let too_large = |why: String| {
         format!(
             "buffer `{name}`: {len} elements of {elem} cannot be generated here ({why}): give a \
@@ -33,12 +42,20 @@ pub fn generate(name: &str, elem: Elem, len: u64) -> Result<Vec<u8>, String> {
         .checked_mul(elem.size() as u64)
         .and_then(|b| usize::try_from(b).ok())
         .ok_or_else(|| too_large("more bytes than this machine addresses".into()))?;
+    let ints = range
+        .map(|r| values::int_bounds(r, name, elem, n))
+        .transpose()?
+        .flatten();
     let s = seed(name);
     let mut out = Vec::new();
     out.try_reserve_exact(bytes)
         .map_err(|e| too_large(format!("{bytes} bytes: {e}")))?;
     for i in 0..len {
         let h = mix(s ^ mix(i));
+        if let Some(range) = range {
+            values::push_in_range(&mut out, elem, h, range, ints);
+            continue;
+        }
         let unit = (h >> 41) as f64 / (1u64 << 22) as f64 - 1.0;
         match elem {
             Elem::U8 => out.push(h as u8),
@@ -191,7 +208,7 @@ mod tests {
 
     #[test]
     fn inputs_are_fixed_and_in_range() {
-        let generate = |name, elem, len| generate(name, elem, len).unwrap();
+        let generate = |name, elem, len| generate(name, elem, len, None, 0).unwrap();
         let a = generate("a", Elem::F32, 1000);
         assert_eq!(a, generate("a", Elem::F32, 1000));
         assert_ne!(a, generate("b", Elem::F32, 1000));
@@ -206,16 +223,19 @@ mod tests {
     /// aborted the process when the allocation failed.
     #[test]
     fn a_buffer_too_large_to_hold_is_an_error() {
-        let e = generate("a", Elem::U64, 1 << 60).unwrap_err();
+        let e = generate("a", Elem::U64, 1 << 60, None, 0).unwrap_err();
         assert!(
             e.starts_with("buffer `a`: 1152921504606846976 elements of u64"),
             "{e}"
         );
         assert!(e.contains("give a smaller --n"), "{e}");
-        assert!(generate("a", Elem::U64, u64::MAX).is_err());
+        assert!(generate("a", Elem::U64, u64::MAX, None, 0).is_err());
         // Past `isize::MAX` bytes: no allocator is asked.
-        assert!(generate("b", Elem::U8, 1 << 63).is_err());
-        assert_eq!(generate("c", Elem::U8, 0).unwrap(), Vec::<u8>::new());
+        assert!(generate("b", Elem::U8, 1 << 63, None, 0).is_err());
+        assert_eq!(
+            generate("c", Elem::U8, 0, None, 0).unwrap(),
+            Vec::<u8>::new()
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod harness;
 pub mod limits;
 pub mod ptx;
 pub mod spec;
+pub mod values;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -233,7 +234,8 @@ pub fn check_port(args: &CheckPortArgs) -> Result<i32> {
     std::fs::create_dir_all(&work).map_err(Error::io(&work))?;
     for (b, len) in plan.buffers.iter().filter(|(b, _)| b.role.generated()) {
         let path = work.join(format!("in_{}.bin", b.name));
-        let bytes = data::generate(&b.name, b.elem, *len).map_err(Error::CheckPortSpec)?;
+        let bytes =
+            data::generate(&b.name, b.elem, *len, b.range, plan.n).map_err(Error::CheckPortSpec)?;
         std::fs::write(&path, bytes).map_err(Error::io(&path))?;
     }
     let harness_src = work.join("harness.cu");

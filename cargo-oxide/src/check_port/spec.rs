@@ -4,6 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::values::ValueRange;
+
 /// A size or value in terms of the problem size `n`: `n`, `1024`, `n/1024`, `n*4`, `n+3`, `n-1`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expr {
@@ -130,6 +132,23 @@ impl Elem {
         matches!(self, Elem::F32 | Elem::F64)
     }
 
+    pub fn is_signed(self) -> bool {
+        matches!(self, Elem::I32 | Elem::I64)
+    }
+
+    /// The smallest and largest value of an integer type (floats: `f64`'s integer range,
+    /// unused).
+    pub fn int_limits(self) -> (i128, i128) {
+        match self {
+            Elem::U8 => (0, u8::MAX.into()),
+            Elem::I32 => (i32::MIN.into(), i32::MAX.into()),
+            Elem::U32 => (0, u32::MAX.into()),
+            Elem::I64 => (i64::MIN.into(), i64::MAX.into()),
+            Elem::U64 => (0, u64::MAX.into()),
+            Elem::F32 | Elem::F64 => (i128::MIN, i128::MAX),
+        }
+    }
+
     /// The largest value of an integer type (`None` for floats). Scalar values are sizes in
     /// terms of `n`, never negative, so the smallest is 0.
     pub fn int_max(self) -> Option<u64> {
@@ -196,23 +215,30 @@ impl Role {
     }
 }
 
-/// `--buffer NAME:TYPE:LEN:ROLE`, e.g. `a:f32:n:in`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `--buffer NAME:TYPE:LEN:ROLE[:LO..HI]`, e.g. `a:f32:n:in` or `ids:i32:n:in:0..50257`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Buffer {
     pub name: String,
     pub elem: Elem,
     pub len: Expr,
     pub role: Role,
+    /// The values a generated buffer takes (`None`: every integer, floats in [-1, 1)).
+    pub range: Option<ValueRange>,
 }
 
 impl FromStr for Buffer {
     type Err = String;
     fn from_str(s: &str) -> Result<Buffer, String> {
         let parts: Vec<&str> = s.split(':').collect();
-        let [name, elem, len, role] = parts[..] else {
-            return Err(format!(
-                "`{s}`: a buffer is NAME:TYPE:LEN:ROLE, e.g. a:f32:n:in or c:f32:n:out"
-            ));
+        let (name, elem, len, role, range) = match parts[..] {
+            [name, elem, len, role] => (name, elem, len, role, None),
+            [name, elem, len, role, range] => (name, elem, len, role, Some(range)),
+            _ => {
+                return Err(format!(
+                    "`{s}`: a buffer is NAME:TYPE:LEN:ROLE[:LO..HI], e.g. a:f32:n:in, \
+                     c:f32:n:out or ids:i32:n:in:0..50257"
+                ));
+            }
         };
         if !is_identifier(name) {
             return Err(format!(
@@ -225,11 +251,22 @@ impl FromStr for Buffer {
             "inout" => Role::InOut,
             other => return Err(format!("`{other}` is not a role: in, out or inout")),
         };
+        let elem: Elem = elem.parse()?;
+        let range = match range {
+            None => None,
+            Some(_) if !role.generated() => {
+                return Err(format!(
+                    "`{s}`: a range of values is for generated buffers (roles in, inout)"
+                ));
+            }
+            Some(r) => Some(ValueRange::parse(r, elem)?),
+        };
         Ok(Buffer {
             name: name.to_owned(),
-            elem: elem.parse()?,
+            elem,
             len: len.parse()?,
             role,
+            range,
         })
     }
 }
