@@ -37,10 +37,6 @@ pub trait EmulatorArg<'a, K: ?Sized + ParamKey<'a>>: sealed::Sealed<'a, K> {
 
     /// Makes what the threads share, borrowing the argument for the run.
     fn share(self) -> Self::Threads;
-
-    /// The number of elements of a slice argument (what `same_len` and `covers` compare); 0
-    /// for a value.
-    fn elements(&self) -> usize;
 }
 
 pub(crate) mod sealed {
@@ -62,6 +58,11 @@ pub unsafe trait ThreadArg<'a, K: ?Sized + ParamKey<'a>>: Sync {
     /// # Safety
     /// Called only by the threads of the run this value was shared for, inside `crate::run`.
     unsafe fn param(&self) -> K::Param;
+
+    /// The number of elements of the slice every thread's argument covers (what `same_len`
+    /// and `covers` compare, measured on what the threads get, so that no `AsRef` of the
+    /// caller's can report another length); 0 for a value.
+    fn elements(&self) -> usize;
 }
 
 /// A value, copied to every thread.
@@ -75,15 +76,15 @@ impl<'a, T: DeviceData + Copy + Sync + 'a> EmulatorArg<'a, fn(T)> for T {
     fn share(self) -> Value<T> {
         Value(self)
     }
-    fn elements(&self) -> usize {
-        0
-    }
 }
 
 // SAFETY: every thread gets a copy of the one value.
 unsafe impl<'a, T: DeviceData + Copy + Sync + 'a> ThreadArg<'a, fn(T)> for Value<T> {
     unsafe fn param(&self) -> T {
         self.0
+    }
+    fn elements(&self) -> usize {
+        0
     }
 }
 
@@ -95,15 +96,15 @@ impl<'a, T: Sync + 'a, S: AsRef<[T]> + ?Sized> EmulatorArg<'a, [T]> for &'a S {
     fn share(self) -> Self::Threads {
         Shared::new(self.as_ref())
     }
-    fn elements(&self) -> usize {
-        self.as_ref().len()
-    }
 }
 
 // SAFETY: a shared slice of `Sync` elements (`Shared::new` asked for it).
 unsafe impl<'a, T: 'a> ThreadArg<'a, [T]> for Shared<'a, [T]> {
     unsafe fn param(&self) -> &'a [T] {
         self.get()
+    }
+    fn elements(&self) -> usize {
+        self.get().len()
     }
 }
 
@@ -127,9 +128,6 @@ impl<'a, A: AtomicElem + 'a, S: AsMut<[A::Plain]> + AsRef<[A::Plain]> + ?Sized> 
             unsafe { core::slice::from_raw_parts(plain.as_mut_ptr().cast(), plain.len()) };
         Shared::new(atomics)
     }
-    fn elements(&self) -> usize {
-        self.as_ref().len()
-    }
 }
 
 /// The outputs whose parameters are the pointer and the length: the caller's slice, borrowed
@@ -145,9 +143,6 @@ macro_rules! output_arg {
             fn share(self) -> Self::Threads {
                 RawSlice::new(self.as_mut())
             }
-            fn elements(&self) -> usize {
-                self.as_ref().len()
-            }
         }
 
         // SAFETY: `RawSlice` borrows the caller's `&mut [T]` for `'a`, until `run` returns after
@@ -160,6 +155,9 @@ macro_rules! output_arg {
         {
             unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
                 unsafe { $output::from_raw_parts(RawSlice::ptr(self), RawSlice::len(self)) }
+            }
+            fn elements(&self) -> usize {
+                RawSlice::len(self)
             }
         }
     )*};

@@ -15,9 +15,6 @@ impl<'a> EmulatorArg<'a, fn(Descriptor128)> for &'a Descriptor128 {
     fn share(self) -> SharedDescriptor<'a> {
         SharedDescriptor(self)
     }
-    fn elements(&self) -> usize {
-        0
-    }
 }
 
 /// The caller's descriptor, shared by the emulated threads.
@@ -28,5 +25,8 @@ pub struct SharedDescriptor<'a>(&'a Descriptor128);
 unsafe impl<'a> ThreadArg<'a, fn(Descriptor128)> for SharedDescriptor<'a> {
     unsafe fn param(&self) -> <fn(Descriptor128) as ParamKey<'a>>::Param {
         self.0.clone()
+    }
+    fn elements(&self) -> usize {
+        0
     }
 }

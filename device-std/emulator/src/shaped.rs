@@ -3,7 +3,7 @@
 //! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view.
 
 use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
-use oxide_launch::{Pairs, Rows, ShapedStorage, Wave};
+use oxide_launch::{Pairs, Rows, Wave};
 
 use crate::{EmulatorArg, RawSlice, ThreadArg};
 
@@ -35,9 +35,6 @@ macro_rules! shaped_emulator_arg {
                     words,
                 }
             }
-            fn elements(&self) -> usize {
-                self.storage().len()
-            }
         }
 
         // SAFETY: as for `DisjointSlice` (oxide-emulator's `ThreadArg` impls): the slice is
@@ -50,6 +47,9 @@ macro_rules! shaped_emulator_arg {
             unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
                 let [$($word),+] = self.words;
                 unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $word)+) }
+            }
+            fn elements(&self) -> usize {
+                self.slice.len()
             }
         }
     };

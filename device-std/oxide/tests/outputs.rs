@@ -437,3 +437,44 @@ fn block_and_warp_slots_have_one_writer_each() {
     assert_eq!(short_b, per_block[..2]);
     assert_eq!(short_w, per_warp[..4]);
 }
+
+#[kernel(same_len = "a, out")]
+pub fn same_len_copy(a: &[f32], mut out: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(o) = out.get_mut(idx) {
+        *o = a[i];
+    }
+}
+
+/// A caller's storage whose `AsRef` and `AsMut` disagree (safe code): `same_len` must compare
+/// the lengths the threads get, which the kernel's entry takes to be equal (review of
+/// 57b023f: the emulator compared `as_ref().len()` and shared `as_mut()`, and the kernel read
+/// past `a`'s end in a release build).
+struct Liar(Vec<f32>);
+
+impl AsRef<[f32]> for Liar {
+    fn as_ref(&self) -> &[f32] {
+        &self.0[..4]
+    }
+}
+
+impl AsMut<[f32]> for Liar {
+    fn as_mut(&mut self) -> &mut [f32] {
+        &mut self.0
+    }
+}
+
+#[test]
+fn same_len_compares_what_the_threads_get() {
+    let a = vec![1.0f32; 4];
+    let mut out = Liar(vec![0.0; 1024]);
+    let e = same_len_copy::emulate(&cfg((4, 1, 1), (256, 1, 1)), &a, &mut out).unwrap_err();
+    assert!(
+        matches!(e.kind, oxide::emulate::FailureKind::ArgumentLengths(_)),
+        "{e}"
+    );
+    let mut out = Liar(vec![0.0; 4]);
+    same_len_copy::emulate(&cfg((1, 1, 1), (32, 1, 1)), &a, &mut out).unwrap();
+    assert_eq!(out.0, a);
+}

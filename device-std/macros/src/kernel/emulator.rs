@@ -63,8 +63,22 @@ impl Kernel {
         let contract_check = quote! {
             ::oxide::__private::emulate_check_launch(#kernel_name, #cfg, &#options)?;
         };
+        // The lengths are those of what the threads get, measured after `share` (a caller's
+        // `AsRef` could report one length and `AsMut` give another): the kernel's entry takes
+        // `same_len`'s lengths to be equal.
+        let keys: Vec<(Ident, TokenStream)> = self
+            .passed()
+            .map(|p| (p.name.clone(), p.key.clone()))
+            .collect();
         let length_check = self.length_checks(
-            quote!(::oxide::emulate::EmulatorArg::elements),
+            |n| {
+                let key = keys
+                    .iter()
+                    .find(|(name, _)| name == n)
+                    .map(|(_, key)| key.clone())
+                    .unwrap_or_default();
+                quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
+            },
             quote!(emulate_same_len),
             quote!(emulate_covers),
             quote!(#cfg),
@@ -94,8 +108,8 @@ impl Kernel {
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
                 #contract_check
-                #length_check
                 #(#shares)*
+                #length_check
                 ::oxide::emulate::run(#kernel_name, #cfg, || {
                     #(#threads)*
                     #call

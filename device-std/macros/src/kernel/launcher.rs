@@ -63,7 +63,7 @@ impl Kernel {
             ::oxide::__private::check_launch(#gpu, #kernel_name, &#cfg, &#options)?;
         };
         let length_check = self.length_checks(
-            quote!(::oxide::host::LaunchArg::elements),
+            |n| quote!(::oxide::host::LaunchArg::elements(&#n)),
             quote!(same_len),
             quote!(covers),
             quote!(&#cfg),
@@ -173,13 +173,13 @@ impl Kernel {
         })
     }
 
-    /// The checks of `same_len` and `covers`, for the launcher or the emulator: `elements` is
-    /// the function that gives an argument's length, `same`/`covers` the `__private` checks.
+    /// The checks of `same_len` and `covers`, for the launcher or the emulator: `elements`
+    /// gives the expression of an argument's length, `same`/`covers` the `__private` checks.
     /// Each named argument is first checked, at compile time, to have a length
     /// (`oxide::CountedParam`), at the span of its name.
     pub(super) fn length_checks(
         &self,
-        elements: TokenStream,
+        elements: impl Fn(&Ident) -> TokenStream,
         same: TokenStream,
         covers: TokenStream,
         cfg: TokenStream,
@@ -200,17 +200,19 @@ impl Kernel {
         let groups = self.lengths.same_len.iter().map(|group| {
             let names = group.iter().map(|n| n.to_string());
             let counted = group.iter().map(counted);
+            let lengths = group.iter().map(&elements);
             quote! {
                 #(#counted)*
-                ::oxide::__private::#same(#kernel_name, &[#((#names, #elements(&#group))),*])?;
+                ::oxide::__private::#same(#kernel_name, &[#((#names, #lengths)),*])?;
             }
         });
         let covered = self.lengths.covers.iter().map(|n| {
             let name = n.to_string();
             let counted = counted(n);
+            let length = elements(n);
             quote! {
                 #counted
-                ::oxide::__private::#covers(#kernel_name, #cfg, #name, #elements(&#n))?;
+                ::oxide::__private::#covers(#kernel_name, #cfg, #name, #length)?;
             }
         });
         quote!(#(#groups)* #(#covered)*)
