@@ -101,6 +101,12 @@ impl Branch {
                     },
                 )),
                 LLVMOpcode::LLVMSwitch => {
+                    // Case values are read as 64 bits: a wider switch is left alone.
+                    let width =
+                        llvm_sys::core::LLVMGetIntTypeWidth(LLVMTypeOf(LLVMGetOperand(term, 0)));
+                    if width > 64 {
+                        return None;
+                    }
                     let n = LLVMGetNumSuccessors(term);
                     let mut cases = Vec::new();
                     for i in 1..n {
@@ -279,6 +285,23 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
         }
         if routes.is_empty() {
             return None;
+        }
+        // Where a warp that split reconverges is the split's immediate post-dominator. A split
+        // on `cond` itself sends each side to one successor of `b` either way; a split on
+        // anything else that rejoins at `b` would, once `b` is gone, rejoin only further down,
+        // and its threads could reach a barrier or a warp collective below `b` apart (PTX's
+        // `.aligned` barriers and `.sync` collectives need them together): not threaded.
+        // (LLVM's own JumpThreading does nothing on a GPU for this reason.)
+        let ipdom = cfg.immediate_post_dominators()?;
+        for &y in &cfg.blocks {
+            let term = LLVMGetBasicBlockTerminator(y);
+            if term.is_null() || LLVMGetNumSuccessors(term) < 2 || ipdom.get(&y) != Some(&Some(b)) {
+                continue;
+            }
+            match Branch::of(term) {
+                Some((c, _)) if c == cond => {}
+                _ => return None,
+            }
         }
         let regions: Vec<_> = succs
             .iter()
@@ -571,6 +594,89 @@ no:
             "  %item = phi i64 [ %i, %some ], [ 0, %head ]\n  store i64 0, ptr %out\n",
         );
         let (n, out) = threaded(&ir);
+        assert_eq!(n, 0, "{out}");
+    }
+
+    /// Review of 9156baf: a split on `%x` rejoined at `b`; threading sent both of its sides
+    /// straight to the barrier in `s`, where they would arrive apart. Not threaded.
+    #[test]
+    fn leaves_a_merge_where_another_split_reconverges() {
+        let ir = r#"
+declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32) convergent
+declare void @g(i64)
+define void @f(i1 %c, i1 %x, ptr %o) {
+entry:
+  br i1 %x, label %q1, label %q2
+q1:
+  br i1 %c, label %p1, label %p2
+q2:
+  br i1 %c, label %p3, label %p4
+p1:
+  store i64 1, ptr %o
+  br label %b
+p2:
+  store i64 2, ptr %o
+  br label %b
+p3:
+  store i64 3, ptr %o
+  br label %b
+p4:
+  store i64 4, ptr %o
+  br label %b
+b:
+  %m = phi i64 [ 1, %p1 ], [ 2, %p2 ], [ 3, %p3 ], [ 4, %p4 ]
+  br i1 %c, label %s, label %t
+s:
+  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
+  call void @g(i64 %m)
+  br label %exit
+t:
+  call void @g(i64 %m)
+  br label %exit
+exit:
+  ret void
+}
+"#;
+        let (n, out) = threaded(ir);
+        assert_eq!(n, 0, "{out}");
+    }
+
+    /// Review of 9156baf: switch cases were read as 64 bits, so `1` and `2^64 + 1` looked alike.
+    /// A switch wider than 64 bits is not threaded.
+    #[test]
+    fn leaves_a_switch_wider_than_64_bits() {
+        let ir = r#"
+declare void @g(i32)
+define i32 @f(i128 %v) {
+entry:
+  switch i128 %v, label %exit [ i128 18446744073709551617, label %p
+                                i128 7, label %q ]
+p:
+  call void @g(i32 1)
+  br label %b
+q:
+  call void @g(i32 2)
+  br label %b
+b:
+  %m = phi i32 [ 10, %p ], [ 20, %q ]
+  switch i128 %v, label %d [ i128 1, label %s1
+                             i128 18446744073709551617, label %s2
+                             i128 7, label %s3 ]
+s1:
+  ret i32 %m
+s2:
+  %m2 = add i32 %m, 1000
+  ret i32 %m2
+s3:
+  %m3 = add i32 %m, 2000
+  ret i32 %m3
+d:
+  ret i32 -1
+exit:
+  ret i32 0
+}
+"#;
+        let (n, out) = threaded(ir);
         assert_eq!(n, 0, "{out}");
     }
 }

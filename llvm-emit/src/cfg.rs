@@ -158,3 +158,72 @@ impl Cfg {
             .collect()
     }
 }
+
+impl Cfg {
+    /// Each block's immediate post-dominator (`None` for a block that ends the function, and for
+    /// every block when some block cannot reach an end: then the answer is not known).
+    pub(crate) unsafe fn immediate_post_dominators(
+        &self,
+    ) -> Option<HashMap<LLVMBasicBlockRef, Option<LLVMBasicBlockRef>>> {
+        let n = self.blocks.len();
+        let index: HashMap<_, _> = self
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b, i))
+            .collect();
+        let succs: Vec<Vec<usize>> = self
+            .blocks
+            .iter()
+            .map(|&b| unsafe { successors(b) }.iter().map(|s| index[s]).collect())
+            .collect();
+        // pdom[b]: the blocks on every path from `b` to an end, `b` included (all blocks to
+        // start with, then narrowed to a fixed point).
+        let mut pdom: Vec<Vec<bool>> = (0..n)
+            .map(|b| {
+                if succs[b].is_empty() {
+                    (0..n).map(|x| x == b).collect()
+                } else {
+                    vec![true; n]
+                }
+            })
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in 0..n {
+                if succs[b].is_empty() {
+                    continue;
+                }
+                let mut meet = vec![true; n];
+                for &s in &succs[b] {
+                    for (m, p) in meet.iter_mut().zip(&pdom[s]) {
+                        *m &= *p;
+                    }
+                }
+                meet[b] = true;
+                if meet != pdom[b] {
+                    pdom[b] = meet;
+                    changed = true;
+                }
+            }
+        }
+        // A block that reaches no end keeps the full set: then nothing is known.
+        if (0..n).any(|b| !succs[b].is_empty() && pdom[b].iter().all(|&x| x)) && n > 1 {
+            return None;
+        }
+        let size = |b: usize| pdom[b].iter().filter(|&&x| x).count();
+        Some(
+            (0..n)
+                .map(|b| {
+                    // The nearest strict post-dominator has the most post-dominators.
+                    let ipdom = (0..n)
+                        .filter(|&d| d != b && pdom[b][d])
+                        .max_by_key(|&d| size(d))
+                        .map(|d| self.blocks[d]);
+                    (self.blocks[b], ipdom)
+                })
+                .collect(),
+        )
+    }
+}
