@@ -13,9 +13,10 @@ use std::collections::HashMap;
 use inkwell::module::Module;
 use llvm_sys::core::{
     LLVMDeleteFunction, LLVMGetBasicBlockParent, LLVMGetBasicBlockTerminator, LLVMGetFirstUse,
-    LLVMGetInstructionParent, LLVMGetMDKindIDInContext, LLVMGetModuleContext, LLVMGetNamedFunction,
-    LLVMGetUser, LLVMInstructionEraseFromParent, LLVMMDNodeInContext2, LLVMMDStringInContext2,
-    LLVMMetadataAsValue, LLVMSetMetadata,
+    LLVMGetInstructionParent, LLVMGetMDKindIDInContext, LLVMGetMetadata, LLVMGetModuleContext,
+    LLVMGetNamedFunction, LLVMGetOperand, LLVMGetUser, LLVMInstructionEraseFromParent,
+    LLVMIsAConstant, LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMMetadataAsValue,
+    LLVMSetMetadata,
 };
 use llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMContextRef, LLVMValueRef};
@@ -45,28 +46,53 @@ pub(crate) fn apply_unroll_hints(module: &Module<'_>, unroll: bool) -> usize {
         let ll = LLVMGetModuleContext(module.as_mut_ptr());
         let mut loops_of: HashMap<LLVMValueRef, (Cfg, Vec<Loop>)> = HashMap::new();
         let mut marked: Vec<LLVMBasicBlockRef> = Vec::new();
-        for &call in &calls {
+        // A call whose test is a constant is in a loop LLVM has unrolled already (or in code
+        // that runs once): it marks nothing.
+        let live: Vec<LLVMValueRef> = calls
+            .iter()
+            .copied()
+            .filter(|&c| LLVMIsAConstant(LLVMGetOperand(c, 0)).is_null())
+            .collect();
+        for &call in &live {
+            if !unroll {
+                break;
+            }
             let block = LLVMGetInstructionParent(call);
-            if unroll {
-                let function = LLVMGetBasicBlockParent(block);
-                let (_, loops) = loops_of.entry(function).or_insert_with(|| {
-                    let cfg = Cfg::of(function);
-                    let loops = cfg.loops();
-                    (cfg, loops)
-                });
-                // The innermost loop around the call: the smallest body that holds it.
-                let innermost = loops
-                    .iter()
-                    .filter(|l| l.body.contains(&block))
-                    .min_by_key(|l| l.body.len());
-                if let Some(l) = innermost {
-                    for &latch in &l.latches {
-                        if !marked.contains(&latch) {
-                            mark_full_unroll(ll, latch);
-                            marked.push(latch);
-                        }
-                    }
-                }
+            let function = LLVMGetBasicBlockParent(block);
+            let (_, loops) = loops_of.entry(function).or_insert_with(|| {
+                let cfg = Cfg::of(function);
+                let loops = cfg.loops();
+                (cfg, loops)
+            });
+            // The innermost loop around the call: the smallest body that holds it.
+            let Some(l) = loops
+                .iter()
+                .filter(|l| l.body.contains(&block))
+                .min_by_key(|l| l.body.len())
+            else {
+                continue;
+            };
+            // A loop holding another loop with a hint is that loop's outer loop: the call here
+            // is a copy LLVM made of the inner loop's (its guard, when it rotated the loop).
+            let holds_hinted_loop = loops.iter().any(|inner| {
+                inner.body.len() < l.body.len()
+                    && inner.body.iter().all(|b| l.body.contains(b))
+                    && live
+                        .iter()
+                        .any(|&c| inner.body.contains(&LLVMGetInstructionParent(c)))
+            });
+            if holds_hinted_loop {
+                continue;
+            }
+            // A loop with loop metadata already is LLVM's to keep (a remainder loop it made,
+            // say, marked `unroll.disable`); one ID serves all the loop's latches.
+            let unmarked = l.latches.iter().all(|&latch| {
+                !marked.contains(&latch)
+                    && LLVMGetMetadata(LLVMGetBasicBlockTerminator(latch), loop_kind(ll)).is_null()
+            });
+            if unmarked {
+                mark_full_unroll(ll, &l.latches);
+                marked.extend(&l.latches);
             }
         }
         for call in calls {
@@ -77,8 +103,9 @@ pub(crate) fn apply_unroll_hints(module: &Module<'_>, unroll: bool) -> usize {
     }
 }
 
-/// `!llvm.loop !{self, !{"llvm.loop.unroll.full"}}` on the branch that ends `latch`.
-unsafe fn mark_full_unroll(ll: LLVMContextRef, latch: LLVMBasicBlockRef) {
+/// `!llvm.loop !{self, !{"llvm.loop.unroll.full"}}` on the branches that end the `latches` of
+/// one loop.
+unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
     unsafe {
         let text = "llvm.loop.unroll.full";
         let full = LLVMMDStringInContext2(ll, text.as_ptr().cast(), text.len());
@@ -90,12 +117,18 @@ unsafe fn mark_full_unroll(ll: LLVMContextRef, latch: LLVMBasicBlockRef) {
         let mut ops = [placeholder, full];
         let id = LLVMMDNodeInContext2(ll, ops.as_mut_ptr(), ops.len());
         LLVMMetadataReplaceAllUsesWith(placeholder, id);
-        let kind = "llvm.loop";
-        let kind = LLVMGetMDKindIDInContext(ll, kind.as_ptr().cast(), kind.len() as u32);
-        LLVMSetMetadata(
-            LLVMGetBasicBlockTerminator(latch),
-            kind,
-            LLVMMetadataAsValue(ll, id),
-        );
+        for &latch in latches {
+            LLVMSetMetadata(
+                LLVMGetBasicBlockTerminator(latch),
+                loop_kind(ll),
+                LLVMMetadataAsValue(ll, id),
+            );
+        }
     }
+}
+
+/// The metadata kind `llvm.loop`.
+unsafe fn loop_kind(ll: LLVMContextRef) -> u32 {
+    let kind = "llvm.loop";
+    unsafe { LLVMGetMDKindIDInContext(ll, kind.as_ptr().cast(), kind.len() as u32) }
 }

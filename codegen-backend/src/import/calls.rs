@@ -225,8 +225,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                 None
             }
             DeviceFn::UnrollHint => {
+                let values = self.scalar_arguments(path, args)?;
                 let void = pliron_llvm::types::VoidType::get(&self.m.ctx).into();
-                self.intrinsic(oxide_contract::UNROLL_HINT_SYMBOL, void, vec![]);
+                self.intrinsic(oxide_contract::UNROLL_HINT_SYMBOL, void, values);
                 None
             }
             // Checked by the uniformity analysis; nothing to execute.

@@ -32,10 +32,12 @@ impl<I: Iterator> Iterator for Unroll<I> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<I::Item> {
-        // Called on every step, so the call sits in the loop over this iterator (and in no
-        // loop inside it), which is the loop the backend marks.
-        unroll_hint();
-        self.0.next()
+        let item = self.0.next();
+        // Called on every step with whether the loop goes on, so the call sits in the loop over
+        // this iterator, and its argument is that loop's test: a constant once LLVM has
+        // unrolled the loop by itself (then the backend marks nothing).
+        unroll_hint(item.is_some());
+        item
     }
 
     #[inline(always)]
@@ -44,7 +46,8 @@ impl<I: Iterator> Iterator for Unroll<I> {
     }
 }
 
-/// Marks the loop around the call to be unrolled fully; the backend removes the call.
+/// Marks the loop around the call, whose test is `more`, to be unrolled fully; the backend
+/// removes the call.
 #[oxide_gpu::unroll_hint]
 #[inline(never)]
-fn unroll_hint() {}
+fn unroll_hint(_more: bool) {}
