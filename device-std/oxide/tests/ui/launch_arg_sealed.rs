@@ -25,9 +25,6 @@ impl<'a> EmulatorArg<'a, fn(DisjointSlice<'_, u64>)> for Fake {
     fn share(self) -> Self::Threads {
         unimplemented!()
     }
-    fn elements(&self) -> usize {
-        0
-    }
 }
 
 fn main() {}
