@@ -57,7 +57,7 @@ pub(crate) fn thread_known_branches(module: &Module<'_>) -> usize {
                 let Some(plan) = cfg.blocks.iter().find_map(|&b| plan(&cfg, b)) else {
                     break;
                 };
-                apply(&cfg, plan);
+                apply(plan);
                 threaded += 1;
             }
         }
@@ -369,13 +369,10 @@ unsafe fn new_phi(
     }
 }
 
-unsafe fn apply(cfg: &Cfg, plan: Plan) {
+/// Applies `plan`: every predecessor of `b` is routed (`plan` gives up otherwise), so `b` goes.
+unsafe fn apply(plan: Plan) {
     unsafe {
         let b = plan.b;
-        let keeps_b = cfg
-            .preds(b)
-            .iter()
-            .any(|p| !plan.routes.iter().any(|(q, _)| q == p));
         let routed_to = |s: LLVMBasicBlockRef| {
             plan.routes
                 .iter()
@@ -389,13 +386,10 @@ unsafe fn apply(cfg: &Cfg, plan: Plan) {
             let own = only_leading_phis(s);
             for phi in own {
                 let v = LLVMGetIncomingValue(phi, 0);
-                let mut incoming: Vec<_> = incoming_from
+                let incoming: Vec<_> = incoming_from
                     .iter()
                     .map(|&p| (value_from(&plan, v, p), p))
                     .collect();
-                if keeps_b {
-                    incoming.push((v, b));
-                }
                 let replacement = if incoming.is_empty() {
                     LLVMGetPoison(LLVMTypeOf(phi))
                 } else {
@@ -417,12 +411,9 @@ unsafe fn apply(cfg: &Cfg, plan: Plan) {
                 if here.is_empty() {
                     continue;
                 }
-                let mut incoming: Vec<_> = routed_to(*s)
+                let incoming: Vec<_> = routed_to(*s)
                     .map(|p| (value_from(&plan, phi, p), p))
                     .collect();
-                if keeps_b {
-                    incoming.push((phi, b));
-                }
                 let replacement = if incoming.is_empty() {
                     LLVMGetPoison(LLVMTypeOf(phi))
                 } else {
@@ -442,23 +433,12 @@ unsafe fn apply(cfg: &Cfg, plan: Plan) {
                 }
             }
         }
-        // 4. `b` keeps the edges not routed, or goes.
-        if keeps_b {
-            for &phi in &plan.phis {
-                let incoming: Vec<_> = (0..LLVMCountIncoming(phi))
-                    .map(|i| (LLVMGetIncomingValue(phi, i), LLVMGetIncomingBlock(phi, i)))
-                    .filter(|(_, p)| !plan.routes.iter().any(|(q, _)| q == p))
-                    .collect();
-                let replacement = new_phi(b, LLVMTypeOf(phi), &incoming);
-                LLVMReplaceAllUsesWith(phi, replacement);
-                LLVMInstructionEraseFromParent(phi);
-            }
-        } else {
-            for &phi in &plan.phis {
-                LLVMReplaceAllUsesWith(phi, LLVMGetPoison(LLVMTypeOf(phi)));
-            }
-            LLVMDeleteBasicBlock(b);
+        // 4. `b` has no predecessor left: its phis' last uses (each other's, or in dead code)
+        // take poison, and it goes.
+        for &phi in &plan.phis {
+            LLVMReplaceAllUsesWith(phi, LLVMGetPoison(LLVMTypeOf(phi)));
         }
+        LLVMDeleteBasicBlock(b);
     }
 }
 
