@@ -8,6 +8,7 @@ pub mod harness;
 pub mod limits;
 pub mod ptx;
 pub mod spec;
+pub mod terms;
 pub mod values;
 
 use std::path::{Path, PathBuf};

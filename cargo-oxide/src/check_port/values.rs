@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::spec::{Elem, Expr};
+use super::terms::{Elem, Expr};
 
 /// One end of an integer range: a size in terms of `n` (`n`, `1024`, `n/4`), or a negative
 /// literal for a signed type.
