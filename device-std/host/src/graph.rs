@@ -48,15 +48,6 @@ pub struct Graph<'g> {
 /// A type invariant in `'g`.
 type Invariant<'g> = fn(&'g ()) -> &'g ();
 
-/// Why each kind of call is refused inside a capture (`Error::NotCapturable`).
-pub(crate) const WAITS: &str = "nothing captured runs before the graph is launched; wait \
-                                after `Graph::launch`";
-pub(crate) const EVENTS: &str = "a graph's launches are ordered by the buffers it holds; \
-                                 record or wait for events around `Graph::launch`";
-pub(crate) const ALLOCATES: &str = "it allocates device memory; allocate before the capture \
-                                    and give the buffer to it";
-pub(crate) const HOST_MEMORY: &str = "the graph would copy from or to that host memory at every \
-                                      launch; copy before or after `Graph::launch`";
 const NESTED: &str = "captures do not nest, and a graph is not launched inside a capture";
 
 impl Gpu {

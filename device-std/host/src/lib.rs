@@ -183,7 +183,7 @@ impl Gpu {
     /// [`Gpu::synchronize_device`] waits for every stream), and reports any asynchronous kernel error
     /// ([`Error::KernelFailed`] when a kernel failed since the last wait).
     pub fn synchronize(&self) -> Result<(), Error> {
-        self.refuse_in_capture("synchronize", graph::WAITS)?;
+        self.refuse_in_capture("synchronize", crate::error::not_capturable::WAITS)?;
         let seen = self.launch_count();
         self.stream.synchronize().map_err(|e| self.blame(e))?;
         self.waited(seen);
@@ -194,7 +194,7 @@ impl Gpu {
     /// time between them in milliseconds. Waits for the work to finish; a kernel that failed
     /// gives [`Error::KernelFailed`].
     pub fn time(&self, f: impl FnOnce() -> Result<(), Error>) -> Result<f32, Error> {
-        self.refuse_in_capture("time", graph::EVENTS)?;
+        self.refuse_in_capture("time", crate::error::not_capturable::EVENTS)?;
         let timing = Some(CUevent_flags::CU_EVENT_DEFAULT);
         let start = self
             .stream

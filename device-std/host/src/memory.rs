@@ -7,7 +7,7 @@ use std::ops::{Bound, RangeBounds};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr, DriverError, ValidAsZeroBits};
 
 pub(crate) use crate::track::Tracker;
-use crate::{Error, Gpu, graph};
+use crate::{Error, Gpu};
 
 /// Device memory holding `len()` elements of `T`. Pass `&buf` for a kernel's `&[T]` argument
 /// and `&mut buf` for its `DisjointSlice<T>` argument; [`DeviceBuffer::slice`] and
@@ -356,7 +356,7 @@ impl Gpu {
     /// returns when the copy is done, as `cudaMemcpy` does: `data` is then free to change, even
     /// when it is a `PinnedBuffer`'s slice, which the driver would read asynchronously.
     pub fn htod<T: DeviceRepr>(&self, data: &[T]) -> Result<DeviceBuffer<T>, Error> {
-        self.refuse_in_capture("htod", graph::ALLOCATES)?;
+        self.refuse_in_capture("htod", crate::error::not_capturable::ALLOCATES)?;
         let slice = if data.is_empty() {
             self.stream.null()
         } else {
@@ -384,7 +384,7 @@ impl Gpu {
         &self,
         n: usize,
     ) -> Result<DeviceBuffer<T>, Error> {
-        self.refuse_in_capture("alloc_zeroed", graph::ALLOCATES)?;
+        self.refuse_in_capture("alloc_zeroed", crate::error::not_capturable::ALLOCATES)?;
         allocation_bytes::<T>(n)?;
         let slice = if n == 0 {
             self.stream.null()
@@ -425,7 +425,7 @@ impl Gpu {
         src: &[T],
         dst: &mut D,
     ) -> Result<(), Error> {
-        self.refuse_in_capture("memcpy_htod", graph::HOST_MEMORY)?;
+        self.refuse_in_capture("memcpy_htod", crate::error::not_capturable::HOST_MEMORY)?;
         let dst = dst.region_mut();
         check_lengths("memcpy_htod", src.len(), dst.len)?;
         // SAFETY: `dst` is `src.len()` elements of `T` on this device; `src` stays borrowed
@@ -443,7 +443,7 @@ impl Gpu {
         src: &S,
         dst: &mut [T],
     ) -> Result<(), Error> {
-        self.refuse_in_capture("memcpy_dtoh", graph::HOST_MEMORY)?;
+        self.refuse_in_capture("memcpy_dtoh", crate::error::not_capturable::HOST_MEMORY)?;
         let src = src.region();
         check_lengths("memcpy_dtoh", src.len, dst.len())?;
         let seen = self.launch_count();
@@ -484,7 +484,7 @@ impl Gpu {
         &self,
         src: &S,
     ) -> Result<DeviceBuffer<T>, Error> {
-        self.refuse_in_capture("clone_dtod", graph::ALLOCATES)?;
+        self.refuse_in_capture("clone_dtod", crate::error::not_capturable::ALLOCATES)?;
         allocation_bytes::<T>(src.len())?;
         let slice = if src.is_empty() {
             self.stream.null()
@@ -536,7 +536,7 @@ impl Gpu {
         value: T,
     ) -> Result<(), Error> {
         // Its first copy reads `value` from the host, where the graph would read it later.
-        self.refuse_in_capture("fill", graph::HOST_MEMORY)?;
+        self.refuse_in_capture("fill", crate::error::not_capturable::HOST_MEMORY)?;
         let dst = dst.region_mut();
         let size = size_of::<T>();
         // SAFETY: all the copies stay within `dst`'s `dst.len` elements of `T`, and each copies

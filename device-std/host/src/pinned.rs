@@ -172,7 +172,10 @@ impl Gpu {
         region: &crate::Region<'_>,
         copy: impl FnOnce(cudarc::driver::sys::CUstream) -> Result<(), cudarc::driver::DriverError>,
     ) -> Result<(), Error> {
-        self.refuse_in_capture("a copy with a PinnedBuffer", crate::graph::HOST_MEMORY)?;
+        self.refuse_in_capture(
+            "a copy with a PinnedBuffer",
+            crate::error::not_capturable::HOST_MEMORY,
+        )?;
         if let Some(host) = &pinned.host
             && host.context().ordinal() != self.ordinal()
         {

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 
-use crate::{Error, Gpu, error, graph};
+use crate::{Error, Gpu, error};
 
 /// A CUDA stream of a [`Gpu`] (`cudaStreamCreateWithFlags(cudaStreamNonBlocking)`), made by
 /// [`Gpu::new_stream`]. It derefs to a [`Gpu`] whose work goes to this stream: a launch
@@ -60,7 +60,7 @@ impl Gpu {
 
     /// Records the work queued on this stream so far (`cudaEventRecord`), with timing.
     pub fn record_event(&self) -> Result<Event, Error> {
-        self.refuse_in_capture("record_event", graph::EVENTS)?;
+        self.refuse_in_capture("record_event", crate::error::not_capturable::EVENTS)?;
         let seen = self.launch_count();
         let event = self
             .stream
@@ -77,14 +77,14 @@ impl Gpu {
     /// Makes the work queued on this stream from now on wait until `event`'s work is done
     /// (`cudaStreamWaitEvent`), without blocking the host.
     pub fn wait_event(&self, event: &Event) -> Result<(), Error> {
-        self.refuse_in_capture("wait_event", graph::EVENTS)?;
+        self.refuse_in_capture("wait_event", crate::error::not_capturable::EVENTS)?;
         self.stream.wait(&event.event).map_err(|e| self.blame(e))
     }
 
     /// Waits until the work of every stream of this device has finished
     /// (`cudaDeviceSynchronize`), and reports any asynchronous kernel error.
     pub fn synchronize_device(&self) -> Result<(), Error> {
-        self.refuse_in_capture("synchronize_device", graph::WAITS)?;
+        self.refuse_in_capture("synchronize_device", crate::error::not_capturable::WAITS)?;
         let seen = self.launch_log().all();
         self.ctx.synchronize().map_err(|e| self.blame(e))?;
         self.launch_log().waited_all(&seen);

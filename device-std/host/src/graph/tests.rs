@@ -2,6 +2,7 @@
 //! carries, over trackers of no device.
 
 use super::*;
+use crate::error::not_capturable::{HOST_MEMORY, WAITS};
 
 fn region(tracker: &Tracker, write: bool) -> Region<'_> {
     static PARAMS: [u64; 2] = [16, 4];
