@@ -2,14 +2,11 @@
 
 use inkwell::{
     FloatPredicate, IntPredicate,
-    types::IntType,
     values::{
         AsValueRef, BasicValue, BasicValueEnum, FastMathFlags, InstructionOpcode, InstructionValue,
     },
 };
-use pliron::{
-    builtin::attributes::BoolAttr, context::Ptr, op::Op, operation::Operation, utils::apint::APInt,
-};
+use pliron::{builtin::attributes::BoolAttr, context::Ptr, op::Op, operation::Operation};
 use pliron_llvm::{
     attributes::{
         FCmpPredicateAttr, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr,
@@ -52,18 +49,6 @@ pub(crate) fn apply_fast_math(inst: Option<InstructionValue<'_>>, flags: Fastmat
     {
         let _ = inst.set_fast_math_flags(llvm_fast_math(flags));
     }
-}
-
-/// An integer constant of any width from pliron's arbitrary-precision integer.
-pub(crate) fn int_constant<'ll>(ty: IntType<'ll>, value: &APInt) -> inkwell::values::IntValue<'ll> {
-    let words = value.bw().div_ceil(64).max(1);
-    let mut bytes = vec![0u8; words * 8];
-    value.to_u8_slice(&mut bytes);
-    let words: Vec<u64> = bytes
-        .chunks_exact(8)
-        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
-        .collect();
-    ty.const_int_arbitrary_precision(&words)
 }
 
 fn int_predicate(p: &ICmpPredicateAttr) -> IntPredicate {

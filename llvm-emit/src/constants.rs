@@ -32,7 +32,7 @@ use pliron_llvm::{
     types::{ArrayType, StructType, VectorType},
 };
 
-use crate::{arith::int_constant, errors::EmitError, translate::Translator};
+use crate::{errors::EmitError, translate::Translator};
 
 /// `undef` (or `poison`) of any first-class type.
 pub(crate) fn undef_or_poison(ty: BasicTypeEnum<'_>, undef: bool) -> BasicValueEnum<'_> {
@@ -259,4 +259,19 @@ impl<'ll> Translator<'_, 'll> {
         }
         Ok(ptr.const_address_space_cast(want))
     }
+}
+
+/// An integer constant of any width from pliron's arbitrary-precision integer.
+pub(crate) fn int_constant<'ll>(
+    ty: inkwell::types::IntType<'ll>,
+    value: &pliron::utils::apint::APInt,
+) -> inkwell::values::IntValue<'ll> {
+    let words = value.bw().div_ceil(64).max(1);
+    let mut bytes = vec![0u8; words * 8];
+    value.to_u8_slice(&mut bytes);
+    let words: Vec<u64> = bytes
+        .chunks_exact(8)
+        .map(|c| u64::from_le_bytes(c.try_into().expect("chunks of 8")))
+        .collect();
+    ty.const_int_arbitrary_precision(&words)
 }

@@ -25,7 +25,8 @@ use pliron_llvm::{
 };
 
 use crate::{
-    arith::{apply_fast_math, int_constant},
+    arith::apply_fast_math,
+    constants::int_constant,
     errors::EmitError,
     translate::{OpValue, Translator},
 };
