@@ -42,18 +42,15 @@ pub fn generate(
         .checked_mul(elem.size() as u64)
         .and_then(|b| usize::try_from(b).ok())
         .ok_or_else(|| too_large("more bytes than this machine addresses".into()))?;
-    let ints = range
-        .map(|r| values::int_bounds(r, name, elem, n))
-        .transpose()?
-        .flatten();
+    let bounds = range.map(|r| r.at(name, elem, n)).transpose()?;
     let s = seed(name);
     let mut out = Vec::new();
     out.try_reserve_exact(bytes)
         .map_err(|e| too_large(format!("{bytes} bytes: {e}")))?;
     for i in 0..len {
         let h = mix(s ^ mix(i));
-        if let Some(range) = range {
-            values::push_in_range(&mut out, elem, h, range, ints);
+        if let Some(bounds) = bounds {
+            values::push_in_range(&mut out, elem, h, bounds);
             continue;
         }
         let unit = (h >> 41) as f64 / (1u64 << 22) as f64 - 1.0;

@@ -75,19 +75,26 @@ impl ValueRange {
 
     /// The bounds at problem size `n`, checked against `elem` (an empty range or one outside
     /// the type is an error that names the buffer).
-    fn ints(self, name: &str, elem: Elem, n: u64) -> Result<(i128, i128), String> {
-        let ValueRange::Int { lo, hi } = self else {
-            unreachable!("an integer range for an integer buffer")
+    pub fn at(self, name: &str, elem: Elem, n: u64) -> Result<Bounds, String> {
+        let (lo, hi) = match self {
+            ValueRange::Float { lo, hi } => return Ok(Bounds::Float { lo, hi }),
+            ValueRange::Int { lo, hi } => (lo.eval(n)?, hi.eval(n)?),
         };
-        let (lo, hi) = (lo.eval(n)?, hi.eval(n)?);
         let (min, max) = elem.int_limits();
         if lo >= hi || lo < min || hi - 1 > max {
             return Err(format!(
                 "buffer `{name}`: {self} is {lo}..{hi} at n = {n}, which is empty or not in {elem}"
             ));
         }
-        Ok((lo, hi))
+        Ok(Bounds::Int { lo, hi })
     }
+}
+
+/// A [`ValueRange`] at one problem size: what generation draws from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bounds {
+    Int { lo: i128, hi: i128 },
+    Float { lo: f64, hi: f64 },
 }
 
 impl fmt::Display for ValueRange {
@@ -103,55 +110,34 @@ impl fmt::Display for ValueRange {
     }
 }
 
-/// Element `h` (a well-mixed hash) of a buffer of `elem` in `range`, as little-endian bytes
-/// appended to `out`. Integers are `lo + h mod (hi - lo)`; floats `lo + u·(hi - lo)` with `u`
-/// uniform in [0, 1) on a grid of 2^-23, and `lo` where rounding reached `hi`.
-pub fn push_in_range(
-    out: &mut Vec<u8>,
-    elem: Elem,
-    h: u64,
-    range: ValueRange,
-    ints: Option<(i128, i128)>,
-) {
-    match (range, ints) {
-        (ValueRange::Float { lo, hi }, _) => {
+/// Element `h` (a well-mixed hash) of a buffer of `elem` within `bounds`, as little-endian
+/// bytes appended to `out`. Integers are `lo + h mod (hi - lo)`; floats `lo + u·(hi - lo)` with
+/// `u` uniform in [0, 1) on a grid of 2^-23, and `lo` where rounding reached `hi`. (`bounds`
+/// came from [`ValueRange::parse`] for this `elem`: integer bounds for an integer type.)
+pub fn push_in_range(out: &mut Vec<u8>, elem: Elem, h: u64, bounds: Bounds) {
+    match bounds {
+        Bounds::Float { lo, hi } => {
             let u = (h >> 41) as f64 / (1u64 << 23) as f64;
             let v = lo + u * (hi - lo);
-            match elem {
-                Elem::F32 => {
-                    let v = v as f32;
-                    let v = if f64::from(v) >= hi { lo as f32 } else { v };
-                    out.extend(v.to_le_bytes());
-                }
-                _ => out.extend((if v >= hi { lo } else { v }).to_le_bytes()),
+            if elem == Elem::F32 {
+                let v = v as f32;
+                let v = if f64::from(v) >= hi { lo as f32 } else { v };
+                out.extend(v.to_le_bytes());
+            } else {
+                out.extend((if v >= hi { lo } else { v }).to_le_bytes());
             }
         }
-        (ValueRange::Int { .. }, Some((lo, hi))) => {
-            let span = (hi - lo) as u128;
-            let v = lo + (u128::from(h) % span) as i128;
+        Bounds::Int { lo, hi } => {
+            let v = lo + (u128::from(h) % (hi - lo) as u128) as i128;
             match elem {
                 Elem::U8 => out.push(v as u8),
                 Elem::I32 => out.extend((v as i32).to_le_bytes()),
                 Elem::U32 => out.extend((v as u32).to_le_bytes()),
                 Elem::I64 => out.extend((v as i64).to_le_bytes()),
-                Elem::U64 => out.extend((v as u64).to_le_bytes()),
-                Elem::F32 | Elem::F64 => unreachable!("a float buffer has a float range"),
+                // An integer range of a float type is refused by `parse`.
+                Elem::U64 | Elem::F32 | Elem::F64 => out.extend((v as u64).to_le_bytes()),
             }
         }
-        (ValueRange::Int { .. }, None) => unreachable!("integer bounds are evaluated first"),
-    }
-}
-
-/// The integer bounds of `range` for buffer `name` at size `n`, when it is an integer range.
-pub fn int_bounds(
-    range: ValueRange,
-    name: &str,
-    elem: Elem,
-    n: u64,
-) -> Result<Option<(i128, i128)>, String> {
-    match range {
-        ValueRange::Int { .. } => range.ints(name, elem, n).map(Some),
-        ValueRange::Float { .. } => Ok(None),
     }
 }
 
@@ -164,7 +150,10 @@ mod tests {
         let r = ValueRange::parse("0..50257", Elem::I32).unwrap();
         assert_eq!(r.to_string(), "0..50257");
         let r = ValueRange::parse("-8 .. n/2", Elem::I64).unwrap();
-        assert_eq!(r.ints("x", Elem::I64, 100).unwrap(), (-8, 50));
+        assert_eq!(
+            r.at("x", Elem::I64, 100).unwrap(),
+            Bounds::Int { lo: -8, hi: 50 }
+        );
         let r = ValueRange::parse("0..1e-3", Elem::F32).unwrap();
         assert_eq!(r, ValueRange::Float { lo: 0.0, hi: 1e-3 });
         for (bad, elem) in [
@@ -179,14 +168,14 @@ mod tests {
         }
         // Empty or outside the type at this n: an error naming the buffer.
         let r = ValueRange::parse("n..4", Elem::U32).unwrap();
-        assert!(r.ints("ids", Elem::U32, 10).unwrap_err().contains("`ids`"));
+        assert!(r.at("ids", Elem::U32, 10).unwrap_err().contains("`ids`"));
         let r = ValueRange::parse("0..300", Elem::U8).unwrap();
-        assert!(r.ints("b", Elem::U8, 1).is_err());
+        assert!(r.at("b", Elem::U8, 1).is_err());
         assert_eq!(
             ValueRange::parse("0..256", Elem::U8)
                 .unwrap()
-                .ints("b", Elem::U8, 1),
-            Ok((0, 256))
+                .at("b", Elem::U8, 1),
+            Ok(Bounds::Int { lo: 0, hi: 256 })
         );
     }
 
@@ -194,14 +183,13 @@ mod tests {
     fn generated_values_stay_in_range() {
         let mut out = Vec::new();
         let range = ValueRange::parse("-3..5", Elem::I32).unwrap();
-        let ints = int_bounds(range, "x", Elem::I32, 1).unwrap();
+        let bounds = range.at("x", Elem::I32, 1).unwrap();
         for h in 0..1000u64 {
             push_in_range(
                 &mut out,
                 Elem::I32,
                 h.wrapping_mul(0x9e37_79b9_7f4a_7c15),
-                range,
-                ints,
+                bounds,
             );
         }
         let values: Vec<i32> = out
@@ -214,9 +202,12 @@ mod tests {
             "every value of a small range occurs"
         );
         let mut out = Vec::new();
-        let range = ValueRange::parse("0.5..2", Elem::F32).unwrap();
+        let bounds = ValueRange::parse("0.5..2", Elem::F32)
+            .unwrap()
+            .at("v", Elem::F32, 1)
+            .unwrap();
         for h in [0, u64::MAX, 1 << 63, 12345] {
-            push_in_range(&mut out, Elem::F32, h, range, None);
+            push_in_range(&mut out, Elem::F32, h, bounds);
         }
         for c in out.chunks(4) {
             let v = f32::from_le_bytes(c.try_into().unwrap());
