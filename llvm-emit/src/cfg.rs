@@ -208,8 +208,20 @@ impl Cfg {
                 }
             }
         }
-        // A block that reaches no end keeps the full set: then nothing is known.
-        if (0..n).any(|b| !succs[b].is_empty() && pdom[b].iter().all(|&x| x)) && n > 1 {
+        // A block that reaches no end (an endless loop) has no post-dominators to speak of:
+        // then nothing is known.
+        let mut reaches_end: Vec<bool> = succs.iter().map(Vec::is_empty).collect();
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for b in 0..n {
+                if !reaches_end[b] && succs[b].iter().any(|&s| reaches_end[s]) {
+                    reaches_end[b] = true;
+                    grew = true;
+                }
+            }
+        }
+        if reaches_end.contains(&false) {
             return None;
         }
         let size = |b: usize| pdom[b].iter().filter(|&&x| x).count();
@@ -225,5 +237,84 @@ impl Cfg {
                 })
                 .collect(),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use inkwell::context::Context;
+    use inkwell::memory_buffer::MemoryBuffer;
+    use inkwell::values::AsValueRef;
+
+    use super::*;
+
+    /// The immediate post-dominators of `@f` in `ir`, by block name.
+    fn ipdoms(ir: &str) -> Option<Vec<(String, Option<String>)>> {
+        let ll = Context::create();
+        let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test");
+        let module = ll.create_module_from_ir(buffer).expect("test IR parses");
+        let f = module.get_function("f").expect("@f");
+        let name = |b: LLVMBasicBlockRef| {
+            f.get_basic_blocks()
+                .into_iter()
+                .find(|x| x.as_mut_ptr() == b)
+                .map(|x| x.get_name().to_string_lossy().into_owned())
+                .expect("a block of @f")
+        };
+        // SAFETY: `f` lives as long as `module`, here.
+        let cfg = unsafe { Cfg::of(f.as_value_ref()) };
+        let map = unsafe { cfg.immediate_post_dominators() }?;
+        let mut out: Vec<_> = map
+            .into_iter()
+            .map(|(b, d)| (name(b), d.map(name)))
+            .collect();
+        out.sort();
+        Some(out)
+    }
+
+    #[test]
+    fn post_dominators_of_a_diamond_and_a_chain() {
+        let ir = r#"
+define void @f(i1 %c) {
+entry:
+  br label %head
+head:
+  br i1 %c, label %left, label %right
+left:
+  br label %join
+right:
+  br label %join
+join:
+  ret void
+}
+"#;
+        let got = ipdoms(ir).expect("every block reaches the end");
+        let want = [
+            ("entry", Some("head")),
+            ("head", Some("join")),
+            ("join", None),
+            ("left", Some("join")),
+            ("right", Some("join")),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(b, d)| (b.to_string(), d.map(str::to_string)))
+            .collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
+    fn an_endless_loop_leaves_post_dominance_unknown() {
+        let ir = r#"
+define void @f(i1 %c) {
+entry:
+  br i1 %c, label %spin, label %done
+spin:
+  br label %spin
+done:
+  ret void
+}
+"#;
+        assert_eq!(ipdoms(ir), None);
     }
 }
