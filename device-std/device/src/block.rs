@@ -22,25 +22,13 @@ use crate::warp::{self, WARP_SIZE, WarpValue};
 /// module use it, each between a barrier before its writes and a barrier before its reads.
 static WARP_TOTALS: SharedArray<u64, 32> = SharedArray::new();
 
-/// The calling thread's linear number in its block and the block's thread count.
-#[inline]
-fn thread_in_block() -> (u32, u32) {
-    let (bx, by, bz) = (
-        thread::block_dim_x(),
-        thread::block_dim_y(),
-        thread::block_dim_z(),
-    );
-    let t = (thread::thread_idx_z() * by + thread::thread_idx_y()) * bx + thread::thread_idx_x();
-    (t, bx * by * bz)
-}
-
 /// Publishes `total` (the same in every lane of a warp) as the warp's total, and returns, in
 /// lane `l` of every warp, the total of warp `l` (in lanes past the block's last warp, the
 /// caller's own `total`), with the number of warps in the block.
 #[track_caller]
 #[inline]
 fn exchange_warp_totals<T: WarpValue>(total: T) -> (T, u32) {
-    let (t, n) = thread_in_block();
+    let (t, n) = thread::in_block();
     let warps = n.div_ceil(WARP_SIZE);
     assert!(warps <= WARP_SIZE, "a block has at most 1024 threads");
     let lane = warp::lane_id();
@@ -109,7 +97,7 @@ pub fn min<T: WarpValue + PartialOrd>(value: T) -> T {
 #[track_caller]
 #[inline]
 pub fn broadcast<T: WarpValue>(value: T, from: u32) -> T {
-    let (_, n) = thread_in_block();
+    let (_, n) = thread::in_block();
     assert!(
         from < n,
         "block::broadcast from a thread the block does not have"
@@ -131,7 +119,7 @@ pub fn count(predicate: bool) -> u32 {
 #[track_caller]
 #[inline]
 pub fn all(predicate: bool) -> bool {
-    let (_, n) = thread_in_block();
+    let (_, n) = thread::in_block();
     count(predicate) == n
 }
 
@@ -187,7 +175,7 @@ fn warps_before<T: WarpValue>(in_warp: T, op: &impl Fn(T, T) -> T) -> Option<T> 
     let warp_total = warp::broadcast(in_warp, lanes - 1);
     let (totals, _) = exchange_warp_totals(warp_total);
     let prefixes = warp::inclusive_scan(totals, op);
-    let (t, _) = thread_in_block();
+    let (t, _) = thread::in_block();
     let w = t / WARP_SIZE;
     // Every lane takes part; lane `l` reads the prefix of the warps before warp `w`.
     let before = warp::broadcast(prefixes, w.wrapping_sub(1) % WARP_SIZE);

@@ -88,6 +88,22 @@ pub(crate) fn end_read_phase(region: *mut u8) {
     });
 }
 
+/// The calling thread's linear number in its block (x fastest) and the block's thread count.
+#[inline]
+pub(crate) fn in_block() -> (u32, u32) {
+    let (bx, by, bz) = (block_dim_x(), block_dim_y(), block_dim_z());
+    let t = (thread_idx_z() * by + thread_idx_y()) * bx + thread_idx_x();
+    (t, bx * by * bz)
+}
+
+/// The calling block's linear number in the grid (x fastest).
+#[inline]
+pub(crate) fn block_in_grid() -> usize {
+    (block_idx_z() as usize * grid_dim_y() as usize + block_idx_y() as usize)
+        * grid_dim_x() as usize
+        + block_idx_x() as usize
+}
+
 /// The number of threads in the launch's grid: blocks times threads per block (the stride of
 /// a grid-stride loop).
 #[inline]

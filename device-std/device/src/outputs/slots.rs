@@ -9,25 +9,10 @@ use crate::race;
 use crate::thread;
 use crate::warp::WARP_SIZE;
 
-/// The calling thread's linear number in its block (x fastest) and its block's linear number
-/// in the grid (x fastest).
+/// The calling thread's linear number in its block and its block's linear number in the grid.
 #[inline]
 fn thread_and_block() -> (usize, usize) {
-    let in_block = (thread::thread_idx_z() as usize * thread::block_dim_y() as usize
-        + thread::thread_idx_y() as usize)
-        * thread::block_dim_x() as usize
-        + thread::thread_idx_x() as usize;
-    let block = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize
-        + thread::block_idx_y() as usize)
-        * thread::grid_dim_x() as usize
-        + thread::block_idx_x() as usize;
-    (in_block, block)
-}
-
-/// The threads in a block.
-#[inline]
-fn block_threads() -> usize {
-    thread::block_dim_x() as usize * thread::block_dim_y() as usize * thread::block_dim_z() as usize
+    (thread::in_block().0 as usize, thread::block_in_grid())
 }
 
 macro_rules! slots {
@@ -108,7 +93,7 @@ slots!(
     WarpSlots,
     "warp",
     |in_block: usize, block: usize| {
-        let warps = block_threads().div_ceil(WARP_SIZE as usize);
+        let warps = (thread::in_block().1 as usize).div_ceil(WARP_SIZE as usize);
         let lane = in_block % WARP_SIZE as usize;
         (lane == 0)
             .then(|| block.checked_mul(warps)?.checked_add(in_block / WARP_SIZE as usize))

@@ -53,10 +53,7 @@ impl<'a, T: Send + Sync, const W: usize> BlockWindows<'a, T, W> {
     /// through the same phases.
     #[inline]
     pub fn window(self) -> Option<(usize, SlotsRead<'a, T>)> {
-        let block = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize
-            + thread::block_idx_y() as usize)
-            * thread::grid_dim_x() as usize
-            + thread::block_idx_x() as usize;
+        let block = thread::block_in_grid();
         let start = block.checked_mul(W)?;
         if start >= self.len {
             return None;
