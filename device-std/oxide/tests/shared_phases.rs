@@ -353,3 +353,33 @@ fn dynamic_shared_memory_is_sized_by_the_launch() {
         "{e}"
     );
 }
+
+/// `block::broadcast` from the last thread and from lane 1 of warp 1, in 2-D blocks of 80
+/// threads (a partial last warp).
+#[kernel]
+pub fn broadcasts(values: &[u32], mut out: DisjointSlice<[u32; 2]>) {
+    let idx = ThreadIndex::linear();
+    let v = values.get(idx.get()).copied().unwrap_or(0);
+    let n = thread::block_dim_x() * thread::block_dim_y();
+    let last = block::broadcast(v, n - 1);
+    let lane_1_of_warp_1 = block::broadcast(v, 33);
+    if let Some(o) = out.get_mut(idx) {
+        *o = [last, lane_1_of_warp_1];
+    }
+}
+
+#[test]
+fn broadcast_sends_one_threads_value_to_its_block() {
+    let values: Vec<u32> = (0..3 * 80).map(|i| i * 7 + 1).collect();
+    let mut out = vec![[0u32; 2]; values.len()];
+    broadcasts::emulate(&cfg((3, 1, 1), (16, 5, 1)), &values, &mut out).unwrap();
+    for (t, o) in out.iter().enumerate() {
+        let block = &values[t / 80 * 80..][..80];
+        assert_eq!(*o, [block[79], block[33]], "thread {t}");
+    }
+    // From a thread the block does not have: the emulated block fails (a trap on the GPU).
+    let mut small = vec![[0u32; 2]; 32];
+    let e = broadcasts::emulate(&cfg((1, 1, 1), (32, 1, 1)), &values[..32], &mut small)
+        .unwrap_err();
+    assert!(e.to_string().contains("block::broadcast"), "{e}");
+}
