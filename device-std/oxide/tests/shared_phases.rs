@@ -379,7 +379,7 @@ fn broadcast_sends_one_threads_value_to_its_block() {
     }
     // From a thread the block does not have: the emulated block fails (a trap on the GPU).
     let mut small = vec![[0u32; 2]; 32];
-    let e = broadcasts::emulate(&cfg((1, 1, 1), (32, 1, 1)), &values[..32], &mut small)
-        .unwrap_err();
+    let e =
+        broadcasts::emulate(&cfg((1, 1, 1), (32, 1, 1)), &values[..32], &mut small).unwrap_err();
     assert!(e.to_string().contains("block::broadcast"), "{e}");
 }
