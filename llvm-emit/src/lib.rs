@@ -142,6 +142,7 @@
 
 mod arith;
 mod atomics;
+mod barrier_merge;
 mod branch_threading;
 mod cfg;
 mod constants;
@@ -150,6 +151,7 @@ mod dispatch;
 mod errors;
 mod globals;
 mod inline_asm;
+mod invariant_compares;
 mod libdevice;
 mod loop_hints;
 mod memory;
@@ -260,6 +262,14 @@ pub fn emit_ptx(
         if threaded + hinted > 0 {
             target::run_passes(&ll_module, &machine, target::AFTER_LOOP_PASSES)?;
         }
+        // After LLVM's IR passes, which would undo them.
+        let merged = barrier_merge::merge_adjacent_barriers(&ll_module);
+        let frozen = invariant_compares::keep_invariant_compares_out_of_loops(&ll_module);
+        tracing::debug!(
+            merged,
+            frozen,
+            "merged barriers, kept compares out of loops"
+        );
     }
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     workarounds::expand_wide_shifts(&ll_module);

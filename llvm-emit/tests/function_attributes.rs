@@ -103,7 +103,8 @@ fn without_noinline_the_helper_is_inlined() {
     let m = barrier_helper_module(ctx, &[]);
     let out = emit_ptx(ctx, m, &opts()).expect("emit");
     assert!(!out.ptx.contains(".func step"), "{}", out.ptx);
-    assert_eq!(out.ptx.matches("bar.sync").count(), 2, "{}", out.ptx);
+    // Inlined twice, its two barriers stand together with nothing between: one is kept.
+    assert_eq!(out.ptx.matches("bar.sync").count(), 1, "{}", out.ptx);
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //!   `//@ build-fail` (the default): it must be rejected, with the stderr in `<name>.stderr`;
 //!   `//@ build-warn`: it must compile with warnings, the stderr in `<name>.stderr`, and its PTX
 //!   must pass ptxas and every check below.
-//! - `//@ ptx: <text>` / `//@ ptx-not: <text>`: `<text>` must (not) appear in the PTX.
+//! - `//@ ptx: <text>` / `//@ ptx-not: <text>`: `<text>` must (not) appear in the PTX;
+//!   `//@ ptx-count: <n> <text>`: exactly `n` times.
 //!   `//@ ptx(<entry>): ...` looks only in the body of the kernel entry `<entry>`. Runs of spaces
 //!   and tabs count as one space (LLVM separates an instruction from its operands by a tab).
 //! - `//@ compile-flags: <flags>`: more rustc flags, split at blanks (e.g. `-Coverflow-checks=off`
@@ -28,11 +29,21 @@ pub enum Expect {
     Warn,
 }
 
-/// One `//@ ptx` or `//@ ptx-not` line.
+/// How often a `//@ ptx` line's text must occur.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Occurs {
+    /// `ptx`: at least once.
+    Present,
+    /// `ptx-not`: never.
+    Absent,
+    /// `ptx-count: <n> <text>`: exactly `n` times (non-overlapping).
+    Times(usize),
+}
+
+/// One `//@ ptx`, `//@ ptx-not` or `//@ ptx-count` line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PtxCheck {
-    /// `ptx` (must appear) or `ptx-not` (must not).
-    pub present: bool,
+    pub occurs: Occurs,
     /// Only this kernel entry's body, or the whole PTX.
     pub entry: Option<String>,
     pub text: String,
@@ -113,7 +124,7 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
         let (head, text) = directive.split_once(':').ok_or_else(|| {
             err(format!(
                 "unknown directive `{directive}`; the directives are build-pass, build-fail, build-warn, \
-                 ptx: <text>, ptx-not: <text>, ptx(<entry>): <text>, compile-flags: <flags>, \
+                 ptx: <text>, ptx-not: <text>, ptx-count: <n> <text>, ptx(<entry>): <text>, compile-flags: <flags>, \
                  llvm-attrs(<fn>): <attrs>, llvm-attrs-not(<fn>): <attrs>, \
                  llvm-define(<fn>): <text>, llvm-define-not(<fn>): <text>"
             ))
@@ -172,9 +183,18 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
             });
             continue;
         }
-        let present = match kind {
-            "ptx" => true,
-            "ptx-not" => false,
+        let (occurs, text) = match kind {
+            "ptx" => (Occurs::Present, text),
+            "ptx-not" => (Occurs::Absent, text),
+            "ptx-count" => {
+                let (n, rest) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+                let n = n.parse().map_err(|_| {
+                    err(format!(
+                        "`ptx-count` reads `ptx-count: <n> <text>`, not `{text}`"
+                    ))
+                })?;
+                (Occurs::Times(n), rest)
+            }
             other => return Err(err(format!("unknown directive `{other}`"))),
         };
         let text = text.trim();
@@ -182,7 +202,7 @@ pub fn directives(source: &str) -> Result<Directives, DirectiveError> {
             return Err(err(format!("`{kind}` has no text to look for")));
         }
         checks.push(PtxCheck {
-            present,
+            occurs,
             entry,
             text: text.to_owned(),
             line: line_no,
@@ -240,8 +260,14 @@ pub fn failed_checks(ptx: &str, checks: &[PtxCheck]) -> Vec<String> {
             },
             None => ("the PTX".to_owned(), ptx),
         };
-        if squeeze(haystack).contains(&squeeze(&check.text)) != check.present {
-            let verb = if check.present { "lacks" } else { "contains" };
+        let found = squeeze(haystack).matches(&squeeze(&check.text)).count();
+        let failure = match check.occurs {
+            Occurs::Present if found == 0 => Some("lacks".to_owned()),
+            Occurs::Absent if found > 0 => Some("contains".to_owned()),
+            Occurs::Times(n) if found != n => Some(format!("has {found}, not {n}, of")),
+            _ => None,
+        };
+        if let Some(verb) = failure {
             failures.push(format!(
                 "line {}: {scope} {verb} `{}`",
                 check.line, check.text
@@ -377,19 +403,30 @@ mod tests {
             d.checks,
             [
                 PtxCheck {
-                    present: true,
+                    occurs: Occurs::Present,
                     entry: None,
                     text: "bar.sync 0".into(),
                     line: 3
                 },
                 PtxCheck {
-                    present: false,
+                    occurs: Occurs::Absent,
                     entry: Some("k_1d".into()),
                     text: "%tid.y".into(),
                     line: 4
                 },
             ]
         );
+        let count = directives("//@ build-pass\n//@ ptx-count(k): 2 bar.sync 0\n").unwrap();
+        assert_eq!(
+            count.checks,
+            [PtxCheck {
+                occurs: Occurs::Times(2),
+                entry: Some("k".into()),
+                text: "bar.sync 0".into(),
+                line: 2
+            }]
+        );
+        assert!(directives("//@ build-pass\n//@ ptx-count: many bar.sync\n").is_err());
         assert_eq!(directives("fn main() {}").unwrap().expect, Expect::Fail);
         let flags = directives("//@ build-pass\n//@ compile-flags: -Coverflow-checks=off  -O\n");
         assert_eq!(flags.unwrap().flags, ["-Coverflow-checks=off", "-O"]);
@@ -511,23 +548,27 @@ attributes #1 = { nounwind }
         assert!(entry_body(PTX, "one").unwrap().contains("%tid.y"));
         assert!(!entry_body(PTX, "two").unwrap().contains("%tid.y"));
         assert!(entry_body(PTX, "three").is_none());
-        let check = |present, entry: Option<&str>, text: &str| PtxCheck {
-            present,
+        let check = |occurs, entry: Option<&str>, text: &str| PtxCheck {
+            occurs,
             entry: entry.map(str::to_owned),
             text: text.into(),
             line: 7,
         };
+        use Occurs::{Absent, Present, Times};
         let passing = [
-            check(true, None, "%tid.y"),
-            check(true, Some("one"), "%tid.y"),
-            check(false, Some("two"), "%tid.y"),
-            check(true, Some("one"), "mov.u32 %r1,  %tid.y;"),
+            check(Present, None, "%tid.y"),
+            check(Present, Some("one"), "%tid.y"),
+            check(Absent, Some("two"), "%tid.y"),
+            check(Present, Some("one"), "mov.u32 %r1,  %tid.y;"),
+            check(Times(1), Some("one"), "%tid.y"),
+            check(Times(0), Some("two"), "%tid.y"),
         ];
         assert!(failed_checks(PTX, &passing).is_empty());
         let failing = [
-            check(false, None, "%tid.y"),
-            check(true, Some("two"), "%tid.y"),
-            check(true, Some("three"), "ret;"),
+            check(Absent, None, "%tid.y"),
+            check(Present, Some("two"), "%tid.y"),
+            check(Present, Some("three"), "ret;"),
+            check(Times(2), Some("one"), "%tid.y"),
         ];
         assert_eq!(
             failed_checks(PTX, &failing),
@@ -535,6 +576,7 @@ attributes #1 = { nounwind }
                 "line 7: the PTX contains `%tid.y`",
                 "line 7: the body of `.entry two` lacks `%tid.y`",
                 "line 7: the PTX has no `.entry three`",
+                "line 7: the body of `.entry one` has 1, not 2, of `%tid.y`",
             ]
         );
     }
