@@ -1,8 +1,11 @@
 // Shared by the nvcc twins of the oxide kernels: argument parsing, error checks, timing and the
 // result line, so that every twin measures the same way as the oxide binaries (one warm-up and
-// check launch, then REPS launches timed with CUDA events; ms is per launch).
+// check launch, then BATCHES batches of launches timed with CUDA events, each batch as many
+// launches as last MIN_BATCH_MS; ms is the median batch's time per launch: kernels/bench).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
@@ -18,7 +21,10 @@
     } while (0)
 
 constexpr unsigned BLOCK = 256;  // the oxide kernels' launch shape: 256 threads, 1 element each
-constexpr int DEFAULT_REPS = 10; // the oxide binaries time 10 launches
+constexpr int DEFAULT_REPS = 10;  // the fewest launches in a timed batch, as kernels/bench's
+constexpr int MAX_REPS = 1000;    // the most
+constexpr int BATCHES = 7;        // batches timed; the median is reported
+constexpr float MIN_BATCH_MS = 2.0f;
 
 // `prog [N] [REPS]`, N defaulting to 2^28.
 inline void parse_args(int argc, char** argv, size_t* n, int* reps) {
@@ -33,7 +39,7 @@ inline void parse_args(int argc, char** argv, size_t* n, int* reps) {
 inline unsigned grid_for(size_t n) { return unsigned((n + BLOCK - 1) / BLOCK); }
 
 // Milliseconds per call of `launch`, over `reps` calls timed with CUDA events.
-template <typename F> float time_ms(int reps, F launch) {
+template <typename F> float time_batch(int reps, F launch) {
     cudaEvent_t start, stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
@@ -47,6 +53,18 @@ template <typename F> float time_ms(int reps, F launch) {
     CHECK(cudaEventDestroy(start));
     CHECK(cudaEventDestroy(stop));
     return ms / reps;
+}
+
+// Milliseconds per call of `launch`: the median of BATCHES batches, each of as many calls as
+// last MIN_BATCH_MS (estimated from a first batch of `min_reps`), as kernels/bench times.
+template <typename F> float time_ms(int min_reps, F launch) {
+    float estimate = time_batch(min_reps, launch);
+    float wanted = std::ceil(MIN_BATCH_MS / std::max(estimate, 1e-6f));
+    int reps = std::max(min_reps, std::min(MAX_REPS, int(std::min(wanted, float(MAX_REPS)))));
+    float per[BATCHES];
+    for (int b = 0; b < BATCHES; ++b) per[b] = time_batch(reps, launch);
+    std::sort(per, per + BATCHES);
+    return per[BATCHES / 2];
 }
 
 // `<name> n=<n> <GB/s> GB/s <ms> ms`, the line ci/gpu-suite/run.sh reads.

@@ -48,13 +48,22 @@ pub fn addends(n: usize) -> (Vec<f32>, Vec<f32>) {
     (a, b)
 }
 
-/// Runs per timing; the nvcc twins time as many (ci/gpu-suite/twins/common.cuh).
-pub const REPS: u32 = 10;
+/// The fewest runs in one timed batch; the nvcc twins time the same way
+/// (ci/gpu-suite/twins/common.cuh).
+pub const MIN_REPS: u32 = 10;
+/// The most runs in one timed batch.
+pub const MAX_REPS: u32 = 1000;
+/// Batches timed; the median batch's time per run is reported.
+pub const BATCHES: usize = 7;
+/// A batch has enough runs to last at least this long (milliseconds): a run of a few
+/// microseconds timed ten at a time measured the launch queue's jitter more than the kernel.
+pub const MIN_BATCH_MS: f32 = 2.0;
 
-/// Times [`REPS`] runs of `launch` on `gpu`'s stream (CUDA events around all of them) and
-/// prints the line ci/gpu-suite/run.sh reads, `<name> n=<n> PASS [<detail> ]<x> GB/s <y> ms`,
-/// `bytes` being what one run moves and `y` the milliseconds per run. `Ok(true)`: the PASS of
-/// [`main`]'s `run`.
+/// Times `launch` on `gpu`'s stream — [`BATCHES`] batches of as many runs as last
+/// [`MIN_BATCH_MS`] (estimated from a first batch of [`MIN_REPS`]), CUDA events around each
+/// batch — and prints the median batch's time per run on the line ci/gpu-suite/run.sh reads,
+/// `<name> n=<n> PASS [<detail> ]<x> GB/s <y> ms`, `bytes` being what one run moves.
+/// `Ok(true)`: the PASS of [`main`]'s `run`.
 pub fn report_timed(
     gpu: &oxide_host::Gpu,
     name: &str,
@@ -63,7 +72,14 @@ pub fn report_timed(
     bytes: u64,
     mut launch: impl FnMut() -> Result<(), oxide_host::Error>,
 ) -> Result<bool, oxide_host::Error> {
-    let ms = gpu.time(|| (0..REPS).try_for_each(|_| launch()))? / REPS as f32;
+    let mut batch = |reps: u32| -> Result<f32, oxide_host::Error> {
+        Ok(gpu.time(|| (0..reps).try_for_each(|_| launch()))? / reps as f32)
+    };
+    let reps = batch_reps(batch(MIN_REPS)?);
+    let mut per_run = (0..BATCHES)
+        .map(|_| batch(reps))
+        .collect::<Result<Vec<f32>, _>>()?;
+    let ms = median(&mut per_run);
     let detail = if detail.is_empty() {
         String::new()
     } else {
@@ -74,6 +90,19 @@ pub fn report_timed(
         gb_per_s(bytes, ms)
     );
     Ok(true)
+}
+
+/// Runs per batch for runs of `estimate_ms` each: enough for [`MIN_BATCH_MS`], within
+/// [`MIN_REPS`]..=[`MAX_REPS`].
+pub fn batch_reps(estimate_ms: f32) -> u32 {
+    let wanted = (MIN_BATCH_MS / estimate_ms.max(1e-6)).ceil();
+    (wanted.min(MAX_REPS as f32) as u32).clamp(MIN_REPS, MAX_REPS)
+}
+
+/// The median of `values` (the upper one of an even count), sorting them.
+pub fn median(values: &mut [f32]) -> f32 {
+    values.sort_by(f32::total_cmp);
+    values[values.len() / 2]
 }
 
 /// Throughput in GB/s (10^9 bytes per second) of moving `bytes` in `ms` milliseconds.
@@ -114,6 +143,15 @@ pub fn main(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn batches_last_long_enough_within_bounds() {
+        assert_eq!(batch_reps(1.0), MIN_REPS);
+        assert_eq!(batch_reps(0.008), 250);
+        assert_eq!(batch_reps(0.0), MAX_REPS);
+        assert_eq!(median(&mut [3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&mut [4.0, 1.0, 3.0, 2.0]), 3.0);
+    }
 
     #[test]
     fn counts() {
