@@ -287,10 +287,19 @@ fn oxide_words(plan: &Plan, arg: &Arg) -> Result<Vec<(&'static str, String)>, St
     Ok(match arg {
         Arg::Buffer(name) => slice(name)?,
         Arg::Rows(name, width) => {
+            // The whole buffer as rows of `width` (`Rows::new`): the width, the pitch, the rows
+            // and the origin's row and column (docs/contracts.md).
+            let (i, _) = buffer(plan, name)?;
             let w = width.eval(plan.n)?;
             let mut words = slice(name)?;
-            words.push(("unsigned long long", format!("{w}ull")));
-            words.push(("unsigned long long", format!("{w}ull")));
+            let shape = [
+                format!("{w}ull"),
+                format!("{w}ull"),
+                format!("check_port_b{i}_len / {w}ull"),
+                "0ull".to_owned(),
+                "0ull".to_owned(),
+            ];
+            words.extend(shape.map(|word| ("unsigned long long", word)));
             words
         }
         Arg::Pairs(name, distance) => {
@@ -355,6 +364,34 @@ mod tests {
         );
         assert!(
             text.contains("cuModuleGetFunction(&check_port_oxide_fn, check_port_module, \"k\")")
+        );
+    }
+
+    /// A 2-D output gets the seven parameters of `Rows::new(buf, width)`: pointer, length,
+    /// width, pitch, rows and the origin (0, 0) (docs/contracts.md).
+    #[test]
+    fn rows_pass_the_whole_buffer_as_their_rectangle() {
+        let mut rows = plan("k");
+        rows.oxide.args = parse_args("launch,ms@rows(32)").unwrap();
+        let text = source(&rows, Path::new("/ports/k.cu")).unwrap();
+        let words: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .starts_with("unsigned long long check_port_p1_")
+            })
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "    unsigned long long check_port_p1_1 = check_port_b1_len;",
+                "    unsigned long long check_port_p1_2 = 32ull;",
+                "    unsigned long long check_port_p1_3 = 32ull;",
+                "    unsigned long long check_port_p1_4 = check_port_b1_len / 32ull;",
+                "    unsigned long long check_port_p1_5 = 0ull;",
+                "    unsigned long long check_port_p1_6 = 0ull;",
+            ],
+            "{text}"
         );
     }
 

@@ -18,21 +18,22 @@ pub enum SliceAccess {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ParamAbi {
     /// A device pointer (never null, aligned to [`crate::SLICE_ALIGN`]), the element count,
-    /// then `words` more pointer-sized words of the parameter's shape (a row width and pitch,
-    /// a pairs' distance), each a `u64` parameter. The parameter's layout is the same words in
+    /// then `words` more pointer-sized words of the parameter's shape (a 2-D output's width,
+    /// pitch, rows and origin; a pairs' distance), each a `u64` parameter. The parameter's layout is the same words in
     /// that order, besides zero-sized fields (a `&[T]` is the pointer and the length).
     Slice {
         /// What the kernel may do with the elements.
         access: SliceAccess,
-        /// How many words follow the pointer and the length (0 to 2).
+        /// How many words follow the pointer and the length (0 to [`MAX_SLICE_WORDS`]).
         words: u8,
     },
     /// The value's bytes, as the host holds them (`Copy` plain device data, `oxide::DeviceData`).
     Value,
 }
 
-/// The most shape words a slice parameter may carry after its pointer and length.
-pub const MAX_SLICE_WORDS: u8 = 2;
+/// The most shape words a slice parameter may carry after its pointer and length: a 2-D
+/// output's five (width, pitch, rows, and the row and column of its origin in the buffer).
+pub const MAX_SLICE_WORDS: u8 = 5;
 
 impl ParamAbi {
     /// How many PTX parameters a slice passes: the pointer, the length and the words; `None`
@@ -101,7 +102,7 @@ mod tests {
         codes.sort_unstable();
         codes.dedup();
         assert_eq!(codes.len(), all.len());
-        for bad in [0, 2, 0x100 | 3, 0x120, 0x300, u32::MAX] {
+        for bad in [0, 2, 0x100 | 6, 0x120, 0x300, u32::MAX] {
             assert_eq!(ParamAbi::from_code(bad), None, "{bad:#x}");
         }
     }
@@ -110,9 +111,9 @@ mod tests {
     fn slices_count_their_parameters() {
         let rows = ParamAbi::Slice {
             access: SliceAccess::Exclusive,
-            words: 2,
+            words: 5,
         };
-        assert_eq!(rows.slice_params(), Some(4));
+        assert_eq!(rows.slice_params(), Some(7));
         assert_eq!(ParamAbi::Value.slice_params(), None);
     }
 }

@@ -15,6 +15,21 @@ pub fn rows_fit(len: u64, width: u64, pitch: u64) -> bool {
     width >= 1 && width <= pitch && len.is_multiple_of(pitch)
 }
 
+/// Whether rows `rows` and columns `cols` of an output of `outer_rows` rows of `outer_width`
+/// columns are a rectangle a launch may lend instead (the host's `Rows::rect`): non-empty and
+/// within it. The output's rule stays a partition of the rectangle's elements, and no element
+/// outside it is any thread's, as long as the rectangle is inside the rows it was cut from.
+pub fn rect_within(
+    (outer_rows, outer_width): (u64, u64),
+    rows: core::ops::Range<u64>,
+    cols: core::ops::Range<u64>,
+) -> bool {
+    rows.start < rows.end
+        && rows.end <= outer_rows
+        && cols.start < cols.end
+        && cols.end <= outer_width
+}
+
 /// Whether `DisjointPairs` may pair elements `distance` apart: a power of two. The map from a
 /// thread's index to its pair (a zero bit inserted at the distance's position) is one to one
 /// only then.
@@ -74,6 +89,35 @@ mod tests {
         for (len, width, pitch) in [(12, 0, 0), (12, 5, 5), (12, 13, 13), (12, 4, 3), (12, 4, 5)] {
             assert!(!rows_fit(len, width, pitch), "{len} {width} {pitch}");
         }
+    }
+
+    #[test]
+    #[expect(
+        clippy::reversed_empty_ranges,
+        reason = "a reversed range is one of the bad rectangles"
+    )]
+    fn rectangles_are_non_empty_and_inside() {
+        assert!(rect_within((10, 8), 1..9, 1..7));
+        assert!(rect_within((10, 8), 0..10, 0..8));
+        assert!(rect_within((1, 1), 0..1, 0..1));
+        assert!(rect_within(
+            (u64::MAX, u64::MAX),
+            u64::MAX - 1..u64::MAX,
+            0..u64::MAX
+        ));
+        for (rows, cols) in [
+            (1..1, 1..7),
+            (1..9, 3..3),
+            (5..4, 1..7),
+            (1..11, 1..7),
+            (1..9, 0..9),
+        ] {
+            assert!(
+                !rect_within((10, 8), rows.clone(), cols.clone()),
+                "{rows:?} {cols:?}"
+            );
+        }
+        assert!(!rect_within((0, 8), 0..0, 0..8));
     }
 
     #[test]

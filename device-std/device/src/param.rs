@@ -158,12 +158,12 @@ mod tests {
         assert_eq!(<&[f32] as KernelParam>::ABI, shared);
         assert_eq!(<&[AtomicU32] as KernelParam>::ABI, shared);
         assert_eq!(<DisjointSlice<'_, f32> as KernelParam>::ABI, output(0));
-        assert_eq!(<DisjointRows<'_, f32> as KernelParam>::ABI, output(2));
-        assert_eq!(<BlockTiles<'_, f32, 4, 8> as KernelParam>::ABI, output(2));
+        assert_eq!(<DisjointRows<'_, f32> as KernelParam>::ABI, output(5));
+        assert_eq!(<BlockTiles<'_, f32, 4, 8> as KernelParam>::ABI, output(5));
         assert_eq!(<DisjointPairs<'_, f32> as KernelParam>::ABI, output(1));
         assert_eq!(
             ParamAbi::from_code(<DisjointRows<'_, u8> as KernelParam>::ABI_CODE),
-            Some(output(2))
+            Some(output(5))
         );
     }
 }

@@ -3,12 +3,12 @@
 //! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view.
 
 use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
-use oxide_launch::{Pairs, Rows, Wave};
+use oxide_launch::{Pairs, Rows, ShapedStorage, Wave};
 
 use crate::{EmulatorArg, RawSlice, ThreadArg};
 
 /// What an emulation's threads share for a shaped output: the caller's slice and the words
-/// that [`Rows::new`] (`Pairs::new`, `Wave::new`) checked.
+/// that [`Rows::new`] (`Rows::rect`, `Pairs::new`, `Wave::new`) checked.
 #[doc(hidden)]
 pub struct ShapedSlice<'a, T, const N: usize> {
     slice: RawSlice<'a, T>,
@@ -17,19 +17,24 @@ pub struct ShapedSlice<'a, T, const N: usize> {
 
 /// The emulator's side of the shaped outputs: `Rows<&mut [T]>` (`Pairs`, `Wave`) for a
 /// `DisjointRows<T>`...; each thread makes its own view from the shared slice and words.
+/// `Shape[N](words)(arguments)`: the shape's `N` words by name, then the output's
+/// `from_raw_parts` arguments after the pointer and the length, made of them.
 macro_rules! shaped_emulator_arg {
-    ($($shape:ident[$n:literal]$words:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
-        shaped_emulator_arg!(@one $shape[$n]$words $output<T $(, const $c)*>: $bounds);
+    ($($shape:ident[$n:literal]$words:tt$args:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
+        shaped_emulator_arg!(@one $shape[$n]$words$args $output<T $(, const $c)*>: $bounds);
     )*)*};
-    (@one $shape:ident[$n:literal]($($word:ident),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
+    (@one $shape:ident[$n:literal]($($word:ident),+)($($arg:expr),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
         impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*> crate::args::sealed::Sealed<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]> {}
 
         impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
             EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]>
         {
             type Threads = ShapedSlice<'a, T, $n>;
-            fn share(self) -> Self::Threads {
-                let words = [$(self.$word()),+];
+            fn share(mut self) -> Self::Threads {
+                // The words the launch would push, as the shape laid them out; each was a
+                // `usize` widened to `u64`, so it converts back without loss.
+                // SAFETY: the storage is not replaced or resized.
+                let words = unsafe { self.parts_mut() }.1.map(|word| word as usize);
                 ShapedSlice {
                     slice: RawSlice::new(self.into_inner()),
                     words,
@@ -39,14 +44,14 @@ macro_rules! shaped_emulator_arg {
 
         // SAFETY: as for `DisjointSlice` (oxide-emulator's `ThreadArg` impls): the slice is
         // borrowed for the run, every thread sees the same pointer, length and words (which
-        // the shape's `new` checked), and the threads that run at once have distinct
+        // the shape's constructors checked), and the threads that run at once have distinct
         // positions, so by the output's rule no two threads reach one element.
         unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
             ThreadArg<'a, fn($output<'_, T $(, $c)*>)> for ShapedSlice<'a, T, $n>
         {
             unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
                 let [$($word),+] = self.words;
-                unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $word)+) }
+                unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $arg)+) }
             }
             fn elements(&self) -> usize {
                 self.slice.len()
@@ -56,7 +61,8 @@ macro_rules! shaped_emulator_arg {
 }
 
 shaped_emulator_arg! {
-    Rows[2](width, pitch) => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
-    Pairs[1](distance) => DisjointPairs<T>: [];
-    Wave[2](width, wave) => WaveTiles<T, const R, const C>: [Copy];
+    Rows[5](width, pitch, rows, top, left)(width, pitch, rows, (top, left))
+        => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
+    Pairs[1](distance)(distance) => DisjointPairs<T>: [];
+    Wave[2](width, wave)(width, wave) => WaveTiles<T, const R, const C>: [Copy];
 }

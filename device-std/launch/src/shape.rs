@@ -1,9 +1,12 @@
-//! [`Rows`]: a buffer seen as rows of one width, what a launch or an emulation passes for a
-//! kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>`); [`Pairs`]: a
-//! buffer seen as pairs of elements a power of two apart, for `DisjointPairs<T>`.
+//! [`Rows`]: a buffer seen as rows of one width, or a rectangle of them, what a launch or an
+//! emulation passes for a kernel's 2-D output (`DisjointRows<T>`, `WarpRows<T>`,
+//! `BlockTiles<T, R, C>`); [`Pairs`]: a buffer seen as pairs of elements a power of two apart,
+//! for `DisjointPairs<T>`.
 
-/// A shape its buffer cannot have: what [`Rows::new`], [`Rows::with_pitch`] and [`Pairs::new`]
-/// refuse (oxide-host's `Error` has the same variants).
+use core::ops::Range;
+
+/// A shape its buffer cannot have: what [`Rows::new`], [`Rows::with_pitch`], [`Rows::rect`] and
+/// [`Pairs::new`] refuse (oxide-host's `Error` has the same variants).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShapeError {
     /// A width of 0 or above the pitch, or a pitch that does not divide the buffer's length.
@@ -19,6 +22,21 @@ pub enum ShapeError {
         /// The pitch asked for (the width, for `Rows::new`).
         pitch: usize,
     },
+    /// A rectangle that is empty or not within the rows it is cut from.
+    #[error(
+        "rows {}..{} and columns {}..{} are not a rectangle of an output of {} rows of {} \
+         columns: a rectangle must have at least one row and one column, and end within the \
+         output",
+        rows.0, rows.1, cols.0, cols.1, within.0, within.1
+    )]
+    BadRect {
+        /// The rows asked for, `(start, end)`.
+        rows: (usize, usize),
+        /// The columns asked for, `(start, end)`.
+        cols: (usize, usize),
+        /// The rows and the width of the output the rectangle was cut from.
+        within: (usize, usize),
+    },
     /// A distance that is not a power of two.
     #[error(
         "pairs of elements {distance} apart cannot partition a buffer: the distance of a \
@@ -32,15 +50,19 @@ pub enum ShapeError {
 
 /// A buffer of `len` elements seen as `len / width` rows of `width`: pass
 /// `Rows::new(&mut buf, width)?` to a launch (`&mut DeviceBuffer<T>`) or to an emulation
-/// (`&mut [T]`) for a kernel's 2-D output. The width is the launch's: every thread of the
-/// kernel sees the same, which is what makes the output's ownership rule a partition.
+/// (`&mut [T]`) for a kernel's 2-D output; `.rect(rows, cols)?` lends only a rectangle of it.
+/// The shape is the launch's: every thread of the kernel sees the same, which is what makes
+/// the output's ownership rule a partition.
 pub struct Rows<B> {
     buf: B,
     width: usize,
     pitch: usize,
-    /// The width and the pitch as the kernel's `u64` parameters; they live here so that the
+    rows: usize,
+    origin: (usize, usize),
+    /// The width, the pitch, the rows and the origin's row and column as the kernel's `u64`
+    /// parameters, in the order of the outputs' `from_raw_parts`; they live here so that the
     /// parameter pointers stay valid for the launch.
-    words: [u64; 2],
+    words: [u64; 5],
 }
 
 /// What [`Rows`] (`Pairs`, `Wave`) can hold: a device buffer (oxide-host implements it for
@@ -85,7 +107,7 @@ macro_rules! shaped_storage {
     )*};
 }
 
-shaped_storage!(Rows[2], Pairs[1], Wave[2]);
+shaped_storage!(Rows[5], Pairs[1], Wave[2]);
 
 impl<B: RowStorage> Rows<B> {
     /// `buf` as rows of `width` elements. Fails with [`ShapeError::BadRows`] unless `width` is at
@@ -103,27 +125,74 @@ impl<B: RowStorage> Rows<B> {
         if !oxide_contract::rows_fit(len as u64, width as u64, pitch as u64) {
             return Err(ShapeError::BadRows { len, width, pitch });
         }
-        Ok(Rows {
+        Ok(Self::shaped(buf, width, pitch, len / pitch, (0, 0)))
+    }
+
+    /// Only rows `rows` and columns `cols` of these rows (relative to them: a rectangle of a
+    /// rectangle is one too), as the kernel's output: the interior of a padded grid is
+    /// `Rows::new(&mut grid, w)?.rect(1..h - 1, 1..w - 1)?`. The kernel's output then has
+    /// `rows.len()` rows of `cols.len()` elements, its positions the rectangle's (element
+    /// `(0, 0)` is the rectangle's first, which `origin()` says where in the buffer), and no
+    /// thread can write an element outside it. The rectangle may start at any element: the
+    /// kernel gets the buffer's own (aligned) pointer and adds the origin. Fails with
+    /// [`ShapeError::BadRect`] unless the rectangle has at least one row and one column and
+    /// ends within these rows.
+    pub fn rect(self, rows: Range<usize>, cols: Range<usize>) -> Result<Self, ShapeError> {
+        let fits = oxide_contract::rect_within(
+            (self.rows as u64, self.width as u64),
+            rows.start as u64..rows.end as u64,
+            cols.start as u64..cols.end as u64,
+        );
+        if !fits {
+            return Err(ShapeError::BadRect {
+                rows: (rows.start, rows.end),
+                cols: (cols.start, cols.end),
+                within: (self.rows, self.width),
+            });
+        }
+        // Within the rows already checked, so neither sum overflows.
+        let origin = (self.origin.0 + rows.start, self.origin.1 + cols.start);
+        Ok(Self::shaped(
+            self.buf,
+            cols.len(),
+            self.pitch,
+            rows.len(),
+            origin,
+        ))
+    }
+
+    /// The value for a shape that was checked: `rows × width` elements from `origin` of `buf`,
+    /// rows `pitch` apart.
+    fn shaped(buf: B, width: usize, pitch: usize, rows: usize, origin: (usize, usize)) -> Self {
+        Rows {
             buf,
             width,
             pitch,
-            words: [width as u64, pitch as u64],
-        })
+            rows,
+            origin,
+            words: [width, pitch, rows, origin.0, origin.1].map(|w| w as u64),
+        }
     }
 
-    /// Elements per row.
+    /// Elements per row of the output (of the rectangle, after [`Rows::rect`]).
     pub fn width(&self) -> usize {
         self.width
     }
 
-    /// Elements from the start of one row to the start of the next.
+    /// Elements from the start of one row of the buffer to the start of the next.
     pub fn pitch(&self) -> usize {
         self.pitch
     }
 
-    /// Number of rows.
+    /// Number of rows of the output (of the rectangle, after [`Rows::rect`]).
     pub fn rows(&self) -> usize {
-        self.buf.elements() / self.pitch
+        self.rows
+    }
+
+    /// The `(row, col)` in the buffer of the output's first element: `(0, 0)` but after
+    /// [`Rows::rect`].
+    pub fn origin(&self) -> (usize, usize) {
+        self.origin
     }
 
     /// The buffer.
@@ -254,6 +323,74 @@ mod tests {
         assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().rows(), 0);
     }
 
+    #[test]
+    #[expect(
+        clippy::reversed_empty_ranges,
+        reason = "a reversed range is one of the bad rectangles"
+    )]
+    fn rectangles_are_non_empty_and_inside_their_rows() {
+        // A 10 x 12 grid in rows 16 apart: its interior, then the interior of that.
+        let mut data = [0u8; 160];
+        let interior = Rows::with_pitch(&mut data[..], 12, 16)
+            .unwrap()
+            .rect(1..9, 1..11)
+            .unwrap();
+        let shape = |r: &Rows<&mut [u8]>| (r.rows(), r.width(), r.pitch(), r.origin());
+        assert_eq!(shape(&interior), (8, 10, 16, (1, 1)));
+        let inner = interior.rect(2..3, 4..10).unwrap();
+        assert_eq!(shape(&inner), (1, 6, 16, (3, 5)));
+        // The kernel's words: width, pitch, rows, origin.
+        assert_eq!(inner.words, [6, 16, 1, 3, 5]);
+        assert_eq!(
+            Rows::new(&mut data[..], 16).unwrap().words,
+            [16, 16, 10, 0, 0]
+        );
+        for (rows, cols) in [
+            (1..1, 1..11),
+            (1..9, 5..5),
+            (3..2, 1..11),
+            (1..11, 1..11),
+            (1..9, 0..13),
+        ] {
+            let e = Rows::with_pitch(&mut data[..], 12, 16)
+                .unwrap()
+                .rect(rows.clone(), cols.clone())
+                .err()
+                .unwrap();
+            assert_eq!(
+                e,
+                ShapeError::BadRect {
+                    rows: (rows.start, rows.end),
+                    cols: (cols.start, cols.end),
+                    within: (10, 12)
+                }
+            );
+        }
+        // Relative to the rectangle it is cut from, not to the buffer: 8 rows, not 10.
+        let e = Rows::new(&mut data[..], 16)
+            .unwrap()
+            .rect(1..9, 1..15)
+            .unwrap();
+        assert!(e.rect(0..9, 0..1).is_err());
+        let e = Rows::new(&mut data[..], 16)
+            .unwrap()
+            .rect(0..0, 0..16)
+            .err()
+            .unwrap();
+        assert_eq!(
+            e.to_string(),
+            "rows 0..0 and columns 0..16 are not a rectangle of an output of 10 rows of 16 \
+             columns: a rectangle must have at least one row and one column, and end within the \
+             output"
+        );
+        assert!(
+            Rows::new(&mut [0u8; 0][..], 3)
+                .unwrap()
+                .rect(0..1, 0..1)
+                .is_err()
+        );
+    }
+
     /// The checks hold at the extremes (issue 18, hole 2, where the kernel's side wrapped): a
     /// buffer of `usize::MAX` zero-sized elements, the widest rows, pitches and distances.
     /// Nothing here multiplies, so nothing can wrap; each check is exactly its rule.
@@ -279,6 +416,21 @@ mod tests {
                 assert_eq!(rows.rows(), max / pitch);
             }
         }
+        // The last element of the largest buffer alone, and all of it but the first row and
+        // column: nothing adds past what the rows already hold.
+        let rows = Rows::new(&mut huge[..], 5).unwrap();
+        let last = rows.rect(max / 5 - 1..max / 5, 4..5).unwrap();
+        assert_eq!(
+            (last.rows(), last.width(), last.origin()),
+            (1, 1, (max / 5 - 1, 4))
+        );
+        let rows = Rows::with_pitch(&mut huge[..], max, max).unwrap();
+        let corner = rows.rect(0..1, 1..max).unwrap();
+        assert_eq!((corner.width(), corner.origin()), (max - 1, (0, 1)));
+        let rows = Rows::new(&mut huge[..], 1).unwrap();
+        assert!(rows.rect(1..max, 0..1).is_ok());
+        let rows = Rows::new(&mut huge[..], 1).unwrap();
+        assert!(rows.rect(0..max, 1..2).is_err());
         for (distance, ok) in [
             (1, true),
             (1 << 63, true),

@@ -366,7 +366,8 @@ fn the_race_detector_sees_tile_writes() {
                 // SAFETY: broken on purpose, for the race detector to find: the blocks see
                 // different shapes. Otherwise the buffer is valid and only `run`'s threads
                 // touch it.
-                let mut wide = unsafe { BlockTiles::<u32, 4, 4>::from_raw_parts(ptr, len, 4, 4) };
+                let mut wide =
+                    unsafe { BlockTiles::<u32, 4, 4>::from_raw_parts(ptr, len, 4, 4, 4, (0, 0)) };
                 let mut tile = wide.tile_mut().unwrap();
                 for j in 0..2 {
                     if let Some((_, o)) = tile.own_mut((0, j)) {
@@ -376,7 +377,8 @@ fn the_race_detector_sees_tile_writes() {
             } else {
                 // SAFETY: every thread sees this buffer and shape, and only `run`'s threads
                 // touch it.
-                let mut tiles = unsafe { BlockTiles::<u32, 2, 2>::from_raw_parts(ptr, len, 4, 4) };
+                let mut tiles =
+                    unsafe { BlockTiles::<u32, 2, 2>::from_raw_parts(ptr, len, 4, 4, 4, (0, 0)) };
                 let mut tile = tiles.tile_mut().unwrap();
                 if let Some((_, o)) = tile.own_mut((0, 0)) {
                     *o += 1;

@@ -314,7 +314,173 @@ const LAYOUTS: &[(usize, usize, usize)] = &[
     ((1 << 32) * ((1 << 32) - 1), (1 << 32) - 1, 1 << 32),
 ];
 
-/// `(row, col)` of a layout as the key `row · pitch + col`, which must be in the buffer.
+/// A 2-D output's rectangle (`Rows::rect`): `rows × width` elements from `(top, left)` of a
+/// buffer of `len` elements in rows `pitch` apart.
+#[derive(Clone, Copy, Debug)]
+struct Rect {
+    len: usize,
+    pitch: usize,
+    rows: usize,
+    width: usize,
+    top: usize,
+    left: usize,
+}
+
+/// A 2-D output's `from_raw_parts`: pointer, length, width, pitch, rows, origin.
+type RowsFromRawParts<O> = unsafe fn(*mut Z, usize, usize, usize, usize, (usize, usize)) -> O;
+
+/// Rectangles that `Rows::rect` accepts, out to the last element of `usize::MAX` and across
+/// rows of up to `usize::MAX` elements: interiors, a corner, the last row, a last column.
+const RECTS: &[Rect] = &[
+    Rect {
+        len: 30,
+        pitch: 5,
+        rows: 4,
+        width: 3,
+        top: 1,
+        left: 1,
+    },
+    Rect {
+        len: 12,
+        pitch: 4,
+        rows: 1,
+        width: 1,
+        top: 2,
+        left: 3,
+    },
+    Rect {
+        len: MAX,
+        pitch: 5,
+        rows: MAX / 5 - 1,
+        width: 3,
+        top: 1,
+        left: 2,
+    },
+    Rect {
+        len: MAX,
+        pitch: 1,
+        rows: MAX - 1,
+        width: 1,
+        top: 1,
+        left: 0,
+    },
+    Rect {
+        len: MAX,
+        pitch: MAX,
+        rows: 1,
+        width: MAX - 1,
+        top: 0,
+        left: 1,
+    },
+    Rect {
+        len: MAX - 1,
+        pitch: P63 - 1,
+        rows: 1,
+        width: 2,
+        top: 1,
+        left: P63 - 3,
+    },
+    Rect {
+        len: P63,
+        pitch: 1 << 62,
+        rows: 1,
+        width: (1 << 62) - 1,
+        top: 1,
+        left: 1,
+    },
+    Rect {
+        len: (1 << 32) * ((1 << 32) - 1),
+        pitch: 1 << 32,
+        rows: (1 << 32) - 3,
+        width: (1 << 32) - 2,
+        top: 1,
+        left: 1,
+    },
+    Rect {
+        len: (1 << 32) * ((1 << 32) - 1),
+        pitch: 1 << 32,
+        rows: 1,
+        width: (1 << 32) - 8,
+        top: (1 << 32) - 2,
+        left: 7,
+    },
+];
+
+/// Every layout as the rectangle of its whole buffer (`Rows::with_pitch`), then [`RECTS`].
+fn rects() -> Vec<Rect> {
+    let whole = LAYOUTS.iter().map(|&(len, width, pitch)| Rect {
+        len,
+        pitch,
+        rows: len / pitch,
+        width,
+        top: 0,
+        left: 0,
+    });
+    whole.chain(RECTS.iter().copied()).collect()
+}
+
+impl Rect {
+    /// Whether `Rows::rect`'s rules hold (the test's own check of its table).
+    fn is_valid(&self) -> bool {
+        let buffer_rows = self.len / self.pitch;
+        self.len.is_multiple_of(self.pitch)
+            && self.rows >= 1
+            && self.width >= 1
+            && self
+                .top
+                .checked_add(self.rows)
+                .is_some_and(|end| end <= buffer_rows)
+            && self
+                .left
+                .checked_add(self.width)
+                .is_some_and(|end| end <= self.pitch)
+            || self.len == 0 && self.rows == 0
+    }
+
+    /// The output's `(row, col)` as the key `(top + row) · pitch + left + col`: the element's
+    /// index in the buffer.
+    fn at(&self, (row, col): (usize, usize)) -> u128 {
+        (self.top as u128 + row as u128) * self.pitch as u128 + self.left as u128 + col as u128
+    }
+
+    /// The output's `(row, col)` at key `e`, if the rectangle has it (not the border, not
+    /// padding, not past the end).
+    fn element(&self, e: u128) -> Option<(u128, u128)> {
+        let (row, col) = (e / self.pitch as u128, e % self.pitch as u128);
+        let row = row.checked_sub(self.top as u128)?;
+        let col = col.checked_sub(self.left as u128)?;
+        (e < self.len as u128 && row < self.rows as u128 && col < self.width as u128)
+            .then_some((row, col))
+    }
+
+    /// The output `O` over this rectangle of a buffer of zero-sized elements.
+    ///
+    /// # Safety
+    /// The rectangle is valid; the threads run one after another.
+    unsafe fn output<O>(&self, from_raw_parts: RowsFromRawParts<O>) -> O {
+        debug_assert!(self.is_valid(), "{self:?}");
+        let (top, left) = (self.top, self.left);
+        unsafe {
+            from_raw_parts(
+                dangling(),
+                self.len,
+                self.width,
+                self.pitch,
+                self.rows,
+                (top, left),
+            )
+        }
+    }
+}
+
+#[test]
+fn the_rectangles_are_valid() {
+    for rect in rects() {
+        assert!(rect.is_valid(), "{rect:?}");
+    }
+}
+
+/// `(row, col)` of a whole-buffer layout as the key `row · pitch + col` (`WaveTiles`).
 fn at(pitch: usize, (row, col): (usize, usize)) -> u128 {
     row as u128 * pitch as u128 + col as u128
 }
@@ -328,22 +494,21 @@ fn element((len, width, pitch): (usize, usize, usize), e: u128) -> Option<(u128,
 #[test]
 fn rows_per_thread() {
     let mut seen = 0;
-    for &(len, width, pitch) in LAYOUTS {
+    for rect in rects() {
         seen += sweep(
-            "DisjointRows",
+            &format!("DisjointRows of {rect:?}"),
             ALL,
             |_| {
-                // SAFETY: as above; the pitch divides the length, `width <= pitch`.
-                let mut out =
-                    unsafe { DisjointRows::<Z>::from_raw_parts(dangling(), len, width, pitch) };
+                // SAFETY: the rectangle is valid; the threads run one after another.
+                let mut out = unsafe { rect.output(DisjointRows::<Z>::from_raw_parts) };
                 out.at_thread()
-                    .map(|(rc, _)| at(pitch, rc))
+                    .map(|(rc, _)| rect.at(rc))
                     .into_iter()
                     .collect()
             },
             |launch, e| {
-                // The thread at global `x = col`, `y = row`, `z = 0`.
-                let (row, col) = element((len, width, pitch), e)?;
+                // The thread at global `x = col`, `y = row`, `z = 0` of the rectangle.
+                let (row, col) = rect.element(e)?;
                 let [bx, by] = [0, 1].map(|a| u128::from(launch.block[a]));
                 let block = [col / bx, row / by, 0];
                 let thread = [col % bx, row % by, 0];
@@ -358,14 +523,13 @@ fn rows_per_thread() {
 #[test]
 fn rows_per_warp() {
     let mut seen = 0;
-    for &(len, width, pitch) in LAYOUTS {
+    for rect in rects() {
         seen += sweep(
-            "WarpRows",
+            &format!("WarpRows of {rect:?}"),
             ALL,
             |_| {
                 // SAFETY: as above.
-                let mut out =
-                    unsafe { WarpRows::<Z>::from_raw_parts(dangling(), len, width, pitch) };
+                let mut out = unsafe { rect.output(WarpRows::<Z>::from_raw_parts) };
                 let Some(mut row) = out.row_mut() else {
                     return Vec::new();
                 };
@@ -373,12 +537,12 @@ fn rows_per_warp() {
                 let mut keys = Vec::new();
                 for k in [0, 1, 2, (MAX - 31) / 32, MAX / 32, MAX] {
                     if let Some((col, _)) = row.own_mut(k) {
-                        keys.push(at(pitch, (r, col)));
+                        keys.push(rect.at((r, col)));
                     }
                 }
                 // `for_each_own` visits what `own_mut` gives, in order (in rows short enough
                 // to visit whole).
-                if width <= 4096 {
+                if rect.width <= 4096 {
                     let mut visited = Vec::new();
                     row.for_each_own(|col, _| visited.push(col));
                     let owned = (0..).map_while(|k| row.own_mut(k).map(|(c, _)| c));
@@ -389,7 +553,7 @@ fn rows_per_warp() {
             |launch, e| {
                 // Row `r`: warp `r` of the grid (blocks in order, then warps); column `c`: lane
                 // `c mod 32` of it.
-                let (row, col) = element((len, width, pitch), e)?;
+                let (row, col) = rect.element(e)?;
                 let warps = launch.threads_per_block().div_ceil(32);
                 let (block, warp) = (row / warps, row % warps);
                 let thread = warp * 32 + col % 32;
@@ -444,31 +608,30 @@ fn tile_owner(launch: &Launch, block: [u128; 2], (r, c): (u128, u128)) -> Option
     })
 }
 
-/// `BlockTiles<Z, R, C>` over every layout: element `(row, col)` is in tile `(row / R, col /
-/// C)`, owned by block `(x = col / C, y = row / R, 0)`.
+/// `BlockTiles<Z, R, C>` over every rectangle: element `(row, col)` of the rectangle is in
+/// tile `(row / R, col / C)`, owned by block `(x = col / C, y = row / R, 0)`.
 fn block_tiles<const R: usize, const C: usize>() -> usize {
     let mut seen = 0;
-    for &(len, width, pitch) in LAYOUTS {
+    for rect in rects() {
         seen += sweep(
-            &format!("BlockTiles<_, {R}, {C}> of {len} as {width} / {pitch}"),
+            &format!("BlockTiles<_, {R}, {C}> of {rect:?}"),
             &[SMALL, WIDE, TALL, CUBE, ONE],
             |_| {
                 // SAFETY: as above.
-                let mut out =
-                    unsafe { BlockTiles::<Z, R, C>::from_raw_parts(dangling(), len, width, pitch) };
+                let mut out = unsafe { rect.output(BlockTiles::<Z, R, C>::from_raw_parts) };
                 let Some(mut tile) = out.tile_mut() else {
                     return Vec::new();
                 };
                 let mut keys = Vec::new();
                 for own in own_positions() {
                     if let Some((rc, _)) = tile.own_mut(own) {
-                        keys.push(at(pitch, rc));
+                        keys.push(rect.at(rc));
                     }
                 }
                 keys
             },
             |launch, e| {
-                let (row, col) = element((len, width, pitch), e)?;
+                let (row, col) = rect.element(e)?;
                 let (tr, tc) = (R as u128, C as u128);
                 tile_owner(launch, [col / tc, row / tr], (row % tr, col % tc))
             },

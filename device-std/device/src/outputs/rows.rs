@@ -1,18 +1,47 @@
-//! Two-dimensional outputs: a buffer of `len` elements seen as rows of `width`, each row
-//! starting `pitch` elements after the previous one (`pitch >= width`: the columns from `width`
-//! to `pitch` are padding that no thread writes; the launch's `oxide::host::Rows` gives both and
-//! checks that the pitch divides the length), written by threads ([`DisjointRows`]), warps
-//! ([`WarpRows`]) or blocks ([`BlockTiles`]).
+//! Two-dimensional outputs: a rectangle of `rows` rows and `width` columns in a buffer of
+//! `len` elements seen as rows `pitch` elements apart, its first element at `(top, left)` of the
+//! buffer, written by threads ([`DisjointRows`]), warps ([`WarpRows`]) or blocks
+//! ([`BlockTiles`]). The launch's `oxide::host::Rows` gives the words and checked them: the
+//! whole buffer (`Rows::new`, `Rows::with_pitch`: origin `(0, 0)`, every row, the columns up
+//! to the width) or a rectangle of it (`Rows::rect`: the interior of a padded grid, a matrix
+//! stored from `(1, 1)`).
 //!
-//! Each type has one ownership rule, computed from the thread's own position registers; the
-//! rule is a partition of the elements whatever the grid's shape (threads outside the rule's
-//! plane, `z > 0`, own nothing), and no two types can view one buffer in one launch (each
-//! kernel parameter borrows its buffer mutably).
+//! Each type has one ownership rule, computed from the thread's own position registers over
+//! the rectangle's coordinates (row 0 is the rectangle's first row); the rule is a partition
+//! of the rectangle whatever the grid's shape (threads outside the rule's plane, `z > 0`, own
+//! nothing), and no element outside the rectangle (the border of a padded grid, a pitch's
+//! padding) is anyone's. No two types can view one buffer in one launch (each kernel parameter
+//! borrows its buffer mutably).
+//!
+//! The pointer is the buffer's own, 16-byte aligned as every slice's; the origin is added to
+//! each element's index, so a rectangle may start at any element. None of these types loads or
+//! stores more than one element at a time, so nothing here depends on the origin's alignment.
 
 use core::marker::PhantomData;
 
 use crate::thread;
 use crate::warp::WARP_SIZE;
+
+/// Where a 2-D output's rectangle lies in its buffer: rows `pitch` elements apart, the
+/// rectangle's `rows × width` elements from `(top, left)`. `(top + rows) · pitch <= len` and
+/// `left + width <= pitch` (its outputs' `from_raw_parts` contract), so `index` of a position
+/// inside the rectangle cannot overflow and is in the buffer.
+#[derive(Clone, Copy)]
+struct Frame {
+    width: usize,
+    pitch: usize,
+    rows: usize,
+    top: usize,
+    left: usize,
+}
+
+impl Frame {
+    /// The buffer index of the rectangle's `(row, col)`, for `row < rows` and `col < width`.
+    #[inline]
+    fn index(&self, (row, col): (usize, usize)) -> usize {
+        (self.top + row) * self.pitch + self.left + col
+    }
+}
 
 macro_rules! rows_type {
     ($(#[$doc:meta])* $name:ident $(, const $c:ident)*) => {
@@ -21,45 +50,81 @@ macro_rules! rows_type {
         pub struct $name<'a, T $(, const $c: usize)*> {
             ptr: *mut T,
             len: usize,
+            // The shape words, in the order of the launch's parameters (docs/contracts.md),
+            // each its own field: the backend checks that a slice parameter's fields are the
+            // pointer, the length and one pointer-sized word per shape word.
             width: usize,
             pitch: usize,
+            rows: usize,
+            top: usize,
+            left: usize,
             _marker: PhantomData<&'a mut [T]>,
         }
 
-        crate::param::output_param!($name<'a, T $(, const $c)*>, words 2);
+        crate::param::output_param!($name<'a, T $(, const $c)*>, words 5);
 
         impl<'a, T $(, const $c: usize)*> $name<'a, T $(, $c)*> {
-            /// Wraps `len` elements at `ptr` as rows of `width` elements, `pitch` apart, for
-            /// `'a`. Kernels never call this: their arguments are built by the launch. It exists
-            /// for the host emulator and for tests.
+            /// Wraps the `rows × width` rectangle from `(top, left)` of the `len` elements at
+            /// `ptr`, seen as rows `pitch` apart, for `'a`. Kernels never call this: their
+            /// arguments are built by the launch. It exists for the host emulator and for
+            /// tests.
             ///
             /// # Safety
-            /// As [`crate::DisjointSlice::from_raw_parts`], `0 < width <= pitch` and `pitch`
-            /// divides `len`; every thread sees the same `ptr`, `len`, `width` and `pitch`.
+            /// As [`crate::DisjointSlice::from_raw_parts`] for the `len` elements; `width >= 1`,
+            /// `left + width <= pitch` and `(top + rows) · pitch <= len`, each without overflow
+            /// (the rectangle is inside the buffer); every thread sees the same values.
             #[inline]
-            pub unsafe fn from_raw_parts(ptr: *mut T, len: usize, width: usize, pitch: usize) -> Self {
-                $name { ptr, len, width, pitch, _marker: PhantomData }
+            pub unsafe fn from_raw_parts(
+                ptr: *mut T,
+                len: usize,
+                width: usize,
+                pitch: usize,
+                rows: usize,
+                (top, left): (usize, usize),
+            ) -> Self {
+                $name { ptr, len, width, pitch, rows, top, left, _marker: PhantomData }
             }
 
             len_methods!("of the whole buffer");
 
-            /// Elements per row.
+            /// Elements per row of the output (of its rectangle).
             #[inline]
             pub fn width(&self) -> usize {
                 self.width
             }
 
-            /// Elements from the start of one row to the start of the next (the width, unless
-            /// the rows are padded).
+            /// Elements from the start of one row of the buffer to the start of the next (the
+            /// width, unless the rows are padded or the output is a rectangle of them).
             #[inline]
             pub fn pitch(&self) -> usize {
                 self.pitch
             }
 
-            /// Number of rows.
+            /// Number of rows of the output (of its rectangle).
             #[inline]
             pub fn rows(&self) -> usize {
-                self.len / self.pitch
+                self.rows
+            }
+
+            /// The `(row, col)` in the whole buffer of the output's first element: `(0, 0)`
+            /// unless the launch lent a rectangle (`Rows::rect`). The positions the output
+            /// gives are the rectangle's; output element `(r, c)` is buffer element
+            /// `(top + r, left + c)`, at index `(top + r) · pitch() + left + c`, which is where
+            /// a stencil finds its input neighbours in a buffer of the same layout.
+            #[inline]
+            pub fn origin(&self) -> (usize, usize) {
+                (self.top, self.left)
+            }
+
+            #[inline]
+            fn frame(&self) -> Frame {
+                Frame {
+                    width: self.width,
+                    pitch: self.pitch,
+                    rows: self.rows,
+                    top: self.top,
+                    left: self.left,
+                }
             }
         }
     };
@@ -68,22 +133,22 @@ macro_rules! rows_type {
 rows_type! {
     /// A 2-D output written one element per thread: the thread at global `(x, y)` of a 2-D
     /// grid (`x = block_idx_x * block_dim_x + thread_idx_x`, the same for `y`) owns element
-    /// `(row = y, col = x)`; threads with a `z` index other than 0 own nothing.
+    /// `(row = y, col = x)` of the rectangle; threads with a `z` index other than 0 own nothing.
     DisjointRows
 }
 
 rows_type! {
     /// A 2-D output written one row per warp: warp `w` of the grid (the blocks in order, then
-    /// the warps of each block) owns row `w`, and its lane `l` the columns `l, l + 32, ...` of
-    /// it (CUDA's "one warp per row", as in a row softmax).
+    /// the warps of each block) owns row `w` of the rectangle, and its lane `l` the columns
+    /// `l, l + 32, ...` of it (CUDA's "one warp per row", as in a row softmax).
     WarpRows
 }
 
 rows_type! {
     /// A 2-D output written one `R × C` tile per block: block `(x, y)` owns the tile at rows
-    /// `y·R ..`, columns `x·C ..` (blocks with `z > 0` own nothing), and inside it its thread
-    /// `(tx, ty)` the elements `(ty + i·block_dim_y, tx + j·block_dim_x)`, as a block-shared
-    /// `[[T; C]; R]` (a 32 × 8 block writing a 32 × 32 tile: four rows per thread).
+    /// `y·R ..`, columns `x·C ..` of the rectangle (blocks with `z > 0` own nothing), and inside
+    /// it its thread `(tx, ty)` the elements `(ty + i·block_dim_y, tx + j·block_dim_x)`, as a
+    /// block-shared `[[T; C]; R]` (a 32 × 8 block writing a 32 × 32 tile: four rows per thread).
     BlockTiles, const R, const C
 }
 
@@ -103,17 +168,17 @@ fn grid_xy() -> Option<(usize, usize)> {
 
 impl<T> DisjointRows<'_, T> {
     /// This thread's element, `((row, col), &mut element)` at `row = y`, `col = x` of its
-    /// global position, or `None` when that lies outside the buffer (or the thread's `z` is not
-    /// 0).
+    /// global position (in the rectangle: add [`origin`](Self::origin) for the buffer's), or
+    /// `None` when that lies outside the rectangle (or the thread's `z` is not 0).
     #[track_caller]
     #[inline]
     pub fn at_thread(&mut self) -> Option<((usize, usize), &mut T)> {
         let (col, row) = grid_xy()?;
-        if col < self.width && row < self.rows() {
-            let index = row * self.pitch + col;
+        if col < self.width && row < self.rows {
+            let index = self.frame().index((row, col));
             crate::race::global_write(self.ptr.addr(), index);
-            // SAFETY: in bounds, and the thread at (x, y, 0) is the only one with this
-            // position; `&mut self` lends the element once.
+            // SAFETY: in the rectangle, so in bounds, and the thread at (x, y, 0) is the only
+            // one with this position; `&mut self` lends the element once.
             Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
         } else {
             None
@@ -122,7 +187,7 @@ impl<T> DisjointRows<'_, T> {
 }
 
 impl<'a, T> WarpRows<'a, T> {
-    /// This warp's row, or `None` when the grid has more warps than the buffer has rows.
+    /// This warp's row, or `None` when the grid has more warps than the rectangle has rows.
     ///
     /// Whole warps get the same answer (the row is a function of the block and of
     /// `warp::warp_in_block()`), so a branch on it is warp-uniform: warp collectives may follow
@@ -136,14 +201,17 @@ impl<'a, T> WarpRows<'a, T> {
             * thread::grid_dim_x() as usize
             + thread::block_idx_x() as usize;
         let row = block * warps_per_block + crate::warp::warp_in_block() as usize;
-        (row < self.rows()).then(|| WarpRow {
-            // SAFETY (of the later accesses): row `row` belongs to this warp alone, and a lane
-            // only reaches its own columns.
-            start: unsafe { self.ptr.add(row * self.pitch) },
-            first: row * self.pitch,
-            width: self.width,
-            row,
-            _borrow: PhantomData,
+        (row < self.rows).then(|| {
+            let first = self.frame().index((row, 0));
+            WarpRow {
+                // SAFETY (of the later accesses): row `row` of the rectangle belongs to this
+                // warp alone, and a lane only reaches its own columns, below the width.
+                start: unsafe { self.ptr.add(first) },
+                first,
+                width: self.width,
+                row,
+                _borrow: PhantomData,
+            }
         })
     }
 }
@@ -171,7 +239,8 @@ impl<T> WarpRow<'_, T> {
         crate::race::global_write(base.addr(), self.first + col);
     }
 
-    /// The row's index in the buffer.
+    /// The row's index in the output's rectangle (add the output's `origin().0` for the
+    /// buffer's).
     #[inline]
     pub fn row(&self) -> usize {
         self.row
@@ -183,7 +252,8 @@ impl<T> WarpRow<'_, T> {
         self.width
     }
 
-    /// The lane's `k`-th column, `(col, &mut element)` at `col = lane + 32k`, if the row has it.
+    /// The lane's `k`-th column, `(col, &mut element)` at `col = lane + 32k` of the rectangle,
+    /// if the row has it.
     #[track_caller]
     #[inline]
     pub fn own_mut(&mut self, k: usize) -> Option<(usize, &mut T)> {
@@ -217,8 +287,8 @@ impl<T> WarpRow<'_, T> {
 }
 
 impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
-    /// This block's tile, or `None` when it lies wholly outside the buffer (or the block's `z`
-    /// is not 0), or its positions would not all have a `usize` index.
+    /// This block's tile, or `None` when it lies wholly outside the rectangle (or the block's
+    /// `z` is not 0), or its positions would not all have a `usize` index.
     #[inline]
     pub fn tile_mut(&mut self) -> Option<BlockTile<'_, T, R, C>> {
         if thread::block_idx_z() != 0 {
@@ -237,11 +307,9 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
         let left = (thread::block_idx_x() as usize).checked_mul(C)?;
         top.checked_add(R)?;
         left.checked_add(C)?;
-        (top < self.rows() && left < self.width).then(|| BlockTile {
+        (top < self.rows && left < self.width).then(|| BlockTile {
             ptr: self.ptr,
-            width: self.width,
-            pitch: self.pitch,
-            rows: self.rows(),
+            frame: self.frame(),
             origin: (top, left),
             _borrow: PhantomData,
         })
@@ -268,24 +336,24 @@ pub(crate) fn tile_residue((i, j): (usize, usize)) -> Option<(usize, usize)> {
 /// One block's tile of a [`BlockTiles`] output, as seen by one thread.
 pub struct BlockTile<'s, T, const R: usize, const C: usize> {
     ptr: *mut T,
-    width: usize,
-    pitch: usize,
-    rows: usize,
-    /// The tile's first element, `(row, col)`: `origin.0 + R` and `origin.1 + C` fit in
-    /// `usize` (`tile_mut` checked).
+    frame: Frame,
+    /// The tile's first element, `(row, col)` of the rectangle: `origin.0 + R` and
+    /// `origin.1 + C` fit in `usize` (`tile_mut` checked).
     origin: (usize, usize),
     _borrow: PhantomData<&'s mut [T]>,
 }
 
 impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
-    /// The `(row, col)` of the tile's first element in the buffer.
+    /// The `(row, col)` of the tile's first element in the output's rectangle (add the
+    /// output's `origin()` for the buffer's).
     #[inline]
     pub fn origin(&self) -> (usize, usize) {
         self.origin
     }
 
     /// The thread's `(i, j)`-th element of the tile: `((row, col), &mut element)` at tile
-    /// position `(ty + i·block_dim_y, tx + j·block_dim_x)`, if it is in the tile and the buffer.
+    /// position `(ty + i·block_dim_y, tx + j·block_dim_x)`, `(row, col)` in the rectangle, if
+    /// it is in the tile and the rectangle.
     ///
     /// In the CPU emulator the call counts as a write of the element for the race detector.
     #[track_caller]
@@ -296,14 +364,14 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
         // position outside the tile); used only once `r < R` and `c < C`, when no sum wraps
         // (`origin + (R, C)` fits in `usize`).
         let (row, col) = (self.origin.0.wrapping_add(r), self.origin.1.wrapping_add(c));
-        if r < R && c < C && row < self.rows && col < self.width {
-            // `row · pitch + col < rows · pitch <= len`: no wrap either.
-            let index = row * self.pitch + col;
+        if r < R && c < C && row < self.frame.rows && col < self.frame.width {
+            // In the rectangle: no wrap either (`Frame::index`).
+            let index = self.frame.index((row, col));
             crate::race::global_write(self.ptr.addr(), index);
-            // SAFETY: in the buffer, in this block's tile (tiles of distinct blocks are
-            // disjoint: their origins and ends were computed without wrapping), and at a
-            // position of this thread's residues alone (`r ≡ ty mod block_dim_y`, `c ≡ tx
-            // mod block_dim_x`, `z = 0`).
+            // SAFETY: in the rectangle, so in the buffer; in this block's tile (tiles of
+            // distinct blocks are disjoint: their origins and ends were computed without
+            // wrapping), and at a position of this thread's residues alone (`r ≡ ty mod
+            // block_dim_y`, `c ≡ tx mod block_dim_x`, `z = 0`).
             Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
         } else {
             None
@@ -316,114 +384,181 @@ mod tests {
     use super::*;
     use crate::outputs::each_thread;
 
-    /// Every element written exactly once, with its own (row, col).
-    fn check(data: &[u32], width: usize) {
-        for (i, &v) in data.iter().enumerate() {
-            assert_eq!(
-                v,
-                (i / width * 1000 + i % width) as u32 + 1,
-                "element {i} of width {width}"
+    /// What a thread writes at `(row, col)` of the output, never 0.
+    fn mark((row, col): (usize, usize)) -> u32 {
+        (row * 1000 + col) as u32 + 1
+    }
+
+    fn write(cell: &mut u32, at: (usize, usize)) {
+        assert_eq!(*cell, 0, "{at:?} written twice");
+        *cell = mark(at);
+    }
+
+    /// A rectangle of a buffer of rows `pitch` apart: `rows × width` from `origin`.
+    #[derive(Clone, Copy, Debug)]
+    struct Rect {
+        pitch: usize,
+        rows: usize,
+        width: usize,
+        origin: (usize, usize),
+    }
+
+    impl Rect {
+        /// The whole buffer of `len` elements, rows of `width` `pitch` apart.
+        fn whole(len: usize, width: usize, pitch: usize) -> Self {
+            Rect {
+                pitch,
+                rows: len / pitch,
+                width,
+                origin: (0, 0),
+            }
+        }
+
+        /// The output's `(row, col)` at buffer index `i`, if the rectangle has it.
+        fn position(&self, i: usize) -> Option<(usize, usize)> {
+            let (row, col) = (i / self.pitch, i % self.pitch);
+            let (r, c) = (
+                row.checked_sub(self.origin.0)?,
+                col.checked_sub(self.origin.1)?,
             );
+            (r < self.rows && c < self.width).then_some((r, c))
+        }
+
+        /// `from_raw_parts`'s arguments for the rectangle in `data`, but the origin.
+        fn parts(&self, data: &mut [u32]) -> (*mut u32, usize, usize, usize, usize) {
+            (
+                data.as_mut_ptr(),
+                data.len(),
+                self.width,
+                self.pitch,
+                self.rows,
+            )
         }
     }
 
-    fn write(cell: &mut u32, (row, col): (usize, usize)) {
-        assert_eq!(*cell, 0, "({row}, {col}) written twice");
-        *cell = (row * 1000 + col) as u32 + 1;
+    /// Every element of the rectangle written once with its own position in the rectangle
+    /// (`written(position)` says which ones a partial shape writes), everything else 0.
+    fn check(data: &[u32], rect: Rect, written: impl Fn((usize, usize)) -> bool) {
+        for (i, &v) in data.iter().enumerate() {
+            let expected = rect.position(i).filter(|&at| written(at)).map_or(0, mark);
+            assert_eq!(v, expected, "element {i} of {rect:?}");
+        }
+    }
+
+    /// The interior of a 12 × 24 buffer of rows of 20 (a padded grid's rows 1..11, columns
+    /// 1..19) and the whole of it.
+    fn rects() -> [Rect; 2] {
+        [
+            Rect::whole(12 * 24, 20, 24),
+            Rect {
+                pitch: 24,
+                rows: 10,
+                width: 18,
+                origin: (1, 1),
+            },
+        ]
     }
 
     #[test]
     fn threads_own_their_grid_position() {
-        let (rows, width) = (20, 37);
-        let mut data = vec![0u32; rows * width];
-        // 3 x 3 blocks of 16 x 8: more threads than elements on both axes; a z of 2 owns nothing.
-        each_thread([3, 3, 2], [16, 8, 1], || {
-            // SAFETY: the threads run one after another; width divides the length.
-            let mut out = unsafe {
-                DisjointRows::from_raw_parts(data.as_mut_ptr(), rows * width, width, width)
-            };
-            if let Some((at, cell)) = out.at_thread() {
-                write(cell, at);
-            }
-        });
-        check(&data, width);
+        for rect in rects() {
+            let mut data = vec![0u32; 12 * 24];
+            // 2 x 2 blocks of 16 x 8: more threads than elements on both axes; a z of 2 owns
+            // nothing.
+            each_thread([2, 2, 2], [16, 8, 1], || {
+                // SAFETY: the threads run one after another; the rectangle is in the buffer.
+                let (ptr, len, width, pitch, rows) = rect.parts(&mut data);
+                let mut out = unsafe {
+                    DisjointRows::from_raw_parts(ptr, len, width, pitch, rows, rect.origin)
+                };
+                assert_eq!(out.origin(), rect.origin);
+                if let Some((at, cell)) = out.at_thread() {
+                    write(cell, at);
+                }
+            });
+            check(&data, rect, |_| true);
+        }
     }
 
     #[test]
     fn warps_own_rows_and_lanes_columns() {
-        let (rows, width) = (10, 70);
-        let mut data = vec![0u32; rows * width];
-        // 3 blocks of 4 warps (one partial); the grid has 12 warps for 10 rows.
-        each_thread([3, 1, 1], [100, 1, 1], || {
-            // SAFETY: as above.
-            let mut out =
-                unsafe { WarpRows::from_raw_parts(data.as_mut_ptr(), rows * width, width, width) };
-            if let Some(mut row) = out.row_mut() {
-                let r = row.row();
-                row.for_each_own(|col, cell| write(cell, (r, col)));
-            }
-        });
-        // Block of 100 threads: warps 0..2 full, warp 3 of 4 lanes, whose other columns nobody
-        // writes: rows 3 and 7 (the last warps of blocks 0 and 1) have only lanes 0..4.
-        for (i, &v) in data.iter().enumerate() {
-            let (row, col) = (i / width, i % width);
-            let partial = row % 4 == 3;
-            if partial && col % 32 >= 4 {
-                assert_eq!(v, 0, "({row}, {col})");
-            } else {
-                assert_eq!(v, (row * 1000 + col) as u32 + 1, "({row}, {col})");
-            }
+        let rect = Rect {
+            pitch: 80,
+            rows: 8,
+            width: 70,
+            origin: (2, 10),
+        };
+        for rect in [Rect::whole(10 * 70, 70, 70), rect] {
+            let mut data = vec![0u32; 10 * 80];
+            // 3 blocks of 4 warps (one partial); the grid has 12 warps for 10 or 8 rows.
+            each_thread([3, 1, 1], [100, 1, 1], || {
+                // SAFETY: as above.
+                let (ptr, len, width, pitch, rows) = rect.parts(&mut data);
+                let mut out =
+                    unsafe { WarpRows::from_raw_parts(ptr, len, width, pitch, rows, rect.origin) };
+                if let Some(mut row) = out.row_mut() {
+                    let r = row.row();
+                    row.for_each_own(|col, cell| write(cell, (r, col)));
+                }
+            });
+            // Block of 100 threads: warps 0..2 full, warp 3 of 4 lanes, whose other columns
+            // nobody writes: rows 3 and 7 (the last warps of blocks 0 and 1) have only lanes
+            // 0..4.
+            check(&data, rect, |(row, col)| row % 4 != 3 || col % 32 < 4);
         }
     }
 
     #[test]
     fn blocks_own_tiles_and_threads_their_residues() {
-        let (rows, width) = (70, 45);
-        let mut data = vec![0u32; rows * width];
-        // Tiles of 32 x 32 by blocks of 32 x 8: four rows per thread; 2 x 3 tiles cover 45 x 70.
-        each_thread([2, 3, 1], [32, 8, 1], || {
-            // SAFETY: as above.
-            let mut out = unsafe {
-                BlockTiles::<u32, 32, 32>::from_raw_parts(
-                    data.as_mut_ptr(),
-                    rows * width,
-                    width,
-                    width,
-                )
-            };
-            if let Some(mut tile) = out.tile_mut() {
-                for i in 0..4 {
-                    if let Some((at, cell)) = tile.own_mut((i, 0)) {
-                        write(cell, at);
+        let rect = Rect {
+            pitch: 50,
+            rows: 66,
+            width: 41,
+            origin: (3, 7),
+        };
+        for rect in [Rect::whole(70 * 45, 45, 45), rect] {
+            let mut data = vec![0u32; 70 * 50];
+            // Tiles of 32 x 32 by blocks of 32 x 8: four rows per thread; 2 x 3 tiles cover
+            // 45 x 70.
+            each_thread([2, 3, 1], [32, 8, 1], || {
+                // SAFETY: as above.
+                let (ptr, len, width, pitch, rows) = rect.parts(&mut data);
+                let mut out = unsafe {
+                    BlockTiles::<u32, 32, 32>::from_raw_parts(
+                        ptr,
+                        len,
+                        width,
+                        pitch,
+                        rows,
+                        rect.origin,
+                    )
+                };
+                if let Some(mut tile) = out.tile_mut() {
+                    for i in 0..4 {
+                        if let Some((at, cell)) = tile.own_mut((i, 0)) {
+                            write(cell, at);
+                        }
                     }
+                    assert!(tile.own_mut((4, 0)).is_none());
                 }
-                assert!(tile.own_mut((4, 0)).is_none());
-            }
-        });
-        check(&data, width);
+            });
+            check(&data, rect, |_| true);
+        }
     }
 
     #[test]
     fn padded_rows_leave_the_padding_alone() {
-        let (rows, width, pitch) = (9, 20, 24);
-        let mut data = vec![0u32; rows * pitch];
+        let rect = Rect::whole(9 * 24, 20, 24);
+        let mut data = vec![0u32; 9 * 24];
         each_thread([2, 2, 1], [16, 8, 1], || {
             // SAFETY: the threads run one after another; the pitch divides the length.
-            let mut out = unsafe {
-                DisjointRows::from_raw_parts(data.as_mut_ptr(), rows * pitch, width, pitch)
-            };
+            let (ptr, len, width, pitch, rows) = rect.parts(&mut data);
+            let mut out =
+                unsafe { DisjointRows::from_raw_parts(ptr, len, width, pitch, rows, (0, 0)) };
             if let Some((at, cell)) = out.at_thread() {
                 write(cell, at);
             }
         });
-        for (i, &v) in data.iter().enumerate() {
-            let (row, col) = (i / pitch, i % pitch);
-            let expected = if col < width {
-                (row * 1000 + col) as u32 + 1
-            } else {
-                0
-            };
-            assert_eq!(v, expected, "({row}, {col})");
-        }
+        check(&data, rect, |_| true);
     }
 }

@@ -1,8 +1,9 @@
 //! The 2-D output shapes whose layout is not one element per thread of a flat slice: rows with
-//! a pitch (the padding must stay as the host left it), anti-diagonal wavefronts (one launch
-//! per wave, each reading the tiles of earlier waves) and block tiles wider than half the
-//! address space (one owner per element). Each case compares the whole buffer, padding
-//! included, against plain Rust.
+//! a pitch (the padding must stay as the host left it), rectangles of a buffer (`Rows::rect`:
+//! the border must stay), anti-diagonal wavefronts (one launch per wave, each reading the
+//! tiles of earlier waves) and block tiles wider than half the address space (one owner per
+//! element). Each case compares the whole buffer, padding and border included, against plain
+//! Rust.
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, Gpu, Rows, Wave};
@@ -44,6 +45,141 @@ fn padded_config() -> LaunchConfig {
     LaunchConfig {
         grid: (WIDTH.div_ceil(16) as u32, ROWS.div_ceil(8) as u32, 1),
         block: (16, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// A padded grid of 27 rows of 36, whose interior (rows 1..26, columns 1..35: 25 × 34) the
+/// rectangle cases write; it starts 37 elements into the buffer, 296 bytes, not a multiple of
+/// 16.
+const GRID_ROWS: usize = 27;
+const GRID_WIDTH: usize = 36;
+
+/// A 5-point stencil of integers on the interior: each thread reads its neighbours around its
+/// element's place in the buffer (`origin()` plus its position), which the border gives every
+/// interior element.
+#[kernel]
+pub fn rect_stencil(input: &[u64], mut out: DisjointRows<u64>) {
+    let ((top, left), pitch) = (out.origin(), out.pitch());
+    if let Some(((r, c), o)) = out.at_thread() {
+        let at = |i: usize| input[i % input.len()];
+        let i = (top + r) * pitch + left + c;
+        *o = five_points(at(i), at(i - pitch), at(i + pitch), at(i - 1), at(i + 1));
+    }
+}
+
+fn five_points(c: u64, n: u64, s: u64, w: u64, e: u64) -> u64 {
+    c.wrapping_mul(3) ^ n.rotate_left(7) ^ s.rotate_left(19) ^ w.rotate_right(5) ^ e
+}
+
+fn rect_stencil_reference(input: &[u64]) -> Vec<u64> {
+    let at = |i: usize| input[i % input.len()];
+    let mut out = vec![UNTOUCHED; GRID_ROWS * GRID_WIDTH];
+    for row in 1..GRID_ROWS - 1 {
+        for col in 1..GRID_WIDTH - 1 {
+            let i = row * GRID_WIDTH + col;
+            let w = GRID_WIDTH;
+            out[i] = five_points(at(i), at(i - w), at(i + w), at(i - 1), at(i + 1));
+        }
+    }
+    out
+}
+
+/// The grid's interior as the kernel's output.
+fn interior<B: oxide::host::RowStorage>(grid: B) -> Result<Rows<B>, oxide::host::ShapeError> {
+    Rows::new(grid, GRID_WIDTH)?.rect(1..GRID_ROWS - 1, 1..GRID_WIDTH - 1)
+}
+
+/// Blocks of 16 x 8 over the 34 x 25 interior (partial blocks on both axes).
+fn rect_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (3, 4, 1),
+        block: (16, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// One warp per row of the interior: each lane adds its columns of its row, the warp adds
+/// the lanes' sums (wrapping), and each lane writes its columns mixed with the row's sum.
+#[kernel]
+pub fn rect_warp_rows(input: &[u64], mut out: WarpRows<u64>) {
+    let ((top, left), pitch, width) = (out.origin(), out.pitch(), out.width());
+    let Some(mut row) = out.row_mut() else {
+        return;
+    };
+    let start = (top + row.row()) * pitch + left;
+    let at = |col: usize| input[(start + col) % input.len()];
+    let mut mine = 0u64;
+    let mut col = oxide::warp::lane_id() as usize;
+    while col < width {
+        mine = mine.wrapping_add(at(col));
+        col += 32;
+    }
+    let sum = oxide::warp::reduce(mine, u64::wrapping_add);
+    row.for_each_own(|col, o| *o = at(col) ^ sum.rotate_left(col as u32 % 64));
+}
+
+fn rect_warp_rows_reference(input: &[u64]) -> Vec<u64> {
+    let at = |i: usize| input[i % input.len()];
+    let mut out = vec![UNTOUCHED; GRID_ROWS * GRID_WIDTH];
+    for row in 1..GRID_ROWS - 1 {
+        let start = row * GRID_WIDTH + 1;
+        let cols = 0..GRID_WIDTH - 2;
+        let sum = cols
+            .clone()
+            .fold(0u64, |s, c| s.wrapping_add(at(start + c)));
+        for col in cols {
+            out[start + col] = at(start + col) ^ sum.rotate_left(col as u32 % 64);
+        }
+    }
+    out
+}
+
+/// Nine blocks of three warps for the interior's 25 rows: the last two warps have no row and
+/// leave.
+fn rect_warp_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (9, 1, 1),
+        block: (96, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Tiles of 8 x 8 of the interior, blocks of 8 x 4 (two rows per thread): each element from
+/// its place in the buffer and in its tile.
+#[kernel]
+pub fn rect_block_tiles(input: &[u64], mut out: BlockTiles<u64, 8, 8>) {
+    let ((top, left), pitch) = (out.origin(), out.pitch());
+    let Some(mut tile) = out.tile_mut() else {
+        return;
+    };
+    let corner = tile.origin();
+    for i in 0..2 {
+        if let Some(((r, c), o)) = tile.own_mut((i, 0)) {
+            let x = input[((top + r) * pitch + left + c) % input.len()];
+            *o = mix(x, corner.0 as u64, corner.1 as u64);
+        }
+    }
+}
+
+fn rect_block_tiles_reference(input: &[u64]) -> Vec<u64> {
+    let mut out = vec![UNTOUCHED; GRID_ROWS * GRID_WIDTH];
+    for row in 1..GRID_ROWS - 1 {
+        for col in 1..GRID_WIDTH - 1 {
+            let i = row * GRID_WIDTH + col;
+            let corner = ((row - 1) / 8 * 8, (col - 1) / 8 * 8);
+            out[i] = mix(input[i % input.len()], corner.0 as u64, corner.1 as u64);
+        }
+    }
+    out
+}
+
+/// 5 x 4 blocks for the 34 x 25 interior's 5 x 4 tiles (partial at the right and the bottom),
+/// and a column of blocks past it that owns nothing.
+fn rect_tiles_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (6, 4, 1),
+        block: (8, 4, 1),
         shared_mem_bytes: 0,
     }
 }
@@ -242,6 +378,48 @@ pub fn cases() -> Vec<Box<dyn Case>> {
                         input,
                         Rows::with_pitch(buf, WIDTH, PITCH)?,
                     )
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "rect_stencil",
+            len: GRID_ROWS * GRID_WIDTH,
+            reference: rect_stencil_reference,
+            emulate: |input, out| {
+                let rect = interior(out).map_err(|e| e.to_string())?;
+                rect_stencil::emulate(&rect_config(), input, rect).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    rect_stencil::launch(gpu, rect_config(), input, interior(buf)?)
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "rect_warp_rows",
+            len: GRID_ROWS * GRID_WIDTH,
+            reference: rect_warp_rows_reference,
+            emulate: |input, out| {
+                let rect = interior(out).map_err(|e| e.to_string())?;
+                rect_warp_rows::emulate(&rect_warp_config(), input, rect).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    rect_warp_rows::launch(gpu, rect_warp_config(), input, interior(buf)?)
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "rect_block_tiles",
+            len: GRID_ROWS * GRID_WIDTH,
+            reference: rect_block_tiles_reference,
+            emulate: |input, out| {
+                let rect = interior(out).map_err(|e| e.to_string())?;
+                rect_block_tiles::emulate(&rect_tiles_config(), input, rect).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    rect_block_tiles::launch(gpu, rect_tiles_config(), input, interior(buf)?)
                 })
             },
         }),
