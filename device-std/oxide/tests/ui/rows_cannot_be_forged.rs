@@ -1,0 +1,16 @@
+// A `Rows` (and the rectangle it lends) comes only from `Rows::new`, `Rows::with_pitch` and
+// `Rows::rect`, which check the shape against the buffer: its fields are private, so safe code
+// cannot give a launch words that reach past the buffer or outside the rectangle.
+use oxide::host::Rows;
+
+fn main() {
+    let mut v = vec![0.0f32; 16];
+    let _forged = Rows {
+        buf: &mut v[..],
+        width: 4,
+        pitch: 4,
+        rows: 5,
+        origin: (0, 0),
+        words: [4, 4, 5, 0, 0],
+    };
+}
