@@ -26,7 +26,7 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 /// | `&[T]` | `&buf` of a `DeviceBuffer<T>`, `&view` of a `DeviceView<T>` or `DeviceViewMut<T>` |
 /// | `&[AtomicU32]` (any atomic) | `&mut buf` of a `DeviceBuffer<u32>` (a `DeviceViewMut<u32>`) |
 /// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` | `&mut buf`, `&mut view_mut` |
-/// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?` |
+/// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?`, a rectangle of it `.rect(rows, cols)?` |
 /// | `DisjointPairs<T>` | `Pairs::new(&mut buf, distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
 /// | any other `T: Copy + DeviceData` | the value |

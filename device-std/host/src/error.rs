@@ -93,15 +93,17 @@ pub enum Error {
         launch: usize,
     },
     /// `Rows::new`/`Rows::with_pitch` was given a width of 0 or above the pitch, or a pitch
-    /// that does not divide the buffer's length, or `Pairs::new` a distance that is not a
-    /// power of two (oxide-launch's `ShapeError`).
+    /// that does not divide the buffer's length, `Rows::rect` an empty rectangle or one past
+    /// its rows, or `Pairs::new` a distance that is not a power of two (oxide-launch's
+    /// `ShapeError`).
     #[error(transparent)]
     Shape(#[from] ShapeError),
-    /// A buffer's device address is not aligned as kernels assume (the driver's allocations
-    /// always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
+    /// A buffer's or a view's device address is not aligned as kernels assume of a slice (the
+    /// driver's allocations always are; docs/contracts.md, `oxide_contract::SLICE_ALIGN`).
     #[error(
-        "a DeviceBuffer at device address {address:#x} is not aligned to {align} bytes, which \
-         kernels assume of every slice"
+        "device memory at address {address:#x} is not aligned to {align} bytes, which kernels \
+         assume of every slice: start a view at a multiple of {align} bytes, or pass an output \
+         that starts at any element as a rectangle of rows (`Rows::rect`, for a 2-D output)"
     )]
     MisalignedBuffer {
         /// The buffer's device address.
@@ -382,6 +384,16 @@ mod tests {
         ));
         assert!(e.to_string().starts_with("CUDA driver error: "), "{e}");
         assert!(e.to_string().contains("NOT_FOUND"), "{e}");
+        let e = Error::MisalignedBuffer {
+            address: 0x7f00_0000_0004,
+            align: 16,
+        };
+        assert_eq!(
+            e.to_string(),
+            "device memory at address 0x7f0000000004 is not aligned to 16 bytes, which kernels \
+             assume of every slice: start a view at a multiple of 16 bytes, or pass an output \
+             that starts at any element as a rectangle of rows (`Rows::rect`, for a 2-D output)"
+        );
     }
 
     #[test]

@@ -63,7 +63,9 @@ impl<T> DeviceBuffer<T> {
     /// The elements in `range`, read-only: what a launch takes for a kernel's `&[T]` and a copy
     /// for its source. [`Error::BadRange`] when the range is not within the buffer. A launch
     /// refuses a view whose first element is not 16-byte aligned
-    /// ([`Error::MisalignedBuffer`]): start it at a multiple of `16 / size_of::<T>()`.
+    /// ([`Error::MisalignedBuffer`]): start it at a multiple of `16 / size_of::<T>()`. A 2-D
+    /// output may start at any element: lend it as a rectangle of the whole buffer
+    /// (`Rows::rect`), which passes the buffer's own pointer and the rectangle's origin.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<DeviceView<'_, T>, Error> {
         let (start, len) = bounds(range, self.len())?;
         let (address, params, misaligned) = view_params::<T>(self.address, start, len);

@@ -1,7 +1,7 @@
 //! 2-D outputs lent as a rectangle of their buffer (`Rows::rect`) through `#[kernel]`'s
 //! emulator: the interior of a padded grid written by a 5-point stencil, a matrix stored from
-//! `(1, 1)`, rows per warp and tiles per block inside a rectangle, two launches writing the two
-//! halves of one grid. Every element outside the rectangle keeps what the host put there.
+//! `(1, 1)`, a 1-D range at any element as one row, rows per warp and tiles per block inside a
+//! rectangle, two launches writing the two halves of one grid. Every element outside the rectangle keeps what the host put there.
 
 use oxide::host::{Rows, ShapeError};
 use oxide::prelude::*;
@@ -174,6 +174,39 @@ fn two_launches_write_the_two_halves_of_one_grid() {
         .map(|(left, right)| left | right)
         .collect();
     assert_eq!(out, expected);
+}
+
+/// `out[i] = x[i] * x[i]` over a range of a 1-D buffer: a one-row rectangle, in a 1-D grid.
+#[kernel(grid = "1d")]
+pub fn square_range(x: &[i64], mut out: DisjointRows<i64>) {
+    let left = out.origin().1;
+    if let Some(((_, c), o)) = out.at_thread() {
+        let v = x[left + c];
+        *o = v * v;
+    }
+}
+
+#[test]
+fn a_one_dimensional_output_may_start_at_any_element() {
+    // Elements 3..1000 of 1003 (3 `i64`s, 24 bytes in: no view for a `DisjointSlice` may start
+    // there): the whole buffer as one row, and the range of its columns as the rectangle.
+    let n = 1003;
+    let x: Vec<i64> = (0..n as i64).map(|i| i - 500).collect();
+    let mut out = vec![-1i64; n];
+    let range = Rows::new(&mut out[..], n)
+        .unwrap()
+        .rect(0..1, 3..n - 3)
+        .unwrap();
+    let cfg = LaunchConfig::for_num_elems(n - 6, 128).unwrap();
+    square_range::emulate(&cfg, &x, range).unwrap();
+    for (i, &v) in out.iter().enumerate() {
+        let expected = if (3..n - 3).contains(&i) {
+            x[i] * x[i]
+        } else {
+            -1
+        };
+        assert_eq!(v, expected, "element {i}");
+    }
 }
 
 /// Each row of the rectangle divided by its sum, one warp per row; the warp reads its row of
