@@ -7,18 +7,21 @@
 //! |---|---|---|
 //! | [`DisjointSlice<T>`](crate::DisjointSlice) | element `e`: thread `e mod T` (`get_mut`, [`grid_stride`](crate::DisjointSlice::grid_stride)) | `&mut DeviceBuffer<T>` |
 //! | [`DisjointChunks<T, C>`] | chunk `q` of `C` elements: thread `q mod T` | `&mut DeviceBuffer<T>` |
-//! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?` |
-//! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | `Rows::new(&mut buf, width)?` |
+//! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?`, a rectangle `.rect(rows, cols)?` |
+//! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | the same |
 //! | [`DisjointPairs<T>`] | the pair `(lo, lo + d)`, `d` a power of two: thread `lo` with the bit of `d` removed | `Pairs::new(&mut buf, d)?` |
 //! | [`BlockSlots<T>`] | slot `b`: block `b`'s first thread (`slot_mut`) | `&mut DeviceBuffer<T>` |
 //! | [`WarpSlots<T>`] | slot `w`: lane 0 of the grid's warp `w` (`slot_mut`) | `&mut DeviceBuffer<T>` |
 //! | [`BlockWindows<T, W>`] | window `b` of `W` elements: block `b`, in phases (all read; each thread its residues written; a barrier between) | `&mut DeviceBuffer<T>` |
 //! | [`WaveTiles<T, R, C>`] | in the launch of wave `d`, tile `(d - b, b)`: block `b`, each thread its residues; earlier waves' tiles readable | `Wave::new(&mut buf, width, d)?` |
-//! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | `Rows::new(&mut buf, width)?` |
+//! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | as `DisjointRows<T>` |
 //!
-//! `T` is the grid's thread count. The 2-D shapes get their row width from the launch (the
-//! host's `oxide::host::Rows`, which checks that it divides the length), so every thread of the
-//! launch sees the same width.
+//! `T` is the grid's thread count. The 2-D shapes get their shape from the launch (the host's
+//! `oxide::host::Rows`, which checks that the pitch divides the length, and that a rectangle
+//! is non-empty and within the rows), so every thread of the launch sees the same. Their
+//! `(row, col)` are the rectangle's, `(0, 0)` its first element (the buffer's, unless the host
+//! lent a rectangle with `Rows::rect`; `origin()` says where in the buffer it is), and no
+//! thread owns an element outside the rectangle.
 
 mod chunks;
 mod pairs;
