@@ -9,17 +9,24 @@
 //! `array::IntoIter`, indexed by its position) stays in local memory. Threading those blocks
 //! gives every such loop the counted form a range loop has.
 //!
-//! Only a block of phi nodes and a branch is threaded, and only when every value merged there is
-//! used below one of its successors: no instruction is copied or moved (so no barrier or other
-//! convergent operation changes the threads that reach it), edges are redirected to where the
-//! branch would have sent them, and each merged value is merged again where it is used.
+//! Only a block of phi nodes and a branch is threaded — or of phi nodes, one test of a phi
+//! against a constant and a branch on it, the test decided by the value each predecessor brings
+//! ([`compare`]: the `Option<&mut T>` of every output shape, tested against null) — and only
+//! when every value merged there is used below one of its successors: no instruction is copied
+//! or moved (so no barrier or other convergent operation changes the threads that reach it),
+//! edges are redirected to where the branch would have sent them, and each merged value is
+//! merged again where it is used.
+
+mod compare;
 
 use std::collections::HashSet;
 
 use crate::cfg::{Cfg, successors};
+use compare::Test;
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
+use llvm_sys::LLVMAttributeFunctionIndex;
 use llvm_sys::LLVMOpcode;
 use llvm_sys::core::{
     LLVMAddIncoming, LLVMBuildPhi, LLVMConstIntGetZExtValue, LLVMCountIncoming,
@@ -31,6 +38,10 @@ use llvm_sys::core::{
     LLVMGetSwitchCaseValue, LLVMGetUser, LLVMInstructionEraseFromParent, LLVMIsAConstantInt,
     LLVMIsAInstruction, LLVMIsConditional, LLVMPositionBuilderBefore, LLVMReplaceAllUsesWith,
     LLVMSetOperand, LLVMSetSuccessor, LLVMTypeOf,
+};
+use llvm_sys::core::{
+    LLVMGetCalledValue, LLVMGetEnumAttributeAtIndex, LLVMGetEnumAttributeKindForName,
+    LLVMGetIntrinsicID, LLVMIsAFunction,
 };
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMValueRef};
 
@@ -70,8 +81,13 @@ pub(crate) fn thread_known_branches(module: &Module<'_>) -> usize {
 struct Plan {
     b: LLVMBasicBlockRef,
     phis: Vec<LLVMValueRef>,
+    /// The test of a phi that the branch reads, when `b` holds one.
+    test: Option<LLVMValueRef>,
     routes: Vec<(LLVMBasicBlockRef, LLVMBasicBlockRef)>,
-    /// For each successor of `b`: the blocks it dominates (where a merged value is used).
+    /// The successors of `b`.
+    succs: Vec<LLVMBasicBlockRef>,
+    /// For each successor `b` alone leads to: the blocks it dominates (where a merged value is
+    /// used).
     regions: Vec<(LLVMBasicBlockRef, HashSet<LLVMBasicBlockRef>)>,
 }
 
@@ -205,20 +221,71 @@ unsafe fn known_on_edge(
     }
 }
 
-/// The phi nodes of `b`, when they and its terminator are all it holds.
-unsafe fn only_phis(b: LLVMBasicBlockRef) -> Option<Vec<LLVMValueRef>> {
+/// The phi nodes of `b` and the test of one of them, when they and its terminator are all it
+/// holds (the test is optional).
+unsafe fn phis_and_test(b: LLVMBasicBlockRef) -> Option<(Vec<LLVMValueRef>, Option<Test>)> {
     unsafe {
         let term = LLVMGetBasicBlockTerminator(b);
         let mut phis = Vec::new();
         let mut i = LLVMGetFirstInstruction(b);
-        while i != term {
-            if LLVMGetInstructionOpcode(i) != LLVMOpcode::LLVMPHI {
-                return None;
-            }
+        while i != term && LLVMGetInstructionOpcode(i) == LLVMOpcode::LLVMPHI {
             phis.push(i);
             i = LLVMGetNextInstruction(i);
         }
-        Some(phis)
+        if i == term {
+            return Some((phis, None));
+        }
+        let test = Test::of(i, &phis, term)?;
+        (LLVMGetNextInstruction(i) == term).then_some((phis, Some(test)))
+    }
+}
+
+/// Whether a block reachable from `starts` holds a call that may be convergent: any call but
+/// one of an LLVM intrinsic not marked `convergent` (inline assembly counts as convergent).
+unsafe fn reaches_convergent(starts: &[LLVMBasicBlockRef]) -> bool {
+    unsafe {
+        let convergent =
+            LLVMGetEnumAttributeKindForName(c"convergent".as_ptr(), "convergent".len());
+        let mut seen: HashSet<LLVMBasicBlockRef> = starts.iter().copied().collect();
+        let mut stack = starts.to_vec();
+        while let Some(block) = stack.pop() {
+            let mut i = LLVMGetFirstInstruction(block);
+            while !i.is_null() {
+                if matches!(
+                    LLVMGetInstructionOpcode(i),
+                    LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMCallBr
+                ) {
+                    let callee = LLVMGetCalledValue(i);
+                    let harmless = !LLVMIsAFunction(callee).is_null()
+                        && LLVMGetIntrinsicID(callee) != 0
+                        && LLVMGetEnumAttributeAtIndex(
+                            callee,
+                            LLVMAttributeFunctionIndex,
+                            convergent,
+                        )
+                        .is_null();
+                    if !harmless {
+                        return true;
+                    }
+                }
+                i = LLVMGetNextInstruction(i);
+            }
+            for s in successors(block) {
+                if seen.insert(s) {
+                    stack.push(s);
+                }
+            }
+        }
+        false
+    }
+}
+
+/// The value phi `phi` takes on the edge from `p`.
+unsafe fn incoming_on(phi: LLVMValueRef, p: LLVMBasicBlockRef) -> Option<LLVMValueRef> {
+    unsafe {
+        (0..LLVMCountIncoming(phi))
+            .find(|&i| LLVMGetIncomingBlock(phi, i) == p)
+            .map(|i| LLVMGetIncomingValue(phi, i))
     }
 }
 
@@ -261,17 +328,19 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
         if b == cfg.entry {
             return None;
         }
-        let phis = only_phis(b)?;
+        let (phis, test) = phis_and_test(b)?;
         let (cond, branch) = Branch::of(LLVMGetBasicBlockTerminator(b))?;
         if phis.contains(&cond) || !LLVMIsAConstantInt(cond).is_null() {
             // A phi of constants is SimplifyCFG's to thread; a constant is its to fold.
             return None;
         }
+        if test.as_ref().is_some_and(|t| t.icmp != cond) {
+            return None;
+        }
         let succs = successors(b);
-        for &s in &succs {
-            if s == b || cfg.preds(s) != [b] {
-                return None;
-            }
+        let distinct: HashSet<_> = succs.iter().collect();
+        if distinct.len() != succs.len() || succs.contains(&b) {
+            return None;
         }
         let mut routes = Vec::new();
         for &p in cfg.preds(b) {
@@ -280,8 +349,17 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
             {
                 return None;
             }
-            let value = known_on_edge(cfg, cond, p, b)?;
-            routes.push((p, branch.target(value)));
+            let value = match &test {
+                Some(t) => t.value_for(incoming_on(t.phi, p)?)?,
+                None => known_on_edge(cfg, cond, p, b)?,
+            };
+            let target = branch.target(value);
+            // A second edge from `p` into a successor it already reaches would need its phis
+            // to take two values from one block.
+            if cfg.preds(target).contains(&p) {
+                return None;
+            }
+            routes.push((p, target));
         }
         if routes.is_empty() {
             return None;
@@ -292,7 +370,10 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
         // and its threads could reach a barrier or a warp collective below `b` apart (PTX's
         // `.aligned` barriers and `.sync` collectives need them together): not threaded.
         // (LLVM's own JumpThreading does nothing on a GPU for this reason.)
+        // When nothing below `b` needs the warp together (no barrier, no collective: the
+        // stores after a kernel's last loop), where a split rejoins does not matter.
         let ipdom = cfg.immediate_post_dominators()?;
+        let mut convergent_below = None;
         for &y in &cfg.blocks {
             let term = LLVMGetBasicBlockTerminator(y);
             if term.is_null() || LLVMGetNumSuccessors(term) < 2 || ipdom.get(&y) != Some(&Some(b)) {
@@ -300,18 +381,27 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
             }
             match Branch::of(term) {
                 Some((c, _)) if c == cond => {}
-                _ => return None,
+                _ => {
+                    if *convergent_below.get_or_insert_with(|| reaches_convergent(&succs)) {
+                        return None;
+                    }
+                }
             }
         }
         let regions: Vec<_> = succs
             .iter()
+            .filter(|&&s| cfg.preds(s) == [b])
             .map(|&s| (s, cfg.not_reached_without(s)))
             .collect();
-        // Every use of a merged value must sit below one successor (or in dead code), so that it
-        // can take the value merged again there.
+        // Every use of a merged value must sit below a successor only `b` leads to (or in dead
+        // code), so that it can take the value merged again there.
         let reachable = cfg.reachable();
+        let test = test.map(|t| t.icmp);
         for &phi in &phis {
             for (user, _, site) in use_sites(phi) {
+                if Some(user) == test {
+                    continue;
+                }
                 if phis.contains(&user) {
                     // A merge of merged values (a loop through `b` alone) is left alone.
                     return None;
@@ -324,7 +414,9 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
         Some(Plan {
             b,
             phis,
+            test,
             routes,
+            succs,
             regions,
         })
     }
@@ -380,16 +472,23 @@ unsafe fn apply(plan: Plan) {
                 .map(|(p, _)| *p)
         };
 
-        // 1. The successors' own phis (one incoming each, from `b`) gain the routed edges.
-        for &(s, _) in &plan.regions {
-            let incoming_from: Vec<_> = routed_to(s).collect();
-            let own = only_leading_phis(s);
-            for phi in own {
-                let v = LLVMGetIncomingValue(phi, 0);
-                let incoming: Vec<_> = incoming_from
-                    .iter()
-                    .map(|&p| (value_from(&plan, v, p), p))
-                    .collect();
+        // 1. The successors' own phis take, instead of their value from `b`, that value as it
+        // is on each routed edge.
+        for &s in &plan.succs {
+            for phi in only_leading_phis(s) {
+                let mut incoming = Vec::new();
+                let mut from_b = None;
+                for i in 0..LLVMCountIncoming(phi) {
+                    let (v, block) = (LLVMGetIncomingValue(phi, i), LLVMGetIncomingBlock(phi, i));
+                    if block == b {
+                        from_b = Some(v);
+                    } else {
+                        incoming.push((v, block));
+                    }
+                }
+                if let Some(v) = from_b {
+                    incoming.extend(routed_to(s).map(|p| (value_from(&plan, v, p), p)));
+                }
                 let replacement = if incoming.is_empty() {
                     LLVMGetPoison(LLVMTypeOf(phi))
                 } else {
@@ -406,7 +505,11 @@ unsafe fn apply(plan: Plan) {
             for (s, region) in &plan.regions {
                 let here: Vec<_> = sites
                     .iter()
-                    .filter(|(user, _, site)| region.contains(site) && !plan.phis.contains(user))
+                    .filter(|(user, _, site)| {
+                        region.contains(site)
+                            && !plan.phis.contains(user)
+                            && Some(*user) != plan.test
+                    })
                     .collect();
                 if here.is_empty() {
                     continue;
@@ -456,207 +559,4 @@ unsafe fn only_leading_phis(b: LLVMBasicBlockRef) -> Vec<LLVMValueRef> {
 }
 
 #[cfg(test)]
-mod tests {
-    use inkwell::context::Context;
-    use inkwell::memory_buffer::MemoryBuffer;
-
-    use super::*;
-
-    fn threaded(ir: &str) -> (usize, String) {
-        let ll = Context::create();
-        let buffer = MemoryBuffer::create_from_memory_range_copy(ir.as_bytes(), "test");
-        let module = ll.create_module_from_ir(buffer).expect("test IR parses");
-        module.verify().expect("test IR is valid");
-        let n = thread_known_branches(&module);
-        module
-            .verify()
-            .unwrap_or_else(|e| panic!("{e}\n{}", module.print_to_string()));
-        (n, module.print_to_string().to_string())
-    }
-
-    /// `for x in iter`'s loop after `next` is inlined: the block merging `next`'s two paths
-    /// branches again on the test the header made.
-    const NEXT_MERGE: &str = r#"
-define void @f(ptr %out, i64 %n) {
-entry:
-  br label %head
-head:
-  %i = phi i64 [ 0, %entry ], [ %merged, %body ]
-  %more = icmp ne i64 %i, %n
-  br i1 %more, label %some, label %merge
-some:
-  %next = add i64 %i, 1
-  br label %merge
-merge:
-  %merged = phi i64 [ %next, %some ], [ %i, %head ]
-  %item = phi i64 [ %i, %some ], [ 0, %head ]
-  br i1 %more, label %body, label %exit
-body:
-  %p = getelementptr i64, ptr %out, i64 %item
-  store i64 %item, ptr %p
-  br label %head
-exit:
-  ret void
-}
-"#;
-
-    #[test]
-    fn threads_the_merge_after_next() {
-        let (n, out) = threaded(NEXT_MERGE);
-        assert_eq!(n, 1, "{out}");
-        assert!(!out.contains("merge:"), "{out}");
-        // The header exits straight out; `some` goes straight to the body, whose values are
-        // merged again there (one incoming edge each).
-        assert!(
-            out.contains("br i1 %more, label %some, label %exit"),
-            "{out}"
-        );
-        assert!(out.contains("some:                                             ; preds = %head\n  %next = add i64 %i, 1\n  br label %body"), "{out}");
-    }
-
-    #[test]
-    fn leaves_a_merge_whose_values_are_used_after_both_paths() {
-        // `%v` is used in `join`, which both successors reach: nowhere to merge it again.
-        let ir = r#"
-define void @f(i1 %more, ptr %out) {
-entry:
-  br i1 %more, label %a, label %merge
-a:
-  br label %merge
-merge:
-  %v = phi i64 [ 1, %a ], [ 2, %entry ]
-  br i1 %more, label %yes, label %no
-yes:
-  br label %join
-no:
-  br label %join
-join:
-  store i64 %v, ptr %out
-  ret void
-}
-"#;
-        let (n, out) = threaded(ir);
-        assert_eq!(n, 0, "{out}");
-    }
-
-    #[test]
-    fn leaves_a_merge_a_predecessor_does_not_decide() {
-        // `other` reaches the merge without a branch on `%more` above it.
-        let ir = r#"
-define void @f(i1 %c, i1 %more, ptr %out) {
-entry:
-  br i1 %c, label %test, label %other
-test:
-  br i1 %more, label %merge, label %merge2
-merge2:
-  br label %merge
-other:
-  br label %merge
-merge:
-  %v = phi i64 [ 1, %test ], [ 2, %merge2 ], [ 3, %other ]
-  br i1 %more, label %yes, label %no
-yes:
-  store i64 %v, ptr %out
-  ret void
-no:
-  ret void
-}
-"#;
-        let (n, out) = threaded(ir);
-        assert_eq!(n, 0, "{out}");
-    }
-
-    #[test]
-    fn leaves_a_merge_that_computes() {
-        // A block with more than phis would have to be copied: it is not threaded.
-        let ir = NEXT_MERGE.replace(
-            "  %item = phi i64 [ %i, %some ], [ 0, %head ]\n",
-            "  %item = phi i64 [ %i, %some ], [ 0, %head ]\n  store i64 0, ptr %out\n",
-        );
-        let (n, out) = threaded(&ir);
-        assert_eq!(n, 0, "{out}");
-    }
-
-    /// Review of 9156baf: a split on `%x` rejoined at `b`; threading sent both of its sides
-    /// straight to the barrier in `s`, where they would arrive apart. Not threaded.
-    #[test]
-    fn leaves_a_merge_where_another_split_reconverges() {
-        let ir = r#"
-declare void @llvm.nvvm.barrier.cta.sync.aligned.all(i32) convergent
-declare void @g(i64)
-define void @f(i1 %c, i1 %x, ptr %o) {
-entry:
-  br i1 %x, label %q1, label %q2
-q1:
-  br i1 %c, label %p1, label %p2
-q2:
-  br i1 %c, label %p3, label %p4
-p1:
-  store i64 1, ptr %o
-  br label %b
-p2:
-  store i64 2, ptr %o
-  br label %b
-p3:
-  store i64 3, ptr %o
-  br label %b
-p4:
-  store i64 4, ptr %o
-  br label %b
-b:
-  %m = phi i64 [ 1, %p1 ], [ 2, %p2 ], [ 3, %p3 ], [ 4, %p4 ]
-  br i1 %c, label %s, label %t
-s:
-  call void @llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)
-  call void @g(i64 %m)
-  br label %exit
-t:
-  call void @g(i64 %m)
-  br label %exit
-exit:
-  ret void
-}
-"#;
-        let (n, out) = threaded(ir);
-        assert_eq!(n, 0, "{out}");
-    }
-
-    /// Review of 9156baf: switch cases were read as 64 bits, so `1` and `2^64 + 1` looked alike.
-    /// A switch wider than 64 bits is not threaded.
-    #[test]
-    fn leaves_a_switch_wider_than_64_bits() {
-        let ir = r#"
-declare void @g(i32)
-define i32 @f(i128 %v) {
-entry:
-  switch i128 %v, label %exit [ i128 18446744073709551617, label %p
-                                i128 7, label %q ]
-p:
-  call void @g(i32 1)
-  br label %b
-q:
-  call void @g(i32 2)
-  br label %b
-b:
-  %m = phi i32 [ 10, %p ], [ 20, %q ]
-  switch i128 %v, label %d [ i128 1, label %s1
-                             i128 18446744073709551617, label %s2
-                             i128 7, label %s3 ]
-s1:
-  ret i32 %m
-s2:
-  %m2 = add i32 %m, 1000
-  ret i32 %m2
-s3:
-  %m3 = add i32 %m, 2000
-  ret i32 %m3
-d:
-  ret i32 -1
-exit:
-  ret i32 0
-}
-"#;
-        let (n, out) = threaded(ir);
-        assert_eq!(n, 0, "{out}");
-    }
-}
+mod tests;
