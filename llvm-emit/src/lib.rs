@@ -147,6 +147,7 @@ mod branch_threading;
 mod cfg;
 mod constants;
 mod control_flow;
+mod disjoint_or;
 mod dispatch;
 mod errors;
 mod globals;
@@ -258,8 +259,14 @@ pub fn emit_ptx(
         // possible: the loops with a trip count now, and the marked ones, unrolled, and what
         // unrolling leaves cleaned up.
         let threaded = branch_threading::thread_known_branches(&ll_module);
-        tracing::debug!(threaded, hinted, "threaded branches, marked loops");
-        if threaded + hinted > 0 {
+        let folded = disjoint_or::fold_disjoint_or_differences(&ll_module);
+        tracing::debug!(
+            threaded,
+            hinted,
+            folded,
+            "threaded branches, marked loops, folded"
+        );
+        if threaded + hinted + folded > 0 {
             target::run_passes(&ll_module, &machine, target::AFTER_LOOP_PASSES)?;
         }
         // After LLVM's IR passes, which would undo them.
