@@ -61,6 +61,7 @@ pub mod block;
 mod data;
 pub mod debug;
 pub mod descriptor;
+mod element;
 pub mod host_context;
 pub mod math;
 pub mod outputs;
@@ -141,7 +142,7 @@ impl<'a, T> DisjointSlice<'a, T> {
             race::global_write(self.ptr.addr(), i);
             // SAFETY: `i < len`, and `idx` is this thread's own unique index, so no other thread
             // can reach element `i` through safe code; `&mut self` stops a second borrow here.
-            Some(unsafe { &mut *self.ptr.add(i) })
+            Some(unsafe { element::element_mut(self.ptr, i) })
         } else {
             None
         }
@@ -161,6 +162,6 @@ impl<'a, T> DisjointSlice<'a, T> {
     pub unsafe fn get_unchecked_mut(&mut self, index: usize) -> &mut T {
         race::global_write(self.ptr.addr(), index);
         // SAFETY: forwarded to the caller.
-        unsafe { &mut *self.ptr.add(index) }
+        unsafe { element::element_mut(self.ptr, index) }
     }
 }

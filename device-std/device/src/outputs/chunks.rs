@@ -91,7 +91,9 @@ impl<'s, T, const C: usize> Iterator for ChunkStride<'s, T, C> {
         report_writes::<T>(self.ptr, first, C);
         // SAFETY: elements `first..first + C` are in the slice (`chunk < len / C`); this thread
         // alone owns the chunks `≡ t (mod T)`, each yielded once while the slice is borrowed.
-        Some((first, unsafe { &mut *self.ptr.add(first).cast::<[T; C]>() }))
+        Some((first, unsafe {
+            crate::element::element_mut(self.ptr.add(first).cast::<[T; C]>(), 0)
+        }))
     }
 }
 

@@ -68,7 +68,13 @@ impl<'a, T> DisjointPairs<'a, T> {
             // and no two pairs share an element (the distance is a power of two, which the
             // host checked), and `idx` is this thread's own index, so no other thread reaches
             // either element; `&mut self` lends them once, and they are distinct.
-            Some(unsafe { (lo, &mut *self.ptr.add(lo), &mut *self.ptr.add(hi)) })
+            Some(unsafe {
+                (
+                    lo,
+                    crate::element::element_mut(self.ptr, lo),
+                    crate::element::element_mut(self.ptr, hi),
+                )
+            })
         } else {
             None
         }

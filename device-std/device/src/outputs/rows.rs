@@ -179,7 +179,9 @@ impl<T> DisjointRows<'_, T> {
             crate::race::global_write(self.ptr.addr(), index);
             // SAFETY: in the rectangle, so in bounds, and the thread at (x, y, 0) is the only
             // one with this position; `&mut self` lends the element once.
-            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
+            Some(((row, col), unsafe {
+                crate::element::element_mut(self.ptr, index)
+            }))
         } else {
             None
         }
@@ -264,7 +266,7 @@ impl<T> WarpRow<'_, T> {
         }
         self.report_write(col);
         // SAFETY: `col < width`, in this warp's row, and a column of this lane alone.
-        Some((col, unsafe { &mut *self.start.add(col) }))
+        Some((col, unsafe { crate::element::element_mut(self.start, col) }))
     }
 
     /// Calls `f(col, &mut element)` for every column of this lane, in order.
@@ -275,7 +277,7 @@ impl<T> WarpRow<'_, T> {
         while col < self.width {
             self.report_write(col);
             // SAFETY: as in `own_mut`.
-            f(col, unsafe { &mut *self.start.add(col) });
+            f(col, unsafe { crate::element::element_mut(self.start, col) });
             // Checked: in a row of more than `usize::MAX - 32` (zero-sized) elements the sum
             // would wrap to a column this lane already had; there is no next column then.
             let Some(next) = col.checked_add(WARP_SIZE as usize) else {
@@ -372,7 +374,9 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
             // distinct blocks are disjoint: their origins and ends were computed without
             // wrapping), and at a position of this thread's residues alone (`r ≡ ty mod
             // block_dim_y`, `c ≡ tx mod block_dim_x`, `z = 0`).
-            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
+            Some(((row, col), unsafe {
+                crate::element::element_mut(self.ptr, index)
+            }))
         } else {
             None
         }

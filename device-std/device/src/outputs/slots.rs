@@ -68,7 +68,7 @@ macro_rules! slots {
                 // SAFETY: `slot < len`; the owner rule gives each slot to one thread of the
                 // launch (see the type's documentation), and `&mut self` stops a second borrow
                 // in that thread.
-                Some(unsafe { &mut *self.ptr.add(slot) })
+                Some(unsafe { crate::element::element_mut(self.ptr, slot) })
             }
         }
     };

@@ -55,7 +55,7 @@ impl<'s, T> Iterator for GridStride<'s, T> {
         crate::race::global_write(self.ptr.addr(), i);
         // SAFETY: `i < len`; this thread alone owns the elements `≡ t (mod T)`, and the
         // iterator yields each of them once, while it borrows the slice mutably.
-        Some((i, unsafe { &mut *self.ptr.add(i) }))
+        Some((i, unsafe { crate::element::element_mut(self.ptr, i) }))
     }
 }
 

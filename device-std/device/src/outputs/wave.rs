@@ -100,7 +100,9 @@ impl<'a, T: Copy, const R: usize, const C: usize> WaveTiles<'a, T, R, C> {
             // SAFETY: in the buffer; in tile `(wave - b, b)`, which block `b` alone owns in this
             // launch (one tile per block: the wave fixes the row from the column), and at a
             // position of this thread's residues alone; `earlier` never reads this wave's tiles.
-            Some(((row, col), unsafe { &mut *self.ptr.add(index) }))
+            Some(((row, col), unsafe {
+                crate::element::element_mut(self.ptr, index)
+            }))
         } else {
             None
         }

@@ -191,7 +191,11 @@ impl<'k, T: Send + Sync> SlotsWrite<'k, T> {
         let slot = k.checked_mul(n)?.checked_add(t)?;
         // SAFETY: in the array, owned by this thread alone in a write phase; `&mut self` lends
         // one slot at a time.
-        (slot < self.len).then(|| (slot, unsafe { &mut *self.base.add(slot) }))
+        (slot < self.len).then(|| {
+            (slot, unsafe {
+                crate::element::element_mut(self.base, slot)
+            })
+        })
     }
 
     len_methods!("of the slots");

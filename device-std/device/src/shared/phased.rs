@@ -298,7 +298,7 @@ impl<'k, A: SharedLayout> SharedWrite<'k, A> {
         let (slot, _) = A::own_slot(own, BlockPosition::current())?;
         // SAFETY: the slot is in the array and owned by this thread alone, in a write phase in
         // which no other thread reads it; `&mut self` allows one such borrow at a time.
-        Some(unsafe { &mut *self.base.add(slot) })
+        Some(unsafe { crate::element::element_mut(self.base, slot) })
     }
 
     /// The position in the array of the thread's `own`-th slot, if it has one.
