@@ -56,5 +56,6 @@ find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +
 
 cp ci/gpu-suite/run.sh "$suite/run.sh"
 cp ci/gpu-suite/kernel-times.sh "$suite/kernel-times.sh"
+cp ci/gpu-suite/some-kernels.sh "$suite/some-kernels.sh"
 cp ci/gpu-suite/twins/*.cu ci/gpu-suite/twins/*.cuh "$suite/twins/"
 echo "built $suite ($(du -sh "$suite" | cut -f1)); on the GPU machine, carrying $suite: bash $suite/run.sh"
