@@ -196,6 +196,23 @@ unsafe fn known_on_edge(
     unsafe {
         let def_block =
             (!LLVMIsAInstruction(cond).is_null()).then(|| LLVMGetInstructionParent(cond));
+        first_on_path(cfg, pred, b, def_block, |c, branch, child| {
+            (c == cond).then(|| branch.value_towards(child))
+        })
+    }
+}
+
+/// Walks up from the edge `pred → b` through single-predecessor blocks (at most [`MAX_CHAIN`],
+/// not above block `stop`) and gives each conditional branch met — its condition, the branch,
+/// and its successor on the path — to `read`, until `read` answers (`Some`); that answer.
+unsafe fn first_on_path<T>(
+    cfg: &Cfg,
+    pred: LLVMBasicBlockRef,
+    b: LLVMBasicBlockRef,
+    stop: Option<LLVMBasicBlockRef>,
+    mut read: impl FnMut(LLVMValueRef, &Branch, LLVMBasicBlockRef) -> Option<Option<T>>,
+) -> Option<T> {
+    unsafe {
         let (mut cur, mut child) = (pred, b);
         let mut seen = HashSet::new();
         for _ in 0..MAX_CHAIN {
@@ -207,11 +224,11 @@ unsafe fn known_on_edge(
                 return None;
             }
             if let Some((c, branch)) = Branch::of(term)
-                && c == cond
+                && let Some(answer) = read(c, &branch, child)
             {
-                return branch.value_towards(child);
+                return answer;
             }
-            if def_block == Some(cur) {
+            if stop == Some(cur) {
                 return None;
             }
             child = cur;
@@ -350,7 +367,7 @@ unsafe fn plan(cfg: &Cfg, b: LLVMBasicBlockRef) -> Option<Plan> {
                 return None;
             }
             let value = match &test {
-                Some(t) => t.value_for(incoming_on(t.phi, p)?)?,
+                Some(t) => t.value_on_edge(cfg, incoming_on(t.phi, p)?, p, b)?,
                 None => known_on_edge(cfg, cond, p, b)?,
             };
             let target = branch.target(value);

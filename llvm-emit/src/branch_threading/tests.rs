@@ -280,3 +280,68 @@ fn leaves_a_null_test_when_a_barrier_follows_and_another_split_rejoins_there() {
     );
     assert_eq!(threaded(&ir).0, 0);
 }
+
+/// `Zip::next` once inlined: the slice iterator's item (a pointer, null at its end) and the
+/// array iterator's are merged as integers (`ptrtoint`), and the merge tests the first against
+/// 0. On the path where the slice iterator gave an element, a branch above tested that pointer
+/// against null: that decides the test there; the other paths bring constants.
+const ZIP_NEXT: &str = r#"
+define void @f(ptr nonnull %start, ptr %end, i64 %i) {
+entry:
+  br label %head
+head:
+  %p = phi ptr [ %start, %entry ], [ %next, %body ]
+  %idx = phi i64 [ 0, %entry ], [ %idx.next, %body ]
+  %at_end = icmp eq ptr %p, %end
+  %next = getelementptr inbounds i8, ptr %p, i64 4
+  %item = select i1 %at_end, ptr null, ptr %p
+  %item.int = ptrtoint ptr %item to i64
+  %none = icmp eq ptr %item, null
+  br i1 %none, label %merge, label %second
+second:
+  %full = icmp eq i64 %idx, 4
+  br i1 %full, label %merge, label %both
+both:
+  %idx.next = add i64 %idx, 1
+  br label %merge
+merge:
+  %a = phi i64 [ 0, %head ], [ 0, %second ], [ %item.int, %both ]
+  %k = phi i64 [ undef, %head ], [ undef, %second ], [ %idx, %both ]
+  %stop = icmp eq i64 %a, 0
+  br i1 %stop, label %exit, label %body
+body:
+  %ptr = inttoptr i64 %a to ptr
+  %kf = trunc i64 %k to i32
+  store i32 %kf, ptr %ptr
+  br label %head
+exit:
+  ret void
+}
+"#;
+
+#[test]
+fn threads_a_zero_test_decided_by_a_null_test_above() {
+    let (n, out) = threaded(ZIP_NEXT);
+    assert_eq!(n, 1, "{out}");
+    assert!(!out.contains("merge:"), "{out}");
+    assert!(
+        out.contains("br i1 %none, label %exit, label %second"),
+        "{out}"
+    );
+    assert!(
+        out.contains("br i1 %full, label %exit, label %both"),
+        "{out}"
+    );
+    assert!(out.contains("both:"), "{out}");
+    assert!(out.contains("br label %body"), "{out}");
+}
+
+#[test]
+fn leaves_a_zero_test_no_branch_above_decides() {
+    // Without the null test above, `%item.int` on the `both` path could be 0.
+    let ir = ZIP_NEXT.replace(
+        "  %none = icmp eq ptr %item, null\n  br i1 %none, label %merge, label %second",
+        "  %none = icmp eq i64 %idx, 7\n  br i1 %none, label %merge, label %second",
+    );
+    assert_eq!(threaded(&ir).0, 0);
+}
