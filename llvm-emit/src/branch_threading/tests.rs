@@ -302,7 +302,6 @@ second:
   %full = icmp eq i64 %idx, 4
   br i1 %full, label %merge, label %both
 both:
-  %idx.next = add i64 %idx, 1
   br label %merge
 merge:
   %a = phi i64 [ 0, %head ], [ 0, %second ], [ %item.int, %both ]
@@ -313,6 +312,7 @@ body:
   %ptr = inttoptr i64 %a to ptr
   %kf = trunc i64 %k to i32
   store i32 %kf, ptr %ptr
+  %idx.next = add i64 %k, 1
   br label %head
 exit:
   ret void
