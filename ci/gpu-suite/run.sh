@@ -88,6 +88,10 @@ for bin in "$here"/bin/*; do
             nvcc_us=$(graph_us_of "$tout")
             summary+=("$(printf '%-8s n=%-10s graph replay of 100 launches: oxide %s us | nvcc %s us | oxide_us/nvcc_us %s' \
                 "$kernel" "$n" "${oxide_us:-n/a}" "${nvcc_us:-n/a}" "$(ratio "$oxide_us" "$nvcc_us")")")
+            # And against the driver call alone (cuLaunchKernel with nothing around it).
+            raw_us=$(sed -nE 's/.*raw: ([0-9]+(\.[0-9]+)?) us per cuLaunchKernel.*/\1/p' <<<"$tout" | tail -n1)
+            summary+=("$(printf '%-8s n=%-10s per launch: oxide %s ms | raw cuLaunchKernel %s us | oxide/raw %s' \
+                "$kernel" "$n" "${oxide_ms:-n/a}" "${raw_us:-n/a}" "$(ratio "$oxide_ms" "$(awk -v u="$raw_us" 'BEGIN { if (u != "") print u / 1000 }')")")")
         fi
     done
 done

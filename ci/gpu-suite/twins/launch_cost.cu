@@ -3,10 +3,14 @@
 // launch (after as many warm-up launches). Then the same launches through a CUDA graph: 100 of
 // them captured on a stream (cudaStreamBeginCapture .. cudaStreamEndCapture, instantiated once),
 // the graph launched 200 times on the default stream (cudaGraphLaunch), the host's wall time per
-// replay, as kernels/launch_cost's graph mode. Prints
+// replay, as kernels/launch_cost's graph mode. And the floor under both launchers: the same
+// launches through the driver's `cuLaunchKernel` itself, with nothing around it (the function
+// from cudaGetFuncBySymbol, the entry point from cudaGetDriverEntryPointByVersion: nothing more to
+// link). Prints `launch_cost-nvcc raw: <us> us per cuLaunchKernel`,
 // `launch_cost-nvcc graph: <us> us per replay of 100 launches`, then
 // `launch_cost-nvcc n=<n> 0.0 GB/s <ms> ms`.
 #include <chrono>
+#include <cuda.h>
 #include <vector>
 
 #include "common.cuh"
@@ -42,6 +46,36 @@ int main(int argc, char** argv) {
     };
     run();
     double ms = run();
+
+    // The driver call alone: the same kernel and arguments, no runtime API around it.
+    using LaunchKernel = CUresult (*)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                      unsigned, unsigned, CUstream, void**, void**);
+    void* entry = nullptr;
+    cudaDriverEntryPointQueryResult found;
+    CHECK(cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || entry == nullptr) {
+        std::fprintf(stderr, "no cuLaunchKernel entry point\n");
+        return 2;
+    }
+    auto launch_kernel = reinterpret_cast<LaunchKernel>(entry);
+    cudaFunction_t function;
+    CHECK(cudaGetFuncBySymbol(&function, reinterpret_cast<const void*>(tiny_add)));
+    unsigned count = elements;
+    void* params[] = {&da, &db, &dc, &count};
+    auto raw = [&] {
+        auto start = std::chrono::steady_clock::now();
+        for (unsigned r = 0; r < launches; ++r)
+            if (launch_kernel(reinterpret_cast<CUfunction>(function), grid_for(elements), 1, 1, BLOCK, 1,
+                              1, 0, nullptr, params, nullptr) != CUDA_SUCCESS) {
+                std::fprintf(stderr, "cuLaunchKernel failed\n");
+                std::exit(2);
+            }
+        CHECK(cudaDeviceSynchronize());
+        std::chrono::duration<double, std::milli> t = std::chrono::steady_clock::now() - start;
+        return t.count() / launches;
+    };
+    raw();
+    double raw_ms = raw();
     CHECK(cudaMemcpy(c.data(), dc, elements * sizeof(float), cudaMemcpyDeviceToHost));
     for (unsigned i = 0; i < elements; ++i) {
         if (c[i] != a[i] + b[i]) {
@@ -82,7 +116,8 @@ int main(int argc, char** argv) {
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
     CHECK(cudaStreamDestroy(capture));
-    // No `<x> ms` in this line: the suite's ratio is the per-launch line's.
+    // No `<x> ms` in these lines: the suite's ratio is the per-launch line's.
+    std::printf("launch_cost-nvcc raw: %.3f us per cuLaunchKernel\n", raw_ms * 1e3);
     std::printf("launch_cost-nvcc graph: %.2f us per replay of %u launches (%.3f us per launch)\n",
                 graph_ms * 1e3, graph_launches, graph_ms * 1e3 / graph_launches);
     std::printf("launch_cost-nvcc n=%zu (%.2f us per launch of 3 buffers) 0.0 GB/s %.4f ms\n", n, ms * 1e3, ms);
