@@ -12,8 +12,9 @@
 //!   each one is compiled with;
 //! - [`ParamAbi`]: how each kernel parameter crosses a launch, declared by its type;
 //! - [`SLICE_ALIGN`]: the alignment of every slice's data pointer;
-//! - [`rows_fit`], [`rect_within`], [`pairs_distance_fits`], [`KernelOptions::check_launch_shape`]: what a
-//!   launch's shaped outputs and shape must satisfy;
+//! - [`rows_fit`], [`rect_within`], [`pairs_distance_fits`], [`matrix_fits`],
+//!   [`KernelOptions::check_launch_shape`]: what a launch's shaped outputs and inputs and its
+//!   shape must satisfy;
 //! - [`DEVICE_RUNTIME_FUNCTIONS`]: the functions of CUDA's device runtime kernels may call;
 //! - [`UNROLL_HINT_SYMBOL`]: what `oxide::unroll`'s hint is called between the backend's stages;
 //! - [`printf`]: the C format of `printf!` and the layout of vprintf's arguments;
@@ -36,7 +37,7 @@ pub use marker::{
 };
 pub use panic::{NON_STRING_PANIC, panic_message, panic_str};
 pub use param::{MAX_SLICE_WORDS, ParamAbi, SliceAccess};
-pub use shape::{pairs_distance_fits, rect_within, rows_fit};
+pub use shape::{matrix_fits, pairs_distance_fits, rect_within, rows_fit};
 
 /// The alignment, in bytes, of the data pointer of every slice a launch passes to a kernel
 /// (docs/contracts.md, "Kernel parameter ABI"): device buffers are whole allocations of the

@@ -1,7 +1,8 @@
 //! What a launch must satisfy beyond the parameters' types: the shape words of a kernel's shaped
-//! outputs (docs/contracts.md, "Kernel parameter ABI": a row width and pitch, a pair distance)
-//! and the launch shape a kernel's options promise (`grid = "1d"`, `block`, `max_threads`).
-//! The device code's partitions are sound only under these rules; the host runtime checks them
+//! outputs and inputs (docs/contracts.md, "Kernel parameter ABI": a row width and pitch, a pair
+//! distance, a matrix's rows, columns and pitch) and the launch shape a kernel's options promise
+//! (`grid = "1d"`, `block`, `max_threads`). The device code's partitions and unchecked loads are
+//! sound only under these rules; the host runtime checks them
 //! before a launch or an emulation, and `cargo oxide check-port` before it launches a port, all
 //! through these functions.
 
@@ -28,6 +29,26 @@ pub fn rect_within(
         && rows.end <= outer_rows
         && cols.start < cols.end
         && cols.end <= outer_width
+}
+
+/// Whether `rows` rows of `cols` elements, each starting `pitch` elements after the previous
+/// one, lie within `len` elements (a read-only `Matrix` input, the host's `MatrixShape`):
+/// `cols <= pitch`, and, when there are rows, the last one ends within the buffer,
+/// `(rows - 1) · pitch + cols <= len`, computed without overflow. Every position `(r, c)` with
+/// `r < rows` and `c < cols` then has an index `r · pitch + c` below `len`, so the kernel tests
+/// the position only and loads with no bounds check. Unlike an output's rows, the pitch need
+/// not divide the length: nothing is owned, and the buffer may end right after the last row's
+/// columns (a matrix whose padding stops before the end).
+pub fn matrix_fits(len: u64, rows: u64, cols: u64, pitch: u64) -> bool {
+    if cols > pitch {
+        return false;
+    }
+    let Some(last) = rows.checked_sub(1) else {
+        return true;
+    };
+    last.checked_mul(pitch)
+        .and_then(|start| start.checked_add(cols))
+        .is_some_and(|end| end <= len)
 }
 
 /// Whether `DisjointPairs` may pair elements `distance` apart: a power of two. The map from a
@@ -118,6 +139,29 @@ mod tests {
             );
         }
         assert!(!rect_within((0, 8), 0..0, 0..8));
+    }
+
+    #[test]
+    fn a_matrix_ends_within_its_buffer() {
+        // 3 rows of 4 in rows 6 apart: the last row starts at 12 and ends at 16.
+        assert!(matrix_fits(16, 3, 4, 6));
+        assert!(matrix_fits(18, 3, 4, 6));
+        assert!(!matrix_fits(15, 3, 4, 6));
+        assert!(matrix_fits(12, 3, 4, 4));
+        assert!(!matrix_fits(11, 3, 4, 4));
+        // More columns than the pitch would make rows overlap: refused.
+        assert!(!matrix_fits(100, 2, 5, 4));
+        // No rows: nothing to load, whatever the buffer.
+        assert!(matrix_fits(0, 0, 7, 7));
+        assert!(!matrix_fits(0, 0, 8, 7));
+        // Rows of no columns fit anywhere their starts do.
+        assert!(matrix_fits(0, 1, 0, 0));
+        assert!(matrix_fits(u64::MAX, u64::MAX, 0, 1));
+        // A product or a sum past u64 is refused, never wrapped into a small end.
+        assert!(!matrix_fits(u64::MAX, 1 << 33, 1, 1 << 32));
+        assert!(!matrix_fits(u64::MAX, 2, u64::MAX, u64::MAX));
+        assert!(matrix_fits(u64::MAX, 1, u64::MAX, u64::MAX));
+        assert!(matrix_fits(u64::MAX, u64::MAX, 1, 1));
     }
 
     #[test]

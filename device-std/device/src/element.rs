@@ -2,7 +2,7 @@
 //! one fact about its address the compiler cannot see for itself: it is not null.
 //!
 //! Every output shape and shared-memory phase hands a thread its element as `Option<&mut T>`,
-//! whose `None` is a null pointer. After inlining, the test of that option is a test of the
+//! and a `Matrix` input as `Option<&T>`, whose `None` is a null pointer. After inlining, the test of that option is a test of the
 //! element's address against null, which LLVM folds only where it can see that the address is
 //! an in-bounds offset from a pointer that is never null. A shared array's address is a global
 //! variable's, cast to the generic space, and LLVM does not know that cast is not null: sgemm's
@@ -27,4 +27,20 @@ pub(crate) unsafe fn element_mut<'a, T>(base: *mut T, index: usize) -> &'a mut T
     unsafe { core::hint::assert_unchecked(!p.is_null()) };
     // SAFETY: the caller's promise.
     unsafe { &mut *p }
+}
+
+/// `&*base.add(index)`, its address stated not null to the compiler: the shared counterpart of
+/// [`element_mut`], for a read-only input's element (`Matrix::get`).
+///
+/// # Safety
+/// `base.add(index)` is an element of a live buffer of a launch, as for [`element_mut`], that
+/// nothing writes while the returned reference lives.
+#[inline(always)]
+pub(crate) unsafe fn element<'a, T>(base: *const T, index: usize) -> &'a T {
+    // SAFETY: in bounds of the buffer (the caller's promise).
+    let p = unsafe { base.add(index) };
+    // SAFETY: an element of a buffer is never at address 0 (see the module docs).
+    unsafe { core::hint::assert_unchecked(!p.is_null()) };
+    // SAFETY: the caller's promise.
+    unsafe { &*p }
 }

@@ -5,6 +5,8 @@
 //! - [`DisjointSlice`]: the safe way to write memory shared by the grid, a thread's own
 //!   element or its share of a grid-stride loop ([`DisjointSlice::grid_stride`]); and the other
 //!   output shapes of [`outputs`]: chunks, rows per thread, per warp, tiles per block;
+//! - [`Matrix`] ([`inputs`]): a read-only 2-D input whose shape the launch checked, so that a
+//!   load tests its position only;
 //! - [`DeviceData`]: what a kernel may take by value (no host references, pointers or
 //!   interior mutability);
 //! - [`warp`]: the thread's lane and shuffles between the lanes of a warp;
@@ -63,6 +65,7 @@ pub mod debug;
 pub mod descriptor;
 mod element;
 pub mod host_context;
+pub mod inputs;
 pub mod math;
 pub mod outputs;
 pub mod param;
@@ -75,6 +78,7 @@ mod unroll;
 pub mod warp;
 
 pub use data::DeviceData;
+pub use inputs::Matrix;
 pub use outputs::{
     BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
     WarpSlots, WaveTiles,

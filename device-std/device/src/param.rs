@@ -13,15 +13,15 @@ use crate::DeviceData;
 /// A type a kernel may take as a parameter, and how the launch passes it.
 ///
 /// Implemented by device-std only (the trait is sealed): by `&[T]` (a pointer and a length,
-/// read by every thread), by every output shape of [`crate::outputs`] (a pointer, a length and
+/// read by every thread), by [`crate::Matrix`] (the same and its shape words), by every output shape of [`crate::outputs`] (a pointer, a length and
 /// the shape's words, each element written by one thread), and by every `Copy` type that is
 /// [`DeviceData`] (its bytes). A new kind of parameter is a type in device-std with an impl of
 /// this trait, and its host side.
 #[rustc_diagnostic_item = "oxide_kernel_param"]
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a kernel parameter",
-    label = "not a slice, an output of `oxide::outputs` or `Copy` plain device data",
-    note = "a kernel takes `&[T]`, an output (`DisjointSlice<T>`...), shared memory \
+    label = "not a slice, a `Matrix`, an output of `oxide::outputs` or `Copy` plain device data",
+    note = "a kernel takes `&[T]`, a `Matrix<T>`, an output (`DisjointSlice<T>`...), shared memory \
             (`Shared<A>`, `DynShared<T>`) or a `Copy` value of plain device data \
             (`oxide::DeviceData`: no references, pointers or interior mutability)"
 )]
@@ -161,6 +161,11 @@ mod tests {
         assert_eq!(<DisjointRows<'_, f32> as KernelParam>::ABI, output(5));
         assert_eq!(<BlockTiles<'_, f32, 4, 8> as KernelParam>::ABI, output(5));
         assert_eq!(<DisjointPairs<'_, f32> as KernelParam>::ABI, output(1));
+        let matrix = ParamAbi::Slice {
+            access: SliceAccess::Shared,
+            words: 3,
+        };
+        assert_eq!(<crate::Matrix<'_, f32> as KernelParam>::ABI, matrix);
         assert_eq!(
             ParamAbi::from_code(<DisjointRows<'_, u8> as KernelParam>::ABI_CODE),
             Some(output(5))

@@ -17,6 +17,7 @@ use crate::{RawSlice, Shared};
 /// | kernel parameter | emulation argument |
 /// |---|---|
 /// | `&[T]` (`T: Sync`) | `&v` of a `Vec<T>`, a slice or an array |
+/// | `Matrix<T>` (`T: Sync`) | `MatrixShape::new(&v[..], rows, cols)?` |
 /// | `&[AtomicU32]` (any atomic) | `&mut v` of a `Vec<u32>`, a slice or an array |
 /// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` (`T: Send`) | `&mut v` |
 /// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut v[..], width)?` |
@@ -26,7 +27,8 @@ use crate::{RawSlice, Shared};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed to this emulated kernel parameter (`{K}`)",
     label = "not what the emulator takes for it",
-    note = "a `&[T]` takes `&v` (a `Vec<T>`, slice or array of `Sync` elements); an output \
+    note = "a `&[T]` takes `&v` (a `Vec<T>`, slice or array of `Sync` elements); a \
+            `Matrix<T>` `MatrixShape::new(&v[..], rows, cols)?`; an output \
             (`DisjointSlice<T>`...) or an atomic slice takes `&mut v`; a 2-D output \
             `Rows::new(&mut v[..], width)?`; a value the value itself \
             (see `oxide::emulate::EmulatorArg`)"

@@ -130,11 +130,11 @@ pub use descriptor::SharedDescriptor;
 /// The launch shapes and failures, oxide-launch's (the GPU launcher shares them).
 pub use oxide_launch::config as launch;
 pub use oxide_launch::{
-    FailureKind, KernelFailure, LaunchConfig, LaunchConfigError, LaunchShapeError, Pairs, Rows,
-    Wave,
+    FailureKind, KernelFailure, LaunchConfig, LaunchConfigError, LaunchShapeError, MatrixShape,
+    Pairs, Rows, Wave,
 };
 #[doc(hidden)]
-pub use shaped::ShapedSlice;
+pub use shaped::{ShapedSlice, SharedMatrix};
 
 thread_local! {
     /// Where the last kernel panic on this (emulated) thread happened; set by the panic hook.

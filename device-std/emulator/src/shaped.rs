@@ -1,11 +1,13 @@
 //! The emulator's side of the shaped outputs: what an emulation takes for a `DisjointRows<T>`,
 //! `WarpRows<T>`, `BlockTiles<T, R, C>` (`Rows<&mut [T]>`), `DisjointPairs<T>` (`Pairs`) and
-//! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view.
+//! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view; and of the shaped
+//! input `Matrix<T>` (`MatrixShape<&[T]>`).
 
+use oxide_device::Matrix;
 use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
-use oxide_launch::{Pairs, Rows, ShapedStorage, Wave};
+use oxide_launch::{MatrixShape, Pairs, Rows, ShapedStorage, Wave};
 
-use crate::{EmulatorArg, RawSlice, ThreadArg};
+use crate::{EmulatorArg, RawSlice, Shared, ThreadArg};
 
 /// What an emulation's threads share for a shaped output: the caller's slice and the words
 /// that [`Rows::new`] (`Rows::rect`, `Pairs::new`, `Wave::new`) checked.
@@ -65,4 +67,42 @@ shaped_emulator_arg! {
         => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
     Pairs[1](distance)(distance) => DisjointPairs<T>: [];
     Wave[2](width, wave)(width, wave) => WaveTiles<T, const R, const C>: [Copy];
+}
+
+/// What an emulation's threads share for a `Matrix<T>`: the caller's slice, read by every
+/// thread, and the words (`cols`, `pitch`, `rows`) that [`MatrixShape::with_pitch`] checked.
+#[doc(hidden)]
+pub struct SharedMatrix<'a, T> {
+    slice: Shared<'a, [T]>,
+    words: [usize; 3],
+}
+
+impl<'a, T: Sync + 'a> crate::args::sealed::Sealed<'a, fn(Matrix<'_, T>)> for MatrixShape<&'a [T]> {}
+
+/// `MatrixShape::new(&v[..], rows, cols)?` for a `Matrix<T>`: every thread reads the caller's
+/// slice, as for a `&[T]`.
+impl<'a, T: Sync + 'a> EmulatorArg<'a, fn(Matrix<'_, T>)> for MatrixShape<&'a [T]> {
+    type Threads = SharedMatrix<'a, T>;
+    fn share(self) -> Self::Threads {
+        // Each word was a `usize` widened to `u64`: it converts back without loss.
+        let words = self.parts().1.map(|word| word as usize);
+        SharedMatrix {
+            slice: Shared::new(self.into_inner()),
+            words,
+        }
+    }
+}
+
+// SAFETY: every thread gets the caller's slice, borrowed shared for the run (of `Sync`
+// elements: `Shared::new` asked), with its length and the words that `MatrixShape` checked
+// against that length, which is `Matrix::from_raw_parts`'s contract.
+unsafe impl<'a, T: 'a> ThreadArg<'a, fn(Matrix<'_, T>)> for SharedMatrix<'a, T> {
+    unsafe fn param(&self) -> Matrix<'a, T> {
+        let [cols, pitch, rows] = self.words;
+        let slice = self.slice.get();
+        unsafe { Matrix::from_raw_parts(slice.as_ptr(), slice.len(), cols, pitch, rows) }
+    }
+    fn elements(&self) -> usize {
+        self.slice.get().len()
+    }
 }

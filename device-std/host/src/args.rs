@@ -10,13 +10,13 @@ use oxide_device::outputs::{
     BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
     WarpSlots, WaveTiles,
 };
-use oxide_device::{DeviceData, DisjointSlice};
+use oxide_device::{DeviceData, DisjointSlice, Matrix};
 
 use crate::launch::Launch;
 use crate::memory::{DeviceMemory, DeviceMemoryMut};
-use oxide_launch::{RowStorage, ShapedStorage};
+use oxide_launch::{MatrixStorage, RowStorage, ShapedStorage};
 
-use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
+use crate::{DeviceBuffer, DeviceView, DeviceViewMut, MatrixShape, Pairs, Rows, Wave};
 
 /// What a launch takes for a kernel parameter of type `P`, keyed `[T]` for `P = &[T]` and
 /// `fn(P)` otherwise:
@@ -24,6 +24,7 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 /// | kernel parameter | launch argument |
 /// |---|---|
 /// | `&[T]` | `&buf` of a `DeviceBuffer<T>`, `&view` of a `DeviceView<T>` or `DeviceViewMut<T>` |
+/// | `Matrix<T>` | `MatrixShape::new(&buf, rows, cols)?` (`&buf` or `&view`, as for a `&[T]`) |
 /// | `&[AtomicU32]` (any atomic) | `&mut buf` of a `DeviceBuffer<u32>` (a `DeviceViewMut<u32>`) |
 /// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` | `&mut buf`, `&mut view_mut` |
 /// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?`, a rectangle of it `.rect(rows, cols)?` |
@@ -36,7 +37,8 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, Pairs, Rows, Wave};
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for this kernel parameter (`{K}`)",
     label = "not what the launch takes for it",
-    note = "a `&[T]` takes `&buf` (a `DeviceBuffer<T>` or `DeviceView<T>`); an output \
+    note = "a `&[T]` takes `&buf` (a `DeviceBuffer<T>` or `DeviceView<T>`); a `Matrix<T>` \
+            `MatrixShape::new(&buf, rows, cols)?`; an output \
             (`DisjointSlice<T>`...) or an atomic slice takes `&mut buf`; a 2-D output \
             `Rows::new(&mut buf, width)?`; a value the value itself (see `oxide::host::LaunchArg`)"
 )]
@@ -105,6 +107,37 @@ macro_rules! read_slice_arg {
 }
 
 read_slice_arg!(DeviceBuffer<T>, DeviceView<'_, T>, DeviceViewMut<'_, T>);
+
+/// `Matrix<T>`, read by every thread: a buffer or a view, borrowed shared as for a `&[T]` (so
+/// it may alias other read-only arguments, never an output), with the shape words that
+/// `MatrixShape::new` checked against its length.
+macro_rules! matrix_arg {
+    ($($host:ty),*) => {$(
+        /// A buffer or view read as a matrix: `MatrixShape::new(&buf, rows, cols)?`.
+        impl<T> MatrixStorage for &$host {
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+
+        impl<T> sealed::Sealed<fn(Matrix<'_, T>)> for MatrixShape<&$host> {}
+
+        impl<T> LaunchArg<fn(Matrix<'_, T>)> for MatrixShape<&$host> {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                let (buf, words) = self.parts();
+                // SAFETY: a `Matrix`'s parameters are its buffer's pointer and length, read
+                // (`region`, not `region_mut`: the launch orders it as a read), then the words
+                // `MatrixShape::with_pitch` checked against that length.
+                unsafe { launch.push_slice(buf.region(), words) };
+            }
+            fn elements(&self) -> usize {
+                self.parts().0.len()
+            }
+        }
+    )*};
+}
+
+matrix_arg!(DeviceBuffer<T>, DeviceView<'_, T>, DeviceViewMut<'_, T>);
 
 /// `&[A]` of atomics: the plain values' buffer, borrowed mutably (every thread updates it, so
 /// no other argument of the launch may alias it).

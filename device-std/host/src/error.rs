@@ -94,8 +94,8 @@ pub enum Error {
     },
     /// `Rows::new`/`Rows::with_pitch` was given a width of 0 or above the pitch, or a pitch
     /// that does not divide the buffer's length, `Rows::rect` an empty rectangle or one past
-    /// its rows, or `Pairs::new` a distance that is not a power of two (oxide-launch's
-    /// `ShapeError`).
+    /// its rows, `Pairs::new` a distance that is not a power of two, or `MatrixShape::new`
+    /// a matrix that does not fit its buffer (oxide-launch's `ShapeError`).
     #[error(transparent)]
     Shape(#[from] ShapeError),
     /// A buffer's or a view's device address is not aligned as kernels assume of a slice (the

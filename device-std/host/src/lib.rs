@@ -50,8 +50,8 @@ pub use memory::{
     AnyBitPattern, DeviceBuffer, DeviceMemory, DeviceMemoryMut, DeviceView, DeviceViewMut,
 };
 pub use oxide_launch::{
-    LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES, Pairs,
-    RowStorage, Rows, SHARED_MEM_BYTES_WITHOUT_OPT_IN, ShapeError, Wave,
+    LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES, MatrixShape,
+    MatrixStorage, Pairs, RowStorage, Rows, SHARED_MEM_BYTES_WITHOUT_OPT_IN, ShapeError, Wave,
 };
 pub use pinned::PinnedBuffer;
 pub use properties::DeviceProperties;

@@ -5,8 +5,9 @@
 
 use core::ops::Range;
 
-/// A shape its buffer cannot have: what [`Rows::new`], [`Rows::with_pitch`], [`Rows::rect`] and
-/// [`Pairs::new`] refuse (oxide-host's `Error` has the same variants).
+/// A shape its buffer cannot have: what [`Rows::new`], [`Rows::with_pitch`], [`Rows::rect`],
+/// [`Pairs::new`] and [`crate::MatrixShape::with_pitch`] refuse (oxide-host's `Error::Shape`
+/// holds it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ShapeError {
     /// A width of 0 or above the pitch, or a pitch that does not divide the buffer's length.
@@ -36,6 +37,22 @@ pub enum ShapeError {
         cols: (usize, usize),
         /// The rows and the width of the output the rectangle was cut from.
         within: (usize, usize),
+    },
+    /// A matrix whose rows do not fit in its buffer, or whose rows overlap.
+    #[error(
+        "a buffer of {len} elements cannot be read as a matrix of {rows} rows of {cols} \
+         elements, {pitch} apart: the columns must be at most the pitch, and the last row must \
+         end within the buffer ((rows - 1) * pitch + cols <= {len})"
+    )]
+    BadMatrix {
+        /// The buffer's length.
+        len: usize,
+        /// The rows asked for.
+        rows: usize,
+        /// The columns asked for.
+        cols: usize,
+        /// The pitch asked for (the columns, for `MatrixShape::new`).
+        pitch: usize,
     },
     /// A distance that is not a power of two.
     #[error(

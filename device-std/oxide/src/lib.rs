@@ -33,7 +33,8 @@
 //!   replaces), [`warp`] (lanes and shuffles), [`atomic`] (float atomics, scoped atomics and
 //!   fences), [`block`] (block reductions, scans, votes),
 //!   [`shared`] (block-shared memory: safe arrays declared as kernel parameters,
-//!   [`shared::Shared`], over the unsafe primitive [`shared::SharedArray`]), [`soft`], [`DisjointSlice`] (the only safe way to
+//!   [`shared::Shared`], over the unsafe primitive [`shared::SharedArray`]), [`soft`], [`Matrix`]
+//!   (a read-only 2-D input whose shape the launch checked), [`DisjointSlice`] (the only safe way to
 //!   write memory shared by the grid) and [`DeviceData`] (what a kernel may take by value: no
 //!   host references, pointers or interior mutability; see docs/safety.md);
 //! - host side, crate `oxide-host`: [`host`] (driver, buffers, launches), over cudarc;
@@ -49,9 +50,9 @@
 
 pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
-    DisjointRows, DisjointSlice, KernelParam, ParamKey, ThreadIndex, Unroll, WarpRows, WarpSlots,
-    WaveTiles, atomic, block, debug, descriptor, math, outputs, param, repr, shared, soft, thread,
-    unroll, warp,
+    DisjointRows, DisjointSlice, KernelParam, Matrix, ParamKey, ThreadIndex, Unroll, WarpRows,
+    WarpSlots, WaveTiles, atomic, block, debug, descriptor, inputs, math, outputs, param, repr,
+    shared, soft, thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -63,14 +64,14 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
-    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, Pairs, Rows, Wave};
+    pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, MatrixShape, Pairs, Rows, Wave};
     pub use crate::math::FastMath;
     pub use crate::shared::{DynShared, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockSlots, BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs,
-        DisjointRows, DisjointSlice, ValidAsZeroBits, WarpRows, WarpSlots, WaveTiles, kernel,
-        unroll,
+        DisjointRows, DisjointSlice, Matrix, ValidAsZeroBits, WarpRows, WarpSlots, WaveTiles,
+        kernel, unroll,
     };
 }
 
