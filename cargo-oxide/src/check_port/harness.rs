@@ -266,9 +266,11 @@ fn cuda_arg(plan: &Plan, arg: &Arg) -> Result<String, String> {
             let (i, b) = buffer(plan, name)?;
             format!("({}*)check_port_b{i}_cuda", b.elem.cuda())
         }
-        Arg::Rows(..) | Arg::Pairs(..) => {
+        Arg::Rows(..) | Arg::Pairs(..) | Arg::Matrix(..) => {
             return Err(
-                "@rows(...) and @pairs(...) are oxide's; a CUDA argument is a pointer".into(),
+                "@rows(...), @pairs(...) and @matrix(...) are oxide's; a CUDA argument is a \
+                 pointer"
+                    .into(),
             );
         }
         Arg::Scalar(elem, value) => format!("({})({})", elem.cuda(), scalar_text(plan, value)?),
@@ -298,6 +300,20 @@ fn oxide_words(plan: &Plan, arg: &Arg) -> Result<Vec<(&'static str, String)>, St
                 format!("check_port_b{i}_len / {w}ull"),
                 "0ull".to_owned(),
                 "0ull".to_owned(),
+            ];
+            words.extend(shape.map(|word| ("unsigned long long", word)));
+            words
+        }
+        Arg::Matrix(name, cols) => {
+            // The whole buffer as rows of `cols` (`MatrixShape::new(buf, len / cols, cols)`):
+            // the columns, the pitch and the rows (docs/contracts.md).
+            let (i, _) = buffer(plan, name)?;
+            let c = cols.eval(plan.n)?;
+            let mut words = slice(name)?;
+            let shape = [
+                format!("{c}ull"),
+                format!("{c}ull"),
+                format!("check_port_b{i}_len / {c}ull"),
             ];
             words.extend(shape.map(|word| ("unsigned long long", word)));
             words
@@ -390,6 +406,32 @@ mod tests {
                 "    unsigned long long check_port_p1_4 = check_port_b1_len / 32ull;",
                 "    unsigned long long check_port_p1_5 = 0ull;",
                 "    unsigned long long check_port_p1_6 = 0ull;",
+            ],
+            "{text}"
+        );
+    }
+
+    /// A matrix gets the five parameters of `MatrixShape::new(buf, len / cols, cols)`:
+    /// pointer, length, columns, pitch and rows (docs/contracts.md).
+    #[test]
+    fn a_matrix_passes_its_columns_pitch_and_rows() {
+        let mut m = plan("k");
+        m.oxide.args = parse_args("launch@matrix(32),ms").unwrap();
+        let text = source(&m, Path::new("/ports/k.cu")).unwrap();
+        let words: Vec<&str> = text
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .starts_with("unsigned long long check_port_p0_")
+            })
+            .collect();
+        assert_eq!(
+            words,
+            [
+                "    unsigned long long check_port_p0_1 = check_port_b0_len;",
+                "    unsigned long long check_port_p0_2 = 32ull;",
+                "    unsigned long long check_port_p0_3 = 32ull;",
+                "    unsigned long long check_port_p0_4 = check_port_b0_len / 32ull;",
             ],
             "{text}"
         );

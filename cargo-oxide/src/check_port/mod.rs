@@ -191,10 +191,11 @@ impl CheckPortArgs {
             .cuda
             .args
             .iter()
-            .any(|a| matches!(a, Arg::Rows(..) | Arg::Pairs(..)))
+            .any(|a| matches!(a, Arg::Rows(..) | Arg::Pairs(..) | Arg::Matrix(..)))
         {
             return Err(bad(
-                "--cuda-args: @rows(...) and @pairs(...) are oxide's; a CUDA argument is a pointer"
+                "--cuda-args: @rows(...), @pairs(...) and @matrix(...) are oxide's; a CUDA \
+                 argument is a pointer"
                     .into(),
             ));
         }

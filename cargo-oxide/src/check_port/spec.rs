@@ -139,6 +139,9 @@ pub enum Arg {
     Rows(String, Expr),
     /// oxide's `DisjointPairs`: pointer, length, distance.
     Pairs(String, Expr),
+    /// oxide's read-only `Matrix` over the whole buffer, rows of `COLS` one after another
+    /// (`MatrixShape::new(buf, len / cols, cols)`): pointer, length, cols, pitch (= cols), rows.
+    Matrix(String, Expr),
     /// A scalar by value: `u32=n`, `f32=2.5`.
     Scalar(Elem, Scalar),
 }
@@ -179,11 +182,12 @@ impl FromStr for Arg {
                     .and_then(|r| r.strip_suffix(')'))
                     .map(str::parse::<Expr>)
             };
-            return match (inner("rows("), inner("pairs(")) {
-                (Some(w), _) => Ok(Arg::Rows(name.to_owned(), w?)),
-                (_, Some(d)) => Ok(Arg::Pairs(name.to_owned(), d?)),
+            return match (inner("rows("), inner("pairs("), inner("matrix(")) {
+                (Some(w), _, _) => Ok(Arg::Rows(name.to_owned(), w?)),
+                (_, Some(d), _) => Ok(Arg::Pairs(name.to_owned(), d?)),
+                (_, _, Some(c)) => Ok(Arg::Matrix(name.to_owned(), c?)),
                 _ => Err(format!(
-                    "`{s}`: after @ comes rows(WIDTH) or pairs(DISTANCE)"
+                    "`{s}`: after @ comes rows(WIDTH), pairs(DISTANCE) or matrix(COLS)"
                 )),
             };
         }
@@ -191,7 +195,8 @@ impl FromStr for Arg {
             Ok(Arg::Buffer(s.to_owned()))
         } else {
             Err(format!(
-                "`{s}` is not an argument: a buffer name, NAME@rows(W), NAME@pairs(D) or TYPE=VALUE"
+                "`{s}` is not an argument: a buffer name, NAME@rows(W), NAME@pairs(D), \
+                 NAME@matrix(C) or TYPE=VALUE"
             ))
         }
     }
@@ -200,7 +205,7 @@ impl FromStr for Arg {
 impl Arg {
     pub fn buffer(&self) -> Option<&str> {
         match self {
-            Arg::Buffer(b) | Arg::Rows(b, _) | Arg::Pairs(b, _) => Some(b),
+            Arg::Buffer(b) | Arg::Rows(b, _) | Arg::Pairs(b, _) | Arg::Matrix(b, _) => Some(b),
             Arg::Scalar(..) => None,
         }
     }
@@ -363,8 +368,9 @@ impl Plan {
     }
 
     /// Checks what the launch passes for `arg` beside its type: a scalar's value fits its type
-    /// (never truncated), a row width divides its buffer and a pair distance is a power of two
-    /// (the host runtime's `Rows::new` and `Pairs::new` rules, `oxide_contract`'s).
+    /// (never truncated), a row width divides its buffer, a pair distance is a power of two and
+    /// a matrix's columns are at least 1 (the host runtime's `Rows::new`, `Pairs::new` and
+    /// `MatrixShape::new` rules, `oxide_contract`'s).
     fn check_arg(&self, side: &str, arg: &Arg) -> Result<(), String> {
         let n = self.n;
         match arg {
@@ -388,6 +394,20 @@ impl Plan {
                         "{side}: `{name}@rows({width})`: buffer `{name}` of {len} elements cannot \
                          be seen as rows of {w}: the width must be at least 1 and divide the \
                          length (as `Rows::new` requires)"
+                    ))
+                }
+            }
+            Arg::Matrix(name, cols) => {
+                let (len, c) = (self.len_of(name), cols.eval(n)?);
+                // The rows are the whole rows the buffer holds, so only a width of 0 (no rows
+                // to count) can break `matrix_fits`.
+                if c >= 1 && oxide_contract::matrix_fits(len, len / c, c, c) {
+                    Ok(())
+                } else {
+                    Err(format!(
+                        "{side}: `{name}@matrix({cols})`: buffer `{name}` of {len} elements cannot \
+                         be read as rows of {c}: the columns must be at least 1 (as \
+                         `MatrixShape::new` requires)"
                     ))
                 }
             }
@@ -439,13 +459,15 @@ mod tests {
         assert!("c:f16:n:out".parse::<Buffer>().is_err());
         assert!("c:f32:n".parse::<Buffer>().is_err());
         assert!("1c:f32:n:in".parse::<Buffer>().is_err());
-        let args = parse_args("a, out@rows(1024), keys@pairs(n/2), u32=n, f32=2.5").unwrap();
+        let args =
+            parse_args("a, out@rows(1024), keys@pairs(n/2), m@matrix(64), u32=n, f32=2.5").unwrap();
         assert_eq!(
             args,
             [
                 Arg::Buffer("a".into()),
                 Arg::Rows("out".into(), Expr::Literal(1024)),
                 Arg::Pairs("keys".into(), Expr::Div(2)),
+                Arg::Matrix("m".into(), Expr::Literal(64)),
                 Arg::Scalar(Elem::U32, Scalar::Int(Expr::N)),
                 Arg::Scalar(Elem::F32, Scalar::Float(2.5)),
             ]
@@ -557,6 +579,12 @@ mod tests {
         assert!(e.contains("not a power of two"), "{e}");
         assert!(plan(&b, "a,c", "a,c@pairs(n/2)", 12).is_err());
         assert!(plan(&b, "a,c", "a,c@pairs(0)", 12).is_err());
+        // A matrix's rows are the whole rows its buffer holds: any width of at least 1 fits.
+        assert!(plan(&b, "a,c", "a@matrix(4),c", 12).is_ok());
+        assert!(plan(&b, "a,c", "a@matrix(5),c", 12).is_ok());
+        let e = plan(&b, "a,c", "a@matrix(0),c", 12).unwrap_err();
+        assert!(e.contains("the columns must be at least 1"), "{e}");
+        assert!(plan(&b, "a,c", "a@matrix(n/2),c", 1).is_err());
     }
 
     #[test]
