@@ -327,8 +327,9 @@ impl Verify for FieldPtrOp {
 }
 
 /// `base + index * stride` bytes: an element of an array or slice place, or `ptr::add`; in
-/// bounds of `base`'s allocation. The index is unsigned (a `usize`); a zero stride is an element
-/// of a zero-sized type, whose address is `base`.
+/// bounds of `base`'s allocation. The index is unsigned (a `usize`: the address does not wrap
+/// below `base`; a signed `ptr::offset` is not this op); a zero stride is an element of a
+/// zero-sized type, whose address is `base`.
 #[pliron_op(
     name = "mir.index_ptr",
     format = "$0 ` [` $1 ` x ` attr($mir_stride, $BytesAttr) `] : ` type($0)",

@@ -180,6 +180,11 @@ impl ToLLVMDialect for IndexPtrOp {
         let index = self.get_operand_index(ctx);
         // A GEP over `[stride x i8]` scales the index by the element stride, which keeps LLVM's
         // view of the access as "element i" for its address-mode and vectorisation analyses.
+        // `nuw` as well as `inbounds`, as rustc's `ptr::add`: the index is unsigned. LLVM keeps
+        // `nuw` when it splits the offset into parts (a row's start, then the column) where it
+        // drops `inbounds`, and a `nuw` offset of a never-null pointer is never null: without
+        // it, the null test of every `Option<&mut T>` an output shape hands out stayed, a
+        // branch per element (softmax's output loop, sgemm's and transpose's stores).
         let i8_ty = int_type(ctx, 8).into();
         let elem = ArrayType::get(ctx, i8_ty, self.stride(ctx)).into();
         let gep = GetElementPtrOp::new_with_no_wrap_flags(
@@ -187,7 +192,7 @@ impl ToLLVMDialect for IndexPtrOp {
             base,
             vec![GepIndex::Value(index)],
             elem,
-            GepNoWrapFlags::INBOUNDS,
+            GepNoWrapFlags::INBOUNDS | GepNoWrapFlags::NUW,
         );
         rw.insert_op(ctx, &gep);
         rw.replace_operation(ctx, self.get_operation(), gep.get_operation());

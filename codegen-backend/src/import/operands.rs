@@ -425,6 +425,38 @@ fn pointer_struct_fields<'tcx>(
             }
             return leaves(cx, dataful, base, depth - 1, out);
         }
+        // An enum with a tag of its own and one variant that holds data (`Option<WarpRow>`,
+        // whose fields have no niche): the tag, then that variant's fields. Copied as bytes,
+        // the pointer in it came back through `inttoptr`, unknown to be non-null: every null
+        // test of an element reached through it stayed, one branch per store (softmax).
+        if let rustc_abi::Variants::Multiple {
+            tag,
+            tag_encoding: rustc_abi::TagEncoding::Direct,
+            tag_field,
+            variants,
+        } = &layout.variants
+        {
+            let mut dataful: Option<Vec<(Size, Scalar)>> = None;
+            for variant in variants.indices() {
+                let mut fields = Vec::new();
+                leaves(
+                    cx,
+                    layout.for_variant(cx, variant),
+                    base,
+                    depth - 1,
+                    &mut fields,
+                )?;
+                match &dataful {
+                    _ if fields.is_empty() => {}
+                    None => dataful = Some(fields),
+                    Some(other) if *other == fields => {}
+                    Some(_) => return None,
+                }
+            }
+            out.push((base + layout.fields.offset(tag_field.as_usize()), *tag));
+            out.extend(dataful.unwrap_or_default());
+            return Some(());
+        }
         let single = matches!(layout.variants, rustc_abi::Variants::Single { .. });
         let arbitrary = matches!(layout.fields, rustc_abi::FieldsShape::Arbitrary { .. });
         if !single || !arbitrary {

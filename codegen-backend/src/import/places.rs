@@ -356,6 +356,22 @@ impl<'tcx> FnCx<'tcx, '_> {
             }
         };
         let tag_place = self.tag_place(place, *tag_field, *tag);
+        if let Primitive::Pointer(_) = tag.primitive() {
+            // A pointer's niche (`None` of an `Option<&mut T>`, of an
+            // `Option<(usize, &mut T)>`) is written as a pointer, as rustc's LLVM backend does:
+            // written as an integer, SROA gave the whole slot an integer type and the
+            // reference came back through `inttoptr`, not known to be non-null, so the null
+            // test of every such option stayed (a branch per element of an output).
+            let ptr_ty = types::ptr(self.ctx());
+            let niche = if value == 0 {
+                self.emit_value(|ctx| ZeroOp::new(ctx, ptr_ty))
+            } else {
+                let int = self.const_int(tag_bits, value);
+                self.emit_value(|ctx| pliron_llvm::ops::IntToPtrOp::new(ctx, int, ptr_ty))
+            };
+            self.store_scalar(niche, tag_place.ptr, *tag, tag_place.align);
+            return Ok(());
+        }
         let int_tag = Scalar::Initialized {
             value: Primitive::Int(
                 rustc_abi::Integer::from_size(tag.size(&tcx)).expect("tag size"),

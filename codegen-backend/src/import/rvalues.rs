@@ -7,6 +7,7 @@ use pliron::value::Value;
 use pliron_llvm::{
     attributes::{
         FCmpPredicateAttr as F, FastmathFlags, FastmathFlagsAttr, ICmpPredicateAttr as I,
+        IntegerOverflowFlagsAttr,
     },
     op_interfaces::{
         FloatBinArithOpWithFastMathFlags, IntBinArithOp, IntBinArithOpWithOverflowFlag,
@@ -254,6 +255,11 @@ impl<'tcx> FnCx<'tcx, '_> {
             let count = rhs.immediate(self.span)?;
             let pointee = ty.builtin_deref(true).expect("offset of a pointer");
             let stride = self.layout_of(pointee)?.size.bytes();
+            if types::is_signed(rhs.layout.ty) {
+                // `ptr::offset(isize)` (and `ptr::sub`, a negative offset): in bounds, but it
+                // may step below `ptr`, so not a `mir.index_ptr` (whose index is unsigned).
+                return Ok(OperandVal::Imm(self.signed_offset(ptr, count, stride)));
+            }
             return Ok(OperandVal::Imm(
                 self.emit_value(|ctx| IndexPtrOp::new(ctx, ptr, count, stride)),
             ));
@@ -281,14 +287,30 @@ impl<'tcx> FnCx<'tcx, '_> {
         } else {
             lhs.layout.size.bits()
         };
+        // `unchecked_add` and friends promise no overflow: say so to LLVM (`nuw` unsigned,
+        // `nsw` signed), as rustc's LLVM backend does. An index computed with them then keeps
+        // an address in bounds of its base through LLVM's reassociation of offsets.
+        let no_wrap = IntegerOverflowFlagsAttr {
+            nsw: signed,
+            nuw: !signed,
+        };
         let v =
             match op {
-                BinOp::Add | BinOp::AddUnchecked => self
+                BinOp::Add => self
                     .emit_value(|ctx| AddOp::new_with_overflow_flag(ctx, a, b, Default::default())),
-                BinOp::Sub | BinOp::SubUnchecked => self
+                BinOp::AddUnchecked => {
+                    self.emit_value(|ctx| AddOp::new_with_overflow_flag(ctx, a, b, no_wrap))
+                }
+                BinOp::Sub => self
                     .emit_value(|ctx| SubOp::new_with_overflow_flag(ctx, a, b, Default::default())),
-                BinOp::Mul | BinOp::MulUnchecked => self
+                BinOp::SubUnchecked => {
+                    self.emit_value(|ctx| SubOp::new_with_overflow_flag(ctx, a, b, no_wrap))
+                }
+                BinOp::Mul => self
                     .emit_value(|ctx| MulOp::new_with_overflow_flag(ctx, a, b, Default::default())),
+                BinOp::MulUnchecked => {
+                    self.emit_value(|ctx| MulOp::new_with_overflow_flag(ctx, a, b, no_wrap))
+                }
                 BinOp::Div if signed => self.emit_value(|ctx| SDivOp::new(ctx, a, b)),
                 BinOp::Div => self.emit_value(|ctx| UDivOp::new(ctx, a, b)),
                 BinOp::Rem if signed => self.emit_value(|ctx| SRemOp::new(ctx, a, b)),
@@ -330,6 +352,22 @@ impl<'tcx> FnCx<'tcx, '_> {
                 BinOp::Offset => unreachable!("handled above"),
             };
         Ok(OperandVal::Imm(v))
+    }
+
+    /// `ptr + count * stride` bytes for a signed `count`: an `inbounds` GEP, without the `nuw`
+    /// of a `mir.index_ptr`.
+    fn signed_offset(&mut self, ptr: Value, count: Value, stride: u64) -> Value {
+        let i8_ty = types::int(self.ctx(), 8);
+        let elem = pliron_llvm::types::ArrayType::get(&self.m.ctx, i8_ty, stride).into();
+        self.emit_value(|ctx| {
+            pliron_llvm::ops::GetElementPtrOp::new_with_no_wrap_flags(
+                ctx,
+                ptr,
+                vec![pliron_llvm::ops::GepIndex::Value(count)],
+                elem,
+                pliron_llvm::attributes::GepNoWrapFlags::INBOUNDS,
+            )
+        })
     }
 
     fn float_op(&mut self, op: BinOp, a: Value, b: Value) -> DeviceResult<Value> {

@@ -58,7 +58,7 @@ bb4:                                              ; preds = %bb3
   %25 = load ptr, ptr %6, align 8
   %26 = getelementptr inbounds i8, ptr %6, i64 8
   %27 = load i64, ptr %26, align 8
-  %28 = getelementptr inbounds [4 x i8], ptr %25, i64 %12
+  %28 = getelementptr inbounds nuw [4 x i8], ptr %25, i64 %12
   %29 = load float, ptr %28, align 4
   %30 = load ptr, ptr %7, align 8
   %31 = getelementptr inbounds i8, ptr %7, i64 8
@@ -72,7 +72,7 @@ bb5:                                              ; preds = %bb4
   %36 = load ptr, ptr %7, align 8
   %37 = getelementptr inbounds i8, ptr %7, i64 8
   %38 = load i64, ptr %37, align 8
-  %39 = getelementptr inbounds [4 x i8], ptr %36, i64 %12
+  %39 = getelementptr inbounds nuw [4 x i8], ptr %36, i64 %12
   %40 = load float, ptr %39, align 4
   %41 = fadd contract float %29, %40
   store float %41, ptr %13, align 4
@@ -184,12 +184,20 @@ bb1:                                              ; preds = %bb5
 
 bb2:                                              ; preds = %bb1
   %10 = load ptr, ptr %0, align 8
-  %11 = getelementptr inbounds [4 x i8], ptr %10, i64 %1
+  %11 = getelementptr inbounds nuw [4 x i8], ptr %10, i64 %1
+  %12 = ptrtoint ptr %11 to i64
+  %13 = icmp eq i64 %12, 0
+  %14 = zext i1 %13 to i8
+  %15 = trunc i8 %14 to i1
+  %16 = xor i1 %15, true
+  %17 = zext i1 %16 to i8
+  %18 = trunc i8 %17 to i1
+  call void @llvm.assume(i1 %18)
   br label %bb4
 
 bb4:                                              ; preds = %bb2, %bb3
-  %12 = phi ptr [ null, %bb3 ], [ %11, %bb2 ]
-  ret ptr %12
+  %19 = phi ptr [ null, %bb3 ], [ %11, %bb2 ]
+  ret ptr %19
 }
 
 ; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
@@ -207,5 +215,9 @@ declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #1
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
 declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1
 
+; Function Attrs: nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write)
+declare void @llvm.assume(i1 noundef) #2
+
 attributes #0 = { cold noreturn nounwind memory(inaccessiblemem: write) }
 attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+attributes #2 = { nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }

@@ -36,10 +36,26 @@ struct Frame {
 }
 
 impl Frame {
-    /// The buffer index of the rectangle's `(row, col)`, for `row < rows` and `col < width`.
+    /// The buffer index of the rectangle's `(row, col)`.
+    ///
+    /// Its arithmetic is stated not to wrap (`nuw`), so LLVM keeps the element's address an
+    /// in-bounds offset of the buffer's pointer when it splits the offset, and folds the null
+    /// test of the element's `Option` (without the flags, the split dropped `inbounds` and a
+    /// test and a branch per element stayed).
+    ///
+    /// # Safety
+    /// `row < rows` and `col < width`: then no step wraps (the invariants above).
     #[inline]
-    fn index(&self, (row, col): (usize, usize)) -> usize {
-        (self.top + row) * self.pitch + self.left + col
+    unsafe fn index(&self, (row, col): (usize, usize)) -> usize {
+        // SAFETY: inside the rectangle, every partial result is at most the index of an
+        // element of the buffer (the caller's promise and the frame's invariants).
+        unsafe {
+            self.top
+                .unchecked_add(row)
+                .unchecked_mul(self.pitch)
+                .unchecked_add(self.left)
+                .unchecked_add(col)
+        }
     }
 }
 
@@ -175,7 +191,8 @@ impl<T> DisjointRows<'_, T> {
     pub fn at_thread(&mut self) -> Option<((usize, usize), &mut T)> {
         let (col, row) = grid_xy()?;
         if col < self.width && row < self.rows {
-            let index = self.frame().index((row, col));
+            // SAFETY: in the rectangle (tested above).
+            let index = unsafe { self.frame().index((row, col)) };
             crate::race::global_write(self.ptr.addr(), index);
             // SAFETY: in the rectangle, so in bounds, and the thread at (x, y, 0) is the only
             // one with this position; `&mut self` lends the element once.
@@ -204,7 +221,9 @@ impl<'a, T> WarpRows<'a, T> {
             + thread::block_idx_x() as usize;
         let row = block * warps_per_block + crate::warp::warp_in_block() as usize;
         (row < self.rows).then(|| {
-            let first = self.frame().index((row, 0));
+            // SAFETY: `row < rows`; column 0 is at most the width, and `left + width <= pitch`,
+            // so no step wraps even for an empty row.
+            let first = unsafe { self.frame().index((row, 0)) };
             WarpRow {
                 // SAFETY (of the later accesses): row `row` of the rectangle belongs to this
                 // warp alone, and a lane only reaches its own columns, below the width.
@@ -362,13 +381,21 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
     #[inline]
     pub fn own_mut(&mut self, own: (usize, usize)) -> Option<((usize, usize), &mut T)> {
         let (r, c) = tile_residue(own)?;
-        // Wrapping, as `r` and `c` are not tested yet (a debug build must not trap on a
-        // position outside the tile); used only once `r < R` and `c < C`, when no sum wraps
-        // (`origin + (R, C)` fits in `usize`).
-        let (row, col) = (self.origin.0.wrapping_add(r), self.origin.1.wrapping_add(c));
-        if r < R && c < C && row < self.frame.rows && col < self.frame.width {
-            // In the rectangle: no wrap either (`Frame::index`).
-            let index = self.frame.index((row, col));
+        if r >= R || c >= C {
+            return None;
+        }
+        // SAFETY: `origin + (R, C)` fits in `usize` (`tile_mut` checked) and `(r, c) < (R, C)`.
+        // Unchecked (`nuw`), so that the element's address stays a non-wrapping offset of the
+        // buffer's pointer and its null test folds (`Frame::index`).
+        let (row, col) = unsafe {
+            (
+                self.origin.0.unchecked_add(r),
+                self.origin.1.unchecked_add(c),
+            )
+        };
+        if row < self.frame.rows && col < self.frame.width {
+            // SAFETY: in the rectangle (tested above).
+            let index = unsafe { self.frame.index((row, col)) };
             crate::race::global_write(self.ptr.addr(), index);
             // SAFETY: in the rectangle, so in the buffer; in this block's tile (tiles of
             // distinct blocks are disjoint: their origins and ends were computed without
