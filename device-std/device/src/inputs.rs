@@ -114,9 +114,36 @@ impl<'a, T> Matrix<'a, T> {
             // pitch + cols <= len`, which the host checked without overflow when it built the
             // argument (`MatrixShape::with_pitch`, `oxide_contract::matrix_fits`): an element
             // of the buffer, computed without overflow, that the launch lends shared.
-            Some(unsafe { crate::element::element(self.ptr, row * self.pitch + col) })
+            // Unchecked arithmetic (`nuw`) for the same reason: LLVM then knows the address
+            // does not wrap and folds the `Option`'s null test (`element_mut` in outputs).
+            Some(unsafe {
+                crate::element::element(self.ptr, row.unchecked_mul(self.pitch).unchecked_add(col))
+            })
         } else {
             None
+        }
+    }
+
+    /// The element at `(row, col)`, or `outside` where [`get`](Self::get) is `None`: CUDA's
+    /// `row < rows && col < cols ? a[row * ld + col] : 0`. The same test and load as `get`,
+    /// without a reference in between: the load is a predicated one where `get(..).copied()
+    /// .unwrap_or(..)` left a test of the reference against null, and a branch, when LLVM had
+    /// optimised the caller before it could see the buffer's pointer is not null (a closure of
+    /// a shared phase's `init`, kernels/transpose).
+    #[inline]
+    pub fn get_or(&self, row: usize, col: usize, outside: T) -> T
+    where
+        T: Copy,
+    {
+        if row < self.rows && col < self.cols {
+            // SAFETY: as in `get`.
+            unsafe {
+                *self
+                    .ptr
+                    .add(row.unchecked_mul(self.pitch).unchecked_add(col))
+            }
+        } else {
+            outside
         }
     }
 
@@ -126,7 +153,9 @@ impl<'a, T> Matrix<'a, T> {
         if row < self.rows {
             // SAFETY: as in `get`: the row's elements `row · pitch .. row · pitch + cols` end
             // at or before `(rows - 1) · pitch + cols <= len`, the host's check.
-            Some(unsafe { core::slice::from_raw_parts(self.ptr.add(row * self.pitch), self.cols) })
+            Some(unsafe {
+                core::slice::from_raw_parts(self.ptr.add(row.unchecked_mul(self.pitch)), self.cols)
+            })
         } else {
             None
         }
@@ -166,6 +195,23 @@ mod tests {
         ] {
             assert_eq!(m.get(row, col), None, "({row}, {col})");
         }
+    }
+
+    #[test]
+    fn get_or_is_get_with_a_default() {
+        let data: Vec<u32> = (0..16).collect();
+        let m = padded(&data);
+        for row in [0, 1, 2, 3, usize::MAX] {
+            for col in [0, 3, 4, 5, usize::MAX] {
+                assert_eq!(
+                    m.get_or(row, col, 99),
+                    m.get(row, col).copied().unwrap_or(99),
+                    "({row}, {col})"
+                );
+            }
+        }
+        assert_eq!(m.get_or(2, 3, 99), 15);
+        assert_eq!(m.get_or(0, 4, 99), 99);
     }
 
     #[test]

@@ -11,9 +11,11 @@ use oxide::host::Error;
 use oxide::prelude::*;
 use oxide_bench as bench;
 
-// A 1-D launch contract: the launcher rejects 2-D/3-D shapes, and in exchange the kernel's
-// `ThreadIndex::linear()` costs what a 1-D index does.
-#[kernel(grid = "1d")]
+// Two launch contracts: a 1-D grid (the launcher rejects 2-D/3-D shapes, and in exchange the
+// kernel's `ThreadIndex::linear()` costs what a 1-D index does), and one length for the three
+// slices (the launcher checks it once, so each thread tests its index once, as CUDA's
+// `if (i < n)`).
+#[kernel(grid = "1d", same_len = "x, y_in, y")]
 pub fn saxpy(a: f32, x: &[f32], y_in: &[f32], mut y: DisjointSlice<f32>) {
     let idx = ThreadIndex::linear();
     let i = idx.get();

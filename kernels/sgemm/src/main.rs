@@ -69,16 +69,10 @@ pub fn sgemm(
     // written, so that they are in flight together rather than each behind the test of its
     // slot's owner (loading inside `refill`'s closure costs the loop 4 more instructions).
     let load = |k0: usize| {
-        let av: [f32; PER] = core::array::from_fn(|i| {
-            a.get(row0 + y + THREADS * i, k0 + x)
-                .copied()
-                .unwrap_or(0.0)
-        });
-        let bv: [f32; PER] = core::array::from_fn(|j| {
-            b.get(k0 + y, col0 + x + THREADS * j)
-                .copied()
-                .unwrap_or(0.0)
-        });
+        let av: [f32; PER] =
+            core::array::from_fn(|i| a.get_or(row0 + y + THREADS * i, k0 + x, 0.0));
+        let bv: [f32; PER] =
+            core::array::from_fn(|j| b.get_or(k0 + y, col0 + x + THREADS * j, 0.0));
         (av, bv)
     };
     let (av, bv) = load(0);

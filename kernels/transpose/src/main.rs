@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use oxide::host::{Error, Rows};
+use oxide::host::{Error, MatrixShape, Rows};
 use oxide::prelude::*;
 use oxide_bench as bench;
 
@@ -18,23 +18,23 @@ const ROWS_PER_THREAD: usize = 4;
 /// the block's loops over its tiles then have constant strides and unroll.
 #[kernel(block = "32x8")]
 pub fn transpose(
-    input: &[f32],
+    input: Matrix<f32>,
     mut out: BlockTiles<f32, TILE, TILE>,
     tile: Shared<[[f32; TILE + 1]; TILE]>,
 ) {
-    let (in_rows, in_cols) = (out.width(), out.rows());
     let (bx, by) = (
         thread::block_idx_x() as usize,
         thread::block_idx_y() as usize,
     );
+    // The tile's extra column (`c == TILE`) keeps a column's reads in distinct banks; it is
+    // never read, and holds 0.
     let tile = tile
         .init(|(r, c)| {
-            let (row, col) = (bx * TILE + r, by * TILE + c);
-            // `get`, not indexing: no trap branch between the thread's loads, which can then
-            // all be in flight at once.
-            let inside = c < TILE && row < in_rows && col < in_cols;
-            let value = input.get(row * in_cols + col).copied().unwrap_or(0.0);
-            if inside { value } else { 0.0 }
+            if c < TILE {
+                input.get_or(bx * TILE + r, by * TILE + c, 0.0)
+            } else {
+                0.0
+            }
         })
         .sync();
     if let Some(mut mine) = out.tile_mut() {
@@ -78,7 +78,12 @@ fn run(n: usize) -> Result<bool, Error> {
     let dinput = gpu.htod(&values)?;
     let mut dout = gpu.alloc_zeroed::<f32>(side * side)?;
     let cfg = shape(side);
-    transpose::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?)?;
+    transpose::launch(
+        &gpu,
+        cfg,
+        MatrixShape::new(&dinput, side, side)?,
+        Rows::new(&mut dout, side)?,
+    )?;
     let got = gpu.dtoh(&dout)?;
     for r in 0..side {
         for c in 0..side {
@@ -95,7 +100,14 @@ fn run(n: usize) -> Result<bool, Error> {
         n,
         &format!("({side} x {side})"),
         bytes,
-        || transpose::launch(&gpu, cfg, &dinput, Rows::new(&mut dout, side)?),
+        || {
+            transpose::launch(
+                &gpu,
+                cfg,
+                MatrixShape::new(&dinput, side, side)?,
+                Rows::new(&mut dout, side)?,
+            )
+        },
     )
 }
 
@@ -110,7 +122,7 @@ mod tests {
         let mut out = vec![f32::NAN; side * side];
         transpose::emulate(
             &shape(side),
-            &values,
+            MatrixShape::new(&values[..], side, side).unwrap(),
             Rows::new(&mut out[..], side).unwrap(),
         )
         .unwrap();

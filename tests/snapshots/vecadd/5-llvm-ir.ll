@@ -20,6 +20,55 @@ entry:
   br label %bb0
 
 bb0:                                              ; preds = %entry
+  %12 = load ptr, ptr %6, align 8
+  %13 = getelementptr inbounds i8, ptr %6, i64 8
+  %14 = load i64, ptr %13, align 8
+  %15 = load ptr, ptr %7, align 8
+  %16 = getelementptr inbounds i8, ptr %7, i64 8
+  %17 = load i64, ptr %16, align 8
+  %18 = icmp eq i64 %14, %17
+  %19 = zext i1 %18 to i8
+  %20 = trunc i8 %19 to i1
+  call void @llvm.assume(i1 %20)
+  %21 = getelementptr inbounds i8, ptr %8, i64 8
+  %22 = load i64, ptr %21, align 8
+  %23 = icmp eq i64 %17, %22
+  %24 = zext i1 %23 to i8
+  %25 = trunc i8 %24 to i1
+  call void @llvm.assume(i1 %25)
+  %26 = load ptr, ptr %6, align 8
+  %27 = getelementptr inbounds i8, ptr %6, i64 8
+  %28 = load i64, ptr %27, align 8
+  %29 = load ptr, ptr %7, align 8
+  %30 = getelementptr inbounds i8, ptr %7, i64 8
+  %31 = load i64, ptr %30, align 8
+  %32 = load ptr, ptr %8, align 8
+  %33 = getelementptr inbounds i8, ptr %8, i64 8
+  %34 = load i64, ptr %33, align 8
+  call void @_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body(ptr %26, i64 %28, ptr %29, i64 %31, ptr %32, i64 %34)
+  br label %bb1
+
+bb1:                                              ; preds = %bb0
+  ret void
+}
+
+define internal void @_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body(ptr %0, i64 %1, ptr %2, i64 %3, ptr %4, i64 %5) {
+entry:
+  %6 = alloca [16 x i8], align 8
+  %7 = alloca [16 x i8], align 8
+  %8 = alloca [16 x i8], align 8
+  store ptr %0, ptr %6, align 8
+  %9 = getelementptr inbounds i8, ptr %6, i64 8
+  store i64 %1, ptr %9, align 8
+  store ptr %2, ptr %7, align 8
+  %10 = getelementptr inbounds i8, ptr %7, i64 8
+  store i64 %3, ptr %10, align 8
+  store ptr %4, ptr %8, align 8
+  %11 = getelementptr inbounds i8, ptr %8, i64 8
+  store i64 %5, ptr %11, align 8
+  br label %bb0
+
+bb0:                                              ; preds = %entry
   %12 = call i64 @_RNvMs0_NtCs4lD73eoPaqn_12oxide_device6threadNtB5_11ThreadIndex6linear()
   br label %bb1
 
@@ -200,24 +249,24 @@ bb4:                                              ; preds = %bb2, %bb3
   ret ptr %19
 }
 
-; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
-declare void @llvm.trap() #0
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #1
-
-; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #1
-
 ; Function Attrs: nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write)
-declare void @llvm.assume(i1 noundef) #2
+declare void @llvm.assume(i1 noundef) #0
 
-attributes #0 = { cold noreturn nounwind memory(inaccessiblemem: write) }
-attributes #1 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
-attributes #2 = { nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }
+; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
+declare void @llvm.trap() #1
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #2
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #2
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #2
+
+; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
+declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #2
+
+attributes #0 = { nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }
+attributes #1 = { cold noreturn nounwind memory(inaccessiblemem: write) }
+attributes #2 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
