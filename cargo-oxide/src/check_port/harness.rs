@@ -252,6 +252,23 @@ fn buffer<'a>(plan: &'a Plan, name: &str) -> Result<(usize, &'a super::spec::Buf
         .ok_or_else(|| format!("no buffer `{name}`"))
 }
 
+/// The shape words of buffer `name` read whole as rows of `width` elements: the width, the
+/// pitch (the same) and the rows the buffer holds.
+fn whole_rows(
+    plan: &Plan,
+    name: &str,
+    width: &super::spec::Expr,
+) -> Result<[(&'static str, String); 3], String> {
+    let (i, _) = buffer(plan, name)?;
+    let w = width.eval(plan.n)?;
+    Ok([
+        format!("{w}ull"),
+        format!("{w}ull"),
+        format!("check_port_b{i}_len / {w}ull"),
+    ]
+    .map(|word| ("unsigned long long", word)))
+}
+
 fn scalar_text(plan: &Plan, value: &Scalar) -> Result<String, String> {
     Ok(match value {
         Scalar::Int(e) => format!("{}ull", e.eval(plan.n)?),
@@ -288,34 +305,18 @@ fn oxide_words(plan: &Plan, arg: &Arg) -> Result<Vec<(&'static str, String)>, St
     };
     Ok(match arg {
         Arg::Buffer(name) => slice(name)?,
+        // The whole buffer as rows of `width` (docs/contracts.md): `Rows::new`'s width,
+        // pitch, rows and the origin's row and column; `MatrixShape::new`'s columns, pitch
+        // and rows.
         Arg::Rows(name, width) => {
-            // The whole buffer as rows of `width` (`Rows::new`): the width, the pitch, the rows
-            // and the origin's row and column (docs/contracts.md).
-            let (i, _) = buffer(plan, name)?;
-            let w = width.eval(plan.n)?;
             let mut words = slice(name)?;
-            let shape = [
-                format!("{w}ull"),
-                format!("{w}ull"),
-                format!("check_port_b{i}_len / {w}ull"),
-                "0ull".to_owned(),
-                "0ull".to_owned(),
-            ];
-            words.extend(shape.map(|word| ("unsigned long long", word)));
+            words.extend(whole_rows(plan, name, width)?);
+            words.extend(["0ull", "0ull"].map(|word| ("unsigned long long", word.to_owned())));
             words
         }
         Arg::Matrix(name, cols) => {
-            // The whole buffer as rows of `cols` (`MatrixShape::new(buf, len / cols, cols)`):
-            // the columns, the pitch and the rows (docs/contracts.md).
-            let (i, _) = buffer(plan, name)?;
-            let c = cols.eval(plan.n)?;
             let mut words = slice(name)?;
-            let shape = [
-                format!("{c}ull"),
-                format!("{c}ull"),
-                format!("check_port_b{i}_len / {c}ull"),
-            ];
-            words.extend(shape.map(|word| ("unsigned long long", word)));
+            words.extend(whole_rows(plan, name, cols)?);
             words
         }
         Arg::Pairs(name, distance) => {
