@@ -384,6 +384,14 @@ mod tests {
         );
     }
 
+    /// The harness's lines that set the shape words of parameter `param` (after its pointer).
+    fn word_lines(text: &str, param: usize) -> Vec<&str> {
+        let prefix = format!("unsigned long long check_port_p{param}_");
+        text.lines()
+            .filter(|l| l.trim_start().starts_with(&prefix))
+            .collect()
+    }
+
     /// A 2-D output gets the seven parameters of `Rows::new(buf, width)`: pointer, length,
     /// width, pitch, rows and the origin (0, 0) (docs/contracts.md).
     #[test]
@@ -391,13 +399,7 @@ mod tests {
         let mut rows = plan("k");
         rows.oxide.args = parse_args("launch,ms@rows(32)").unwrap();
         let text = source(&rows, Path::new("/ports/k.cu")).unwrap();
-        let words: Vec<&str> = text
-            .lines()
-            .filter(|l| {
-                l.trim_start()
-                    .starts_with("unsigned long long check_port_p1_")
-            })
-            .collect();
+        let words = word_lines(&text, 1);
         assert_eq!(
             words,
             [
@@ -419,13 +421,7 @@ mod tests {
         let mut m = plan("k");
         m.oxide.args = parse_args("launch@matrix(32),ms").unwrap();
         let text = source(&m, Path::new("/ports/k.cu")).unwrap();
-        let words: Vec<&str> = text
-            .lines()
-            .filter(|l| {
-                l.trim_start()
-                    .starts_with("unsigned long long check_port_p0_")
-            })
-            .collect();
+        let words = word_lines(&text, 0);
         assert_eq!(
             words,
             [
