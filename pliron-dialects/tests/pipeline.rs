@@ -196,7 +196,7 @@ fn mir_and_gpu_ops_lower_to_llvm_dialect_only() {
                   ^exit_block5v1():
                     v16 = llvm.call_intrinsic @"llvm.nvvm.read.ptx.sreg.tid.x" () : llvm.func <builtin.integer i32() variadic = false>;
                     v17 = llvm.gep <builtin.integer i8> (v0)<INBOUNDS>[Constant(8)] : llvm.ptr (0);
-                    v18 = llvm.gep <llvm.array [4 x builtin.integer i8]> (v17, v16)<INBOUNDS>[OperandIdx(1)] : llvm.ptr (0);
+                    v18 = llvm.gep <llvm.array [4 x builtin.integer i8]> (v17, v16)<INBOUNDS | NUW>[OperandIdx(1)] : llvm.ptr (0);
                     llvm.store *v18 <- v13 [align : 4];
                     llvm.return 
 
