@@ -36,17 +36,16 @@ pub fn softmax(input: &[f32], mut out: WarpRows<f32>) {
         max = max.max(chunk[lane]);
     }
     let max = warp::max(max);
+    // `#pragma unroll`, as CUDA would write it: the 32 loads of the first loop stay in
+    // registers for this one, and the row is read from memory once more, not twice.
     let mut sum = 0.0f32;
-    for chunk in chunks {
+    for chunk in unroll(chunks) {
         sum += (chunk[lane] - max).exp();
     }
     let sum = warp::sum(sum);
-    // A counted loop, not `chunks.iter().enumerate()`: with the iterator LLVM keeps a second
-    // induction variable, the column checks of `own_mut` stay and the loop does not unroll.
-    #[allow(clippy::needless_range_loop)]
-    for k in 0..CHUNKS {
+    for (k, chunk) in unroll(chunks.iter().enumerate()) {
         if let Some((_, o)) = row.own_mut(k) {
-            *o = (chunks[k][lane] - max).exp() / sum;
+            *o = (chunk[lane] - max).exp() / sum;
         }
     }
 }
