@@ -161,7 +161,7 @@ def _tz(R, W, x, lab, branch):
 def narrow_uses(R, W, lab):
     to32 = (lambda x: f'cvt.u32.u16 %r30, {x};') if W == 16 else (lambda x: f'mov.b32 %r30, {x};')
     m = f'max.s{W} %{R}2, %{R}1, 0;'
-    return {
+    uses = {
         'id': f'cvt.s64.s{W} %rd9, %{R}1;',
         'zx': f'cvt.u64.u{W} %rd9, %{R}1;',
         'max0': f'{m} cvt.s64.s{W} %rd9, %{R}2;',
@@ -180,6 +180,21 @@ def narrow_uses(R, W, lab):
         'clzm': f'{m} {to32(f"%{R}2")} clz.b32 %r31, %r30; cvt.u64.u32 %rd9, %r31;',
         'addm': f'{m} add.s{W} %{R}2, %{R}2, -1; cvt.s64.s{W} %rd9, %{R}2;',
     }
+    if W == 16:
+        # Seed 2's programs 2278, 6618, 9379: a u8 saturating add (`min.u16` of the 9-bit sum
+        # with 255) compared with 255; 'w' the rewrite's 32-bit form.
+        s = f'and.b16 %rs3, %rs1, 255; add.s16 %rs3, %rs3, %rs3;'
+        eq = 'setp.eq.b16 %p1, %rs4, 255; selp.u64 %rd9, 1, 0, %p1;'
+        uses['umineq'] = f'{s} min.u16 %rs4, %rs3, 255; {eq}'
+        uses['umineqw'] = (f'{s} cvt.u32.u16 %r30, %rs3; min.u32 %r30, %r30, 255; '
+                           f'cvt.u16.u32 %rs4, %r30; {eq}')
+        # Seed 2's program 3860: abs in 32 bits (the rewrite of abs.s16), then the low 8 bits
+        # sign-extended (`x.abs_diff(0) as i8`); 'm' with the sign mask (the rewrite now).
+        back = 'cvt.u16.u32 %rs2, %r30; cvt.s16.s8 %rs3, %rs2; cvt.s64.s16 %rd9, %rs3;'
+        uses['absx8'] = f'cvt.s32.s16 %r30, %rs1; abs.s32 %r30, %r30; {back}'
+        uses['absx8m'] = (f'cvt.s32.s16 %r30, %rs1; shr.s32 %r31, %r30, 31; '
+                          f'xor.b32 %r30, %r30, %r31; sub.s32 %r30, %r30, %r31; {back}')
+    return uses
 
 def narrow(out):
     ptx = ['.version 8.0', '.target sm_90', '.address_size 64']

@@ -39,6 +39,8 @@ static bool hand(const K& k, uint64_t x, uint64_t& e) {
     else if (u == "popm") e = popc(m);
     else if (u == "clzm") e = m == 0 ? 32 : __builtin_clz((uint32_t)m);
     else if (u == "addm") e = m - 1;
+    else if (u == "umineq" || u == "umineqw") e = ((uint64_t)a & 255) * 2 >= 255;
+    else if (u == "absx8" || u == "absx8m") e = (int64_t)(int8_t)(uint8_t)(a < 0 ? -a : a);
     else return false;
     return true;
 }

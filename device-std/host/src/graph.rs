@@ -95,6 +95,7 @@ impl Gpu {
             stream: Arc::clone(&capturing),
             stream_id: stream::next_stream_id(),
             modules: Arc::clone(&self.modules),
+            kernels: Arc::clone(&self.kernels),
             launches: Arc::clone(&self.launches),
             compute_capability: Arc::clone(&self.compute_capability),
             shared_per_block_opt_in: Arc::clone(&self.shared_per_block_opt_in),

@@ -1,13 +1,12 @@
 //! PTX modules, kernel functions and the launch a `#[kernel]` launcher assembles (launch shapes
 //! and contracts: oxide-launch).
 
-use std::ffi::CStr;
+use std::ffi::{CStr, c_void};
+use std::marker::PhantomData;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys::CUresult;
-use cudarc::driver::{
-    CudaFunction, CudaModule, DeviceRepr, DriverError, LaunchArgs, PushKernelArg,
-};
+use cudarc::driver::{CudaFunction, CudaModule, DriverError, result};
 use cudarc::nvrtc::Ptx;
 
 use crate::memory::{Region, Tracker};
@@ -26,9 +25,46 @@ pub(crate) struct LoadedModule {
     functions: Arc<Mutex<Vec<LoadedFunction>>>,
 }
 
-/// A function found in a module: its PTX entry, the function, and the name errors give it
-/// (made once, not at every launch).
-type LoadedFunction = (String, CudaFunction, Arc<str>);
+/// A function found in a module, by its PTX entry.
+type LoadedFunction = (String, KernelFunction);
+
+/// The kernels launched on one [`Gpu`] (and its streams) so far, by PTX image and entry: what a
+/// `#[kernel]` launcher finds with one lookup ([`kernel_function`]).
+pub(crate) type KernelCache = Vec<(&'static CStr, &'static str, KernelFunction)>;
+
+/// The kernel `entry` of the crate whose PTX is `ptx` (its embedded image, `None` when it was
+/// built without the backend), as a `#[kernel]` launcher asks for it at each launch: found in
+/// the [`Gpu`]'s cache of kernels by the PTX image (its address, as [`load_module`] keys
+/// modules: docs/safety.md, "Modules cannot be spoofed") and the entry, with one lock and no
+/// allocation; loaded (and cached) on the first launch.
+#[doc(hidden)]
+pub fn kernel_function(
+    gpu: &Gpu,
+    ptx: Option<&'static CStr>,
+    crate_name: &'static str,
+    entry: &'static str,
+) -> Result<KernelFunction, Error> {
+    let found = |kernels: &KernelCache, ptx: &'static CStr| {
+        kernels
+            .iter()
+            .find(|(image, e, _)| std::ptr::eq(image.as_ptr(), ptx.as_ptr()) && *e == entry)
+            .map(|(_, _, function)| function.clone())
+    };
+    if let Some(image) = ptx
+        && let Some(function) = found(&gpu.kernels(), image)
+    {
+        return Ok(function);
+    }
+    let function = load_module(gpu, ptx, crate_name)?.function(entry)?;
+    // `load_module` refused a missing image.
+    if let Some(image) = ptx {
+        let mut kernels = gpu.kernels();
+        if found(&kernels, image).is_none() {
+            kernels.push((image, entry, function.clone()));
+        }
+    }
+    Ok(function)
+}
 
 /// Loads `ptx` (the crate's embedded PTX, `None` when it was built without the backend) on
 /// `gpu`, or returns the module loaded from that same `ptx` before. `crate_name` only names the
@@ -117,17 +153,17 @@ impl KernelModule {
             .functions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, function, name)) = functions.iter().find(|(e, _, _)| e == entry) {
-            return Ok(KernelFunction {
-                function: function.clone(),
-                name: Arc::clone(name),
-            });
+        if let Some((_, function)) = functions.iter().find(|(e, _)| e == entry) {
+            return Ok(function.clone());
         }
         match self.loaded.module.load_function(entry) {
             Ok(function) => {
-                let name: Arc<str> = Arc::from(kernel);
-                functions.push((entry.to_owned(), function.clone(), Arc::clone(&name)));
-                Ok(KernelFunction { function, name })
+                let function = KernelFunction(Arc::new(LoadedKernel {
+                    function,
+                    name: Arc::from(kernel),
+                }));
+                functions.push((entry.to_owned(), function.clone()));
+                Ok(function)
             }
             Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => Err(not_found()),
             Err(e) => Err(e.into()),
@@ -149,8 +185,12 @@ pub fn generic_function(
     module.entry(&entry, &format!("{name}::<{}>", type_names.join(", ")))
 }
 
-/// One kernel of a [`KernelModule`], ready to launch.
-pub struct KernelFunction {
+/// One kernel of a [`KernelModule`], ready to launch (a handle: cloning it takes one
+/// reference count).
+#[derive(Clone)]
+pub struct KernelFunction(Arc<LoadedKernel>);
+
+struct LoadedKernel {
     function: CudaFunction,
     /// What errors call it: the entry's name, or `name::<T>` for a generic kernel's instance.
     name: Arc<str>,
@@ -159,7 +199,7 @@ pub struct KernelFunction {
 impl KernelFunction {
     /// The kernel's name as errors give it.
     pub fn name(&self) -> &str {
-        &self.name
+        &self.0.name
     }
 }
 
@@ -169,11 +209,13 @@ impl KernelFunction {
 pub struct Launch<'a> {
     gpu: &'a Gpu,
     function: &'a KernelFunction,
-    args: LaunchArgs<'a>,
+    params: Params<'a>,
     /// The first argument buffer the launch cannot use (another GPU's, or misaligned).
     bad_buffer: Option<Error>,
-    /// The buffers the kernel reads (`false`) or writes (`true`), recorded once it is queued.
-    accesses: Vec<(&'a Tracker, bool)>,
+    /// While capturing a graph: the buffers the kernel reads (`false`) or writes (`true`), for
+    /// the graph's records once it is captured. (Outside a capture each buffer's access is
+    /// recorded as it is pushed: [`Tracker::order_and_record`].)
+    captured: Vec<(&'a Tracker, bool)>,
 }
 
 impl<'a> Launch<'a> {
@@ -182,9 +224,9 @@ impl<'a> Launch<'a> {
         Launch {
             gpu,
             function,
-            args: gpu.stream.launch_builder(&function.function),
+            params: Params::new(),
             bad_buffer: None,
-            accesses: Vec::new(),
+            captured: Vec::new(),
         }
     }
 
@@ -199,10 +241,10 @@ impl<'a> Launch<'a> {
     pub unsafe fn push_slice(&mut self, region: Region<'a>, words: &'a [u64]) -> &mut Self {
         self.check_device(&region);
         let [ptr, len] = region.params;
-        self.args.arg(ptr);
-        self.args.arg(len);
+        self.params.push(ptr);
+        self.params.push(len);
         for word in words {
-            self.args.arg(word);
+            self.params.push(word);
         }
         self
     }
@@ -217,9 +259,7 @@ impl<'a> Launch<'a> {
         if size_of::<T>() == 0 {
             return self;
         }
-        // SAFETY: `RawBytes<T>` is `repr(transparent)` over `T`.
-        let bytes: &'a RawBytes<T> = unsafe { &*(value as *const T).cast::<RawBytes<T>>() };
-        self.args.arg(bytes);
+        self.params.push(value);
         self
     }
 
@@ -239,27 +279,30 @@ impl<'a> Launch<'a> {
         if cfg.shared_mem_bytes > 0 {
             self.fit_shared_memory(cfg.shared_mem_bytes)?;
         }
-        let cfg = cudarc::driver::LaunchConfig {
-            grid_dim: cfg.grid,
-            block_dim: cfg.block,
-            shared_mem_bytes: cfg.shared_mem_bytes,
-        };
-        // SAFETY: parameter agreement is the caller's contract. The buffers stay alive until the
-        // kernel is done: the launch borrows them for 'a, and a buffer's memory is freed only
-        // after every access recorded below (docs/host.md).
-        let launched = unsafe { self.args.launch(cfg) };
         let gpu = self.gpu;
+        gpu.ctx.bind_to_thread().map_err(|e| gpu.blame(e))?;
+        let kernel = &self.function.0;
+        // SAFETY: parameter agreement is the caller's contract; each parameter pointer is to a
+        // value borrowed for 'a, alive here. The buffers stay alive until the kernel is done:
+        // the launch borrows them for 'a, and a buffer's memory is freed only after every
+        // access recorded (docs/host.md).
+        let launched = unsafe {
+            result::launch_kernel(
+                kernel.function.cu_function(),
+                cfg.grid,
+                cfg.block,
+                cfg.shared_mem_bytes,
+                gpu.stream.cu_stream(),
+                self.params.as_mut_slice(),
+            )
+        };
         if let Some(recording) = &gpu.capture {
             // Captured, not run: the graph's launches record the buffers and the launch log.
-            recording.captured(self.accesses.drain(..), Some(&self.function.name));
-            return launched.map(drop).map_err(|e| gpu.blame(e));
-        }
-        // Recorded even when the launch failed: the driver may have queued it.
-        for (tracker, write) in self.accesses.drain(..) {
-            tracker.record(&gpu.stream, write);
+            recording.captured(self.captured.drain(..), Some(&kernel.name));
+            return launched.map_err(|e| gpu.blame(e));
         }
         launched.map_err(|e| gpu.blame(e))?;
-        gpu.launched(&self.function.name);
+        gpu.launched(&kernel.name);
         Ok(())
     }
 
@@ -270,7 +313,7 @@ impl<'a> Launch<'a> {
     /// the module cache hands out the function by value.
     fn fit_shared_memory(&self, dynamic: u32) -> Result<(), Error> {
         use cudarc::driver::sys::CUfunction_attribute_enum as Attribute;
-        let function = &self.function.function;
+        let function = &self.function.0.function;
         let static_bytes = u32::try_from(function.shared_size_bytes()?).unwrap_or(u32::MAX);
         if static_bytes.saturating_add(dynamic) <= crate::SHARED_MEM_BYTES_WITHOUT_OPT_IN {
             return Ok(());
@@ -308,25 +351,64 @@ impl<'a> Launch<'a> {
         } else if let Some(recording) = &self.gpu.capture {
             // Captured: each launch of the graph orders its buffers (module `graph`).
             match recording.allow(region) {
-                Ok(()) => self.accesses.push((region.tracker, region.write)),
+                Ok(()) => self.captured.push((region.tracker, region.write)),
                 Err(e) => self.bad_buffer = Some(e),
             }
-        } else if region.len > 0 {
-            match region.tracker.order(&self.gpu.stream, region.write) {
-                Ok(()) => self.accesses.push((region.tracker, region.write)),
-                Err(e) => self.bad_buffer = Some(self.gpu.blame(e)),
-            }
+        } else if region.len > 0
+            && let Err(e) = region
+                .tracker
+                .order_and_record(&self.gpu.stream, region.write)
+        {
+            self.bad_buffer = Some(self.gpu.blame(e));
         }
     }
 }
 
-/// `T`'s bytes, as cudarc's `DeviceRepr`; `repr(transparent)` so `&T` casts to it.
-#[repr(transparent)]
-struct RawBytes<T>(T);
+/// Parameters a launch holds without allocating; a kernel with more takes a vector.
+const INLINE_PARAMS: usize = 24;
 
-// SAFETY: only used to hand the driver a pointer to the value, whose bytes it copies into the
-// parameter buffer; the host value is untouched, so nothing is dropped or aliased twice.
-unsafe impl<T> DeviceRepr for RawBytes<T> {}
+/// A launch's parameters as `cuLaunchKernel` takes them: a pointer to each value, in the
+/// kernel's order, each value borrowed for `'a` (the driver copies the bytes when the launch
+/// is queued).
+struct Params<'a> {
+    inline: [*mut c_void; INLINE_PARAMS],
+    len: usize,
+    /// All of them, once there are more than `INLINE_PARAMS`.
+    spilled: Vec<*mut c_void>,
+    values: PhantomData<&'a ()>,
+}
+
+impl<'a> Params<'a> {
+    fn new() -> Self {
+        Params {
+            inline: [std::ptr::null_mut(); INLINE_PARAMS],
+            len: 0,
+            spilled: Vec::new(),
+            values: PhantomData,
+        }
+    }
+
+    fn push<T>(&mut self, value: &'a T) {
+        let pointer = (value as *const T).cast_mut().cast::<c_void>();
+        if self.len < INLINE_PARAMS {
+            self.inline[self.len] = pointer;
+        } else {
+            if self.spilled.is_empty() {
+                self.spilled.extend_from_slice(&self.inline);
+            }
+            self.spilled.push(pointer);
+        }
+        self.len += 1;
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [*mut c_void] {
+        if self.len <= INLINE_PARAMS {
+            &mut self.inline[..self.len]
+        } else {
+            &mut self.spilled
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -346,6 +428,22 @@ mod tests {
         cache.insert(VICTIM, "victim");
         assert_eq!(cache.get(VICTIM), Some(&"victim"));
         assert_eq!(cache.get(SPOOF), Some(&"spoof"));
+    }
+
+    /// The driver reads parameter `i` from the `i`-th pointer, past the inline ones too.
+    #[test]
+    fn params_keep_every_pointer_in_order() {
+        let values: Vec<u64> = (0..INLINE_PARAMS as u64 + 5).collect();
+        let mut params = Params::new();
+        for (n, value) in values.iter().enumerate() {
+            params.push(value);
+            let pointers = params.as_mut_slice();
+            assert_eq!(pointers.len(), n + 1);
+            for (pointer, value) in pointers.iter().zip(&values) {
+                // SAFETY: each pointer is to an element of `values`, alive here.
+                assert_eq!(unsafe { *pointer.cast::<u64>() }, *value);
+            }
+        }
     }
 
     /// Equal texts at two addresses are two images (each loads its own module): the key is the

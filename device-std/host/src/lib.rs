@@ -43,7 +43,7 @@ pub use error::Error;
 pub use graph::{Graph, GraphBuffers, Lend};
 pub use launch::{KernelFunction, KernelModule, load_module};
 #[doc(hidden)]
-pub use launch::{Launch, generic_function};
+pub use launch::{Launch, generic_function, kernel_function};
 #[doc(hidden)]
 pub use memory::Region;
 pub use memory::{
@@ -69,6 +69,9 @@ pub struct Gpu {
     /// (shared with its streams), each with the kernels looked up in it so far (a launch then
     /// costs no driver lookup).
     modules: Arc<Mutex<launch::ModuleCache<launch::LoadedModule>>>,
+    /// The kernels launched so far, found by a launcher with one lookup (shared with the
+    /// streams, as `modules`).
+    kernels: Arc<Mutex<launch::KernelCache>>,
     /// Launches, and waits that succeeded, on this device's streams (those of every handle of
     /// its context): which kernel an asynchronous failure belongs to, and whether one has lost
     /// the context.
@@ -139,6 +142,7 @@ impl Gpu {
             stream,
             stream_id: stream::next_stream_id(),
             modules: Arc::new(Mutex::new(launch::ModuleCache::new())),
+            kernels: Arc::new(Mutex::new(Vec::new())),
             launches,
             compute_capability: Arc::new(OnceLock::new()),
             shared_per_block_opt_in: Arc::new(OnceLock::new()),
@@ -210,6 +214,12 @@ impl Gpu {
         let ms = start.elapsed_ms(&end).map_err(|e| self.blame(e))?;
         self.waited(seen);
         Ok(ms)
+    }
+
+    pub(crate) fn kernels(&self) -> std::sync::MutexGuard<'_, launch::KernelCache> {
+        // A poisoned lock only means another thread panicked while holding it; the list holds
+        // only loaded kernels.
+        self.kernels.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn launch_log(&self) -> std::sync::MutexGuard<'_, LaunchLog> {

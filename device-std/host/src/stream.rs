@@ -49,6 +49,7 @@ impl Gpu {
                 stream,
                 stream_id: next_stream_id(),
                 modules: Arc::clone(&self.modules),
+                kernels: Arc::clone(&self.kernels),
                 launches: Arc::clone(&self.launches),
                 compute_capability: Arc::clone(&self.compute_capability),
                 shared_per_block_opt_in: Arc::clone(&self.shared_per_block_opt_in),
@@ -188,7 +189,11 @@ impl LaunchLog {
         let total = self.total;
         let entry = self.entry(id);
         entry.launches += 1;
-        entry.last = Some((total, Arc::clone(kernel)));
+        // The same kernel again (a loop of launches) takes no new reference to its name.
+        match &mut entry.last {
+            Some((at, last)) if Arc::ptr_eq(last, kernel) => *at = total,
+            last => *last = Some((total, Arc::clone(kernel))),
+        }
     }
 
     /// Launches on stream `id` so far; taken before a wait, given to [`LaunchLog::waited`]

@@ -41,7 +41,34 @@ impl Tracker {
     /// Makes `stream` wait for what must finish before it reads (the last write) or writes
     /// (the last write and every read since), where that work is on another stream.
     pub(crate) fn order(&self, stream: &CudaStream, write: bool) -> Result<(), DriverError> {
-        let uses = self.lock();
+        self.lock().order(stream, write)
+    }
+
+    /// Records an access just queued on `stream`, after [`Tracker::order`]. Makes no driver
+    /// call.
+    pub(crate) fn record(&self, stream: &Arc<CudaStream>, write: bool) {
+        self.lock().record(stream, write);
+    }
+
+    /// [`Tracker::order`] and [`Tracker::record`] under one lock, for a launch: the access is
+    /// recorded before the kernel is queued, which orders later work after it at least as
+    /// well (a launch that then fails to queue leaves a record later work waits for at
+    /// worst). Each buffer is one argument of a launch at most once as written (a `&mut`
+    /// borrow), so ordering and recording argument by argument is ordering them all first.
+    pub(crate) fn order_and_record(
+        &self,
+        stream: &Arc<CudaStream>,
+        write: bool,
+    ) -> Result<(), DriverError> {
+        let mut uses = self.lock();
+        uses.order(stream, write)?;
+        uses.record(stream, write);
+        Ok(())
+    }
+}
+
+impl Uses {
+    fn order(&self, stream: &CudaStream, write: bool) -> Result<(), DriverError> {
         let wait = |other: &Arc<CudaStream>| {
             if same(other, stream) {
                 return Ok(());
@@ -49,25 +76,30 @@ impl Tracker {
             let event = other.record_event(None)?;
             stream.wait(&event)
         };
-        if let Some(writer) = &uses.write {
+        if let Some(writer) = &self.write {
             wait(writer)?;
         }
         if write {
-            uses.reads.iter().try_for_each(wait)?;
+            self.reads.iter().try_for_each(wait)?;
         }
         Ok(())
     }
 
-    /// Records an access just queued on `stream`, after [`Tracker::order`]. Makes no driver
-    /// call.
-    pub(crate) fn record(&self, stream: &Arc<CudaStream>, write: bool) {
-        let mut uses = self.lock();
+    /// Makes no driver call, and takes no reference to the stream it already holds (the
+    /// usual case: one stream).
+    fn record(&mut self, stream: &Arc<CudaStream>, write: bool) {
         if write {
-            uses.write = Some(Arc::clone(stream));
+            if !self
+                .write
+                .as_ref()
+                .is_some_and(|writer| same(writer, stream))
+            {
+                self.write = Some(Arc::clone(stream));
+            }
             // The write waited for every read (`order`), so its stream's order covers them.
-            uses.reads.clear();
-        } else if !uses.reads.iter().any(|reader| same(reader, stream)) {
-            uses.reads.push(Arc::clone(stream));
+            self.reads.clear();
+        } else if !self.reads.iter().any(|reader| same(reader, stream)) {
+            self.reads.push(Arc::clone(stream));
         }
     }
 }

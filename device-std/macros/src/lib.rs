@@ -274,7 +274,16 @@ mod tests {
         );
         let entry = oxide_contract::kernel_entry("façade");
         assert_eq!(entry, "fa$e7$ade");
-        assert!(out.contains(&format!("function (\"{entry}\") ?")), "{out}");
+        // `load` looks the entry up in the module, the launchers in the Gpu's cache of kernels.
+        assert!(
+            out.contains(&format!("function (\"{entry}\") . map")),
+            "{out}"
+        );
+        assert!(
+            out.contains(":: oxide :: host :: kernel_function (")
+                && out.contains(&format!("\"{entry}\" ,) ?")),
+            "{out}"
+        );
         assert!(out.contains("const __oxide_kernel__façade"), "{out}");
         // Messages and the emulator still name the kernel as written.
         assert!(out.contains("run (\"façade\""), "{out}");

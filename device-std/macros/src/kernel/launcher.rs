@@ -105,9 +105,15 @@ impl Kernel {
                 let #module = #ptx;
                 #module.function(#ptx_entry).map(drop)
             };
+            // One lookup per launch in the Gpu's cache of kernels (a module and its function on
+            // the first launch).
             let get_function = quote! {
-                let #module = #ptx;
-                let #function = #module.function(#ptx_entry)?;
+                let #function = ::oxide::host::kernel_function(
+                    #gpu,
+                    ::oxide::__embedded_ptx!(#ptx_symbol),
+                    #crate_name,
+                    #ptx_entry,
+                )?;
             };
             (load_body, get_function)
         };
