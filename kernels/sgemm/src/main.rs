@@ -89,13 +89,9 @@ pub fn sgemm(
         for k in unroll(0..BK) {
             let av: [f32; PER] = core::array::from_fn(|i| a_r[y + THREADS * i][k]);
             let bv: [f32; PER] = core::array::from_fn(|j| b_r[k][x + THREADS * j]);
-            // Range loops: the same nest written with `zip` and `iter_mut` is not unrolled
-            // inside the loop over `t` (16 FMAs and the accumulators in local memory instead of
-            // 256 FMAs in registers; docs/features.md, "Known codegen gaps").
-            #[allow(clippy::needless_range_loop)]
-            for i in 0..PER {
-                for j in 0..PER {
-                    acc[i][j] += av[i] * bv[j];
+            for (acc_row, &a) in unroll(acc.iter_mut().zip(&av)) {
+                for (c, &b) in acc_row.iter_mut().zip(&bv) {
+                    *c += a * b;
                 }
             }
         }
