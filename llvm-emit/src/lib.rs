@@ -280,7 +280,9 @@ pub fn emit_ptx(
     }
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     workarounds::expand_wide_shifts(&ll_module);
-    let ptx = workarounds::rewrite_ptx(target::emit_ptx(&ll_module, &machine)?);
+    let ptx = workarounds::rewrite_conversions(workarounds::rewrite_ptx(target::emit_ptx(
+        &ll_module, &machine,
+    )?));
     tracing::debug!(bytes = ptx.len(), "emitted PTX");
 
     Ok(EmitOutput {

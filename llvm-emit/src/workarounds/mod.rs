@@ -9,10 +9,15 @@
 //!   (ptxas at -O3 reads a 16-bit negation of -32768 as +32768, and takes `abs` of the most
 //!   negative value for non-negative); and `max.s16`/`min.s16` are computed in 32 bits (ptxas at
 //!   -O3 gets a 16-bit `max(x, 0)` compared with 0 wrong: fuzz programs 620 and 2224,
-//!   docs/gpu-results/2026-12-01-ptx-probes-narrow.txt).
+//!   docs/gpu-results/2026-12-01-ptx-probes-narrow.txt); `min.u16`/`max.u16` likewise.
+//! - [`narrow_conversions`]: `cvt.s16.s8` is computed in 32 bits, and a `cvt` or `st` that reads
+//!   a register wider than its type chops it with its own `cvt` first (ptxas at -O1 and above
+//!   got both wrong in fuzz programs of seed 2).
 
+mod narrow_conversions;
 mod ptx_rewrites;
 mod wide_shifts;
 
+pub(crate) use narrow_conversions::rewrite_conversions;
 pub(crate) use ptx_rewrites::rewrite_ptx;
 pub(crate) use wide_shifts::expand_wide_shifts;
