@@ -21,3 +21,58 @@ mod wide_shifts;
 pub(crate) use narrow_conversions::rewrite_conversions;
 pub(crate) use ptx_rewrites::rewrite_ptx;
 pub(crate) use wide_shifts::expand_wide_shifts;
+
+/// One instruction line of PTX, split as the rewrites read it: `{indent}{guard}{opcode}
+/// {operands};{end}`.
+struct Instruction<'a> {
+    indent: &'a str,
+    /// `@%p1 ` or `@!%p1 ` (with its space), or empty.
+    guard: String,
+    opcode: &'a str,
+    /// Between the opcode and the `;`, trimmed.
+    operands: &'a str,
+    /// The line's trailing whitespace (its newline).
+    end: &'a str,
+}
+
+impl<'a> Instruction<'a> {
+    /// `line` as an instruction, or `None` for anything else (labels, directives, blocks).
+    fn parse(line: &'a str) -> Option<Self> {
+        let body = line.trim_start();
+        let indent = &line[..line.len() - body.len()];
+        let (guard, instruction) = match body.strip_prefix('@') {
+            Some(rest) => {
+                let (predicate, instruction) = rest.split_once(char::is_whitespace)?;
+                (format!("@{predicate} "), instruction.trim_start())
+            }
+            None => (String::new(), body),
+        };
+        let (opcode, operands) = instruction.split_once(char::is_whitespace)?;
+        let operands = operands.trim().strip_suffix(';')?;
+        Some(Instruction {
+            indent,
+            guard,
+            opcode,
+            operands,
+            end: &line[line.trim_end().len()..],
+        })
+    }
+
+    /// The line that replaces this instruction: a `{ }` block declaring `declarations` and
+    /// holding `code`, on the instruction's indentation and with its line ending.
+    fn block(&self, declarations: &str, code: &str) -> String {
+        format!("{}{{ {declarations} {code}}}{}", self.indent, self.end)
+    }
+}
+
+/// `ptx` with each line `rewritten` gives replaced by its rewrite.
+fn rewrite_lines(ptx: String, rewritten: impl Fn(&str) -> Option<String>) -> String {
+    let mut out = String::with_capacity(ptx.len() + 1024);
+    for line in ptx.split_inclusive('\n') {
+        match rewritten(line) {
+            Some(rewritten) => out.push_str(&rewritten),
+            None => out.push_str(line),
+        }
+    }
+    out
+}

@@ -16,6 +16,8 @@
 //! Both rewrites keep the instruction's meaning exactly; each rewritten instruction becomes a
 //! `{ }` block with its own scratch register, a predicate guard kept on every instruction.
 
+use super::{Instruction, rewrite_lines};
+
 /// The scratch register declared in each block.
 const SCRATCH: &str = "%oxide_cvt";
 
@@ -24,18 +26,11 @@ pub(crate) fn rewrite_conversions(ptx: String) -> String {
     if !ptx.contains("cvt.") && !ptx.contains("st.") {
         return ptx;
     }
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    for line in ptx.split_inclusive('\n') {
-        match rewritten(line) {
-            Some(rewritten) => out.push_str(&rewritten),
-            None => out.push_str(line),
-        }
-    }
-    out
+    rewrite_lines(ptx, rewritten)
 }
 
 /// The width in bits of a register, from its name's class (`%rd` 64, `%r` 32, `%rs` 16), or
-/// `None` for anything else (immediates, predicates, floats held in other classes).
+/// `None` for anything else (immediates, predicates, vectors).
 fn register_bits(operand: &str) -> Option<u32> {
     let digits = |rest: &str| !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit());
     if operand.strip_prefix("%rd").is_some_and(digits) {
@@ -49,8 +44,12 @@ fn register_bits(operand: &str) -> Option<u32> {
     }
 }
 
-/// The width in bits of a PTX scalar type suffix (`s32`, `b16`, `u8`, ...).
-fn type_bits(ty: &str) -> Option<u32> {
+/// The width in bits of an integer PTX type suffix (`s32`, `b16`, `u8`, ...); `None` for
+/// floats and anything else.
+fn integer_type_bits(ty: &str) -> Option<u32> {
+    if !matches!(ty.as_bytes().first(), Some(b's' | b'u' | b'b')) {
+        return None;
+    }
     match ty.get(1..)? {
         "8" => Some(8),
         "16" => Some(16),
@@ -60,86 +59,44 @@ fn type_bits(ty: &str) -> Option<u32> {
     }
 }
 
-/// The chopping `cvt` of a `bits`-wide register into a `width`-bit scratch register (`width` 16
-/// or 32, less than `bits`).
-fn chop(width: u32, bits: u32) -> String {
-    format!("cvt.u{width}.u{bits}")
-}
-
 /// The rewritten form of one line, when it is one of the two forms.
 fn rewritten(line: &str) -> Option<String> {
-    let body = line.trim_start();
-    let indent = &line[..line.len() - body.len()];
-    let (guard, instruction) = match body.strip_prefix('@') {
-        Some(rest) => {
-            let (predicate, instruction) = rest.split_once(char::is_whitespace)?;
-            (format!("@{predicate} "), instruction.trim_start())
-        }
-        None => (String::new(), body),
-    };
-    let (opcode, operands) = instruction.split_once(char::is_whitespace)?;
-    let operands = operands.trim().strip_suffix(';')?;
-    let end = &line[line.trim_end().len()..];
-    let (t, g) = (SCRATCH, &guard);
-    let block = |scratch_bits: u32, code: String| {
-        Some(format!(
-            "{indent}{{ .reg .b{scratch_bits} {t}; {code}}}{end}"
-        ))
-    };
+    let instruction = Instruction::parse(line)?;
+    let (opcode, g, t) = (instruction.opcode, &instruction.guard, SCRATCH);
     if opcode == "cvt.s16.s8" {
-        let (dst, src) = operands.split_once(',')?;
+        let (dst, src) = instruction.operands.split_once(',')?;
         let (dst, src) = (dst.trim(), src.trim());
         let widen = match register_bits(src)? {
             16 => "cvt.u32.u16",
             32 => "mov.b32",
             _ => "cvt.u32.u64",
         };
-        return block(
-            32,
-            format!("{g}{widen} {t}, {src}; {g}cvt.s32.s8 {t}, {t}; {g}cvt.u16.u32 {dst}, {t}; "),
-        );
+        return Some(instruction.block(
+            &format!(".reg .b32 {t};"),
+            &format!("{g}{widen} {t}, {src}; {g}cvt.s32.s8 {t}, {t}; {g}cvt.u16.u32 {dst}, {t}; "),
+        ));
     }
-    if opcode.starts_with("cvt.") {
-        // `cvt[.rnd][.sat].dst.src`: the source type is the last suffix.
-        let (head, src_ty) = opcode.rsplit_once('.')?;
-        let ty_bits = type_bits(src_ty)?;
-        if src_ty.starts_with('f') || src_ty.starts_with('b') {
-            return None;
-        }
-        let (dst, src) = operands.split_once(',')?;
-        let (dst, src) = (dst.trim(), src.trim());
-        let bits = register_bits(src)?;
-        if bits <= ty_bits.max(16) {
-            return None;
-        }
-        let width = ty_bits.max(16);
-        return block(
-            width,
-            format!(
-                "{g}{chop} {t}, {src}; {g}{head}.{src_ty} {dst}, {t}; ",
-                chop = chop(width, bits)
-            ),
-        );
+    // `cvt[.rnd][.sat].dst.src d, s` reads `s` at the last type; `st[...].ty [a], s` at `ty`.
+    let (head, ty) = opcode.rsplit_once('.')?;
+    let (first, source) = if opcode.starts_with("cvt.") {
+        instruction.operands.split_once(',')?
+    } else if opcode.starts_with("st.") {
+        instruction.operands.rsplit_once(',')?
+    } else {
+        return None;
+    };
+    let (first, source) = (first.trim(), source.trim());
+    let bits = register_bits(source)?;
+    // 8-bit types are held in 16-bit registers: those read no wider register.
+    let width = integer_type_bits(ty)?.max(16);
+    if bits <= width || (opcode.starts_with("st.") && !first.starts_with('[')) {
+        return None;
     }
-    if opcode.starts_with("st.") {
-        let (_, ty) = opcode.rsplit_once('.')?;
-        let ty_bits = type_bits(ty)?;
-        let (address, src) = operands.rsplit_once(',')?;
-        let (address, src) = (address.trim(), src.trim());
-        let bits = register_bits(src)?;
-        if !address.starts_with('[') || bits <= ty_bits.max(16) {
-            return None;
-        }
-        let width = ty_bits.max(16);
-        return block(
-            width,
-            format!(
-                "{g}{chop} {t}, {src}; {g}{opcode} {address}, {t}; ",
-                chop = chop(width, bits)
-            ),
-        );
-    }
-    None
+    // The source is the last operand of both, replaced by the chopped scratch register.
+    Some(instruction.block(
+        &format!(".reg .b{width} {t};"),
+        &format!("{g}cvt.u{width}.u{bits} {t}, {source}; {g}{head}.{ty} {first}, {t}; "),
+    ))
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@
 //! narrows to 16 bits from wider ones, which is why these are rewritten in the PTX, after every
 //! LLVM pass.
 
+use super::{Instruction, rewrite_lines};
+
 /// A scratch register declared in the `{ }` scope of each rewritten instruction.
 const SCRATCH: &str = "%oxide_tmp";
 
@@ -60,14 +62,7 @@ pub(crate) fn rewrite_ptx(ptx: String) -> String {
     {
         return ptx;
     }
-    let mut out = String::with_capacity(ptx.len() + 1024);
-    for line in ptx.split_inclusive('\n') {
-        match rewritten(line) {
-            Some(rewritten) => out.push_str(&rewritten),
-            None => out.push_str(line),
-        }
-    }
-    out
+    rewrite_lines(ptx, rewritten)
 }
 
 /// How a faulty instruction is rewritten.
@@ -113,19 +108,16 @@ impl Extension {
 
 /// The rewritten form of one line of PTX, when it is one of the faulty instructions.
 fn rewritten(line: &str) -> Option<String> {
-    let body = line.trim_start();
-    let indent = &line[..line.len() - body.len()];
-    let (guard, instruction) = match body.strip_prefix('@') {
-        Some(rest) => {
-            let (predicate, instruction) = rest.split_once(char::is_whitespace)?;
-            (format!("@{predicate} "), instruction.trim_start())
-        }
-        None => (String::new(), body),
-    };
-    let (opcode, operands) = instruction.split_once(char::is_whitespace)?;
-    let operands = operands.trim().strip_suffix(';')?;
-    let operands: Vec<&str> = operands.split(',').map(str::trim).collect();
-    let (fix, dst, src) = match (opcode, operands.as_slice()) {
+    let instruction = Instruction::parse(line)?;
+    let Instruction {
+        indent,
+        guard,
+        opcode,
+        end,
+        ..
+    } = &instruction;
+    let operands: Vec<&str> = instruction.operands.split(',').map(str::trim).collect();
+    let (fix, dst, src) = match (*opcode, operands.as_slice()) {
         ("neg.s16", [dst, src]) => (Fix::Narrow("neg.s32"), *dst, *src),
         ("sub.s16", [dst, "0", src]) => (Fix::Narrow("neg.s32"), *dst, *src),
         ("abs.s16", [dst, src]) => (Fix::NarrowAbs, *dst, *src),
@@ -141,7 +133,6 @@ fn rewritten(line: &str) -> Option<String> {
     if !src.starts_with('%') {
         return None;
     }
-    let end = &line[line.trim_end().len()..];
     let t = SCRATCH;
     let g = guard;
     Some(match fix {
