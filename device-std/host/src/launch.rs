@@ -310,7 +310,8 @@ impl<'a> Launch<'a> {
     /// static shared memory every kernel has; above, the kernel is opted in to more, refused
     /// unless the sum fits in what the device gives a block (docs/safety.md, "Launches are
     /// validated before they run"). The attribute is set on each such launch (host-side calls):
-    /// the module cache hands out the function by value.
+    /// it is the `CUfunction`'s, which every handle of the kernel shares, so another launch may
+    /// have set another size since.
     fn fit_shared_memory(&self, dynamic: u32) -> Result<(), Error> {
         use cudarc::driver::sys::CUfunction_attribute_enum as Attribute;
         let function = &self.function.0.function;
@@ -335,7 +336,8 @@ impl<'a> Launch<'a> {
     }
 
     /// Checks an argument's memory, orders the launch after the work on it that must come
-    /// first, and notes it for recording once the kernel is queued.
+    /// first and records the access ([`Tracker::order_and_record`]; while capturing a graph,
+    /// notes it for the graph's records instead).
     fn check_device(&mut self, region: &Region<'a>) {
         let (buffer, launch) = (region.ordinal, self.gpu.ordinal());
         if self.bad_buffer.is_some() {
