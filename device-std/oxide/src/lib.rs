@@ -66,7 +66,7 @@ pub mod __private;
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, MatrixShape, Pairs, Rows, Wave};
     pub use crate::math::FastMath;
-    pub use crate::shared::{DynShared, Shared, SharedArray};
+    pub use crate::shared::{DynShared, PerWarp, Shared, SharedArray};
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockSlots, BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs,

@@ -36,12 +36,14 @@ use core::mem::MaybeUninit;
 use crate::host_context;
 
 mod dynamic;
+mod per_warp;
 mod phased;
 
 pub use dynamic::{
     DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory, SlotsRead,
     SlotsWrite,
 };
+pub use per_warp::PerWarp;
 pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
 
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.

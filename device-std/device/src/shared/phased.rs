@@ -98,7 +98,7 @@ impl BlockPosition {
 
     /// The thread's linear number in its block (x fastest), and the block's thread count.
     #[inline]
-    fn linear(self) -> (usize, usize) {
+    pub(super) fn linear(self) -> (usize, usize) {
         let [x, y, z] = self.thread;
         let [bx, by, bz] = self.block;
         let (x, y, z) = (x as usize, y as usize, z as usize);
@@ -347,7 +347,7 @@ impl<A: SharedLayout> Deref for SharedRead<'_, A> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     fn pos(thread: [u32; 3], block: [u32; 3]) -> BlockPosition {
@@ -356,7 +356,7 @@ mod tests {
 
     /// Every slot of `A` is owned by exactly one thread of `block`, and `own_slot` reaches the
     /// slots `for_each_own` visits.
-    fn check_partition<A: SharedLayout>(
+    pub(in crate::shared) fn check_partition<A: SharedLayout>(
         block: [u32; 3],
         owns: impl Fn(BlockPosition) -> Vec<A::Own>,
     ) {

@@ -71,6 +71,51 @@ fn phase_exchange_reference(input: &[u64]) -> Vec<u64> {
         .collect()
 }
 
+/// One writer per warp (`Shared<PerWarp<[u64; 4]>>`): lane 0 of each of the block's three
+/// warps (two full, one of 16 lanes) writes its warp's sum into slot `w`, warp 0 also slot 3
+/// (past the block's warps: 0); then every thread reads all four slots.
+#[kernel]
+pub fn shared_per_warp_sums(
+    input: &[u64],
+    mut out: DisjointSlice<u64>,
+    partial: Shared<PerWarp<[u64; 4]>>,
+) {
+    let idx = ThreadIndex::linear();
+    let warp_sum = oxide::warp::sum(value_of(input, idx.get()) & 0xffff_ffff);
+    let warps = (thread::block_dim_x() as usize).div_ceil(WARP);
+    let partial = partial
+        .init(|slot| if slot < warps { warp_sum } else { 0 })
+        .sync();
+    let t = thread::thread_idx_x() as usize;
+    let total = partial.iter().fold(0u64, |a, &v| a.wrapping_add(v));
+    if let Some(o) = out.get_mut(idx) {
+        *o = total ^ partial[t % 4].rotate_left(7);
+    }
+}
+
+fn per_warp_sums_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let block = block_of(i);
+            let warp_sum = |w: usize| -> u64 {
+                let lanes = block.start + w * WARP..(block.start + (w + 1) * WARP).min(block.end);
+                lanes.map(|j| value_of(input, j) & 0xffff_ffff).sum()
+            };
+            let slots: Vec<u64> = (0..4)
+                .map(|w| {
+                    if w < BLOCK.div_ceil(WARP) {
+                        warp_sum(w)
+                    } else {
+                        0
+                    }
+                })
+                .collect();
+            let total = slots.iter().fold(0u64, |a, &v| a.wrapping_add(v));
+            total ^ slots[(i - block.start) % 4].rotate_left(7)
+        })
+        .collect()
+}
+
 /// Dynamic shared memory of [`DYNAMIC_LEN`] slots (the launch's length: thread `t` owns `t`,
 /// `t + 80`, `t + 160`), the phases of [`shared_phase_exchange`].
 #[kernel]
@@ -355,6 +400,7 @@ macro_rules! case {
 pub fn cases() -> Vec<Box<dyn Case>> {
     vec![
         case!(shared_phase_exchange, u64, phase_exchange_reference),
+        case!(shared_per_warp_sums, u64, per_warp_sums_reference),
         case!(shared_tile_columns, u32, tile_columns_reference),
         case!(block_window_rmw, u64, window_rmw_reference),
         Box::new(KernelCase::<u64> {
