@@ -10,9 +10,8 @@
 //!   negative value for non-negative); and `max.s16`/`min.s16` are computed in 32 bits (ptxas at
 //!   -O3 gets a 16-bit `max(x, 0)` compared with 0 wrong: fuzz programs 620 and 2224,
 //!   docs/gpu-results/2026-12-01-ptx-probes-narrow.txt); `min.u16`/`max.u16` likewise.
-//! - [`narrow_conversions`]: `cvt.s16.s8` is computed in 32 bits, and a `cvt` or `st` that reads
-//!   a register wider than its type chops it with its own `cvt` first (ptxas at -O1 and above
-//!   got both wrong in fuzz programs of seed 2).
+//! - [`narrow_conversions`]: `cvt.s16.s8` is computed in 32 bits (ptxas at -O1 and above got
+//!   it wrong in fuzz programs 971 and 3860 of seed 2).
 
 mod narrow_conversions;
 mod ptx_rewrites;
