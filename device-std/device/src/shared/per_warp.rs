@@ -3,7 +3,7 @@
 
 use core::ops::Deref;
 
-use super::phased::{BlockPosition, SharedElem, SharedLayout};
+use super::phased::{BlockPosition, SharedElem, SharedLayout, for_each_residue, residue_slot};
 use crate::warp::WARP_SIZE;
 
 /// A block-shared array written by the first lane of each warp: `Shared<PerWarp<[T; N]>>`.
@@ -61,20 +61,13 @@ unsafe impl<T: SharedElem + 'static, const N: usize> SharedLayout for PerWarp<[T
     #[inline]
     fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, usize)> {
         let (w, warps) = lane_zero(me)?;
-        let slot = k.checked_mul(warps)?.checked_add(w)?;
-        (slot < N).then_some((slot, slot))
+        residue_slot::<N>(k, w, warps)
     }
 
     #[inline]
-    fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, usize)) {
-        let Some((w, warps)) = lane_zero(me) else {
-            return;
-        };
-        for k in 0..N.div_ceil(warps) {
-            let slot = w + k * warps;
-            if slot < N {
-                f(slot, slot);
-            }
+    fn for_each_own(me: BlockPosition, f: impl FnMut(usize, usize)) {
+        if let Some((w, warps)) = lane_zero(me) {
+            for_each_residue::<N>(w, warps, f);
         }
     }
 }

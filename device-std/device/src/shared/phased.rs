@@ -161,20 +161,41 @@ unsafe impl<T: SharedElem + 'static, const N: usize> SharedLayout for [T; N] {
     #[inline]
     fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, usize)> {
         let (t, n) = me.linear();
-        let slot = k.checked_mul(n)?.checked_add(t)?;
-        (slot < N).then_some((slot, slot))
+        residue_slot::<N>(k, t, n)
     }
 
     #[inline]
-    fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, usize)) {
+    fn for_each_own(me: BlockPosition, f: impl FnMut(usize, usize)) {
         let (t, n) = me.linear();
-        // A count of rounds that is a constant when the block's size is (a `block = "..."`
-        // contract), so that the loop unrolls and its loads are issued together.
-        for k in 0..N.div_ceil(n) {
-            let slot = t + k * n;
-            if slot < N {
-                f(slot, slot);
-            }
+        for_each_residue::<N>(t, n, f);
+    }
+}
+
+/// The `k`-th of the slots `i, i + count, i + 2·count, ...` below `N` (as slot and position),
+/// if there is one: member `i` of `count` writers owning an array of `N` by residue.
+#[inline]
+pub(super) fn residue_slot<const N: usize>(
+    k: usize,
+    i: usize,
+    count: usize,
+) -> Option<(usize, usize)> {
+    let slot = k.checked_mul(count)?.checked_add(i)?;
+    (slot < N).then_some((slot, slot))
+}
+
+/// Calls `f` with every slot `i, i + count, ...` below `N` (as slot and position).
+#[inline]
+pub(super) fn for_each_residue<const N: usize>(
+    i: usize,
+    count: usize,
+    mut f: impl FnMut(usize, usize),
+) {
+    // A count of rounds that is a constant when `count` is (a `block = "..."` contract), so
+    // that the loop unrolls and its loads are issued together.
+    for k in 0..N.div_ceil(count) {
+        let slot = i + k * count;
+        if slot < N {
+            f(slot, slot);
         }
     }
 }
