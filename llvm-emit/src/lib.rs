@@ -280,9 +280,10 @@ pub fn emit_ptx(
     }
     let llvm_ir = opts.dump_ir.then(|| ir_text(&ll_module));
     workarounds::expand_wide_shifts(&ll_module);
-    let ptx = workarounds::rewrite_conversions(workarounds::rewrite_ptx(target::emit_ptx(
-        &ll_module, &machine,
-    )?));
+    let ptx = target::emit_ptx(&ll_module, &machine)?;
+    let ptx = workarounds::rewrite_float_selects(workarounds::rewrite_conversions(
+        workarounds::rewrite_ptx(ptx),
+    ));
     tracing::debug!(bytes = ptx.len(), "emitted PTX");
 
     Ok(EmitOutput {

@@ -10,13 +10,19 @@
 //!   negative value for non-negative); and `max.s16`/`min.s16` are computed in 32 bits (ptxas at
 //!   -O3 gets a 16-bit `max(x, 0)` compared with 0 wrong: fuzz programs 620 and 2224,
 //!   docs/gpu-results/2026-12-01-ptx-probes-narrow.txt); `min.u16`/`max.u16` likewise.
-//! - [`narrow_conversions`]: `cvt.s16.s8` is computed in 32 bits (ptxas at -O1 and above got
-//!   it wrong in fuzz programs 971 and 3860 of seed 2).
+//! - [`narrow_conversions`]: `cvt.s16.s8` is computed in 32 bits and `.s8` loads into 16-bit
+//!   registers go through 32-bit ones (ptxas at -O1 and above got them wrong in fuzz programs
+//!   971, 3860 and 6618 of seed 2).
+//! - [`float_selects`]: `selp.f32`/`selp.f64` become bit selects (ptxas at -O1 and above turns
+//!   a select between -0.0 and -1.0 into an int-to-float conversion that gives +0.0: fuzz
+//!   program 2278 of seed 2).
 
+mod float_selects;
 mod narrow_conversions;
 mod ptx_rewrites;
 mod wide_shifts;
 
+pub(crate) use float_selects::rewrite_float_selects;
 pub(crate) use narrow_conversions::rewrite_conversions;
 pub(crate) use ptx_rewrites::rewrite_ptx;
 pub(crate) use wide_shifts::expand_wide_shifts;

@@ -4,10 +4,10 @@
 //@ ptx-not(min_max): selp
 //@ ptx(min_max_strict): min.f32
 //@ ptx(min_max_strict): setp.eq.f32
-//@ ptx(min_max_strict): selp.f32
+//@ ptx(min_max_strict): selp.b32
 //@ ptx(min_max_strict): max.f64
 //@ ptx(min_max_strict): setp.eq.f64
-//@ ptx(min_max_strict): selp.f64
+//@ ptx(min_max_strict): selp.b64
 //! `f32::min`/`max` may return either zero for `-0.0` and `+0.0`. PTX's `min`/`max` order
 //! `-0.0` below `+0.0`; the host returns the second argument. By default a kernel takes the
 //! one instruction; under `strict_float` it then picks the second argument when the two compare

@@ -322,6 +322,29 @@ map_cases! {
             ^ (b.saturating_add((x as i64) >> 60) as u64).rotate_left(8)
     }
 
+    /// `-1.0 % y` is -0.0 for `y = ±1`: ptxas (at -O1 and above) turned the select between the
+    /// two constant results, -0.0 and -1.0, into an int-to-float conversion that gives +0.0
+    /// (oxide-fuzz seed 2, program 2278; llvm-emit writes float selects as bit selects). A
+    /// fifth of the inputs hit each of -2, -1, 0, 1 and 2.
+    float_rem_signed_zero(Exact) |x| -> u64 {
+        let y = ((x % 5) as i32 - 2) as f32;
+        let z = (x >> 8) as i8 as f64;
+        (-1.0f32 % y).to_bits() as u64 ^ ((-1.0f64 % z).to_bits()).rotate_left(32)
+    }
+
+    /// An `i8` argument of a device function, read sign-extended into 16 bits and then
+    /// zero-extended: ptxas (at -O1 and above) kept the sign extension to 32 bits, so the `max`
+    /// saw 0xffffff80 for -128 (oxide-fuzz seed 2, program 6618; llvm-emit loads such an
+    /// argument into a 32-bit register). Half of the inputs are negative.
+    narrow_signed_argument(Exact) |x| -> u64 {
+        #[inline(never)]
+        fn widen_and_max(v: i8) -> u32 {
+            let a = v as i16 as u16;
+            (!a.wrapping_mul(3)).max(a).wrapping_sub(a) as u32
+        }
+        widen_and_max(x as i8) as u64 ^ (widen_and_max((x >> 8) as i8) as u64) << 32
+    }
+
     /// An `i128` arithmetic shift by 64 or more of which only some bits are used: NVPTX made
     /// the high half's sign fill a logical shift (found by oxide-fuzz; llvm-emit expands 128-bit
     /// shifts by a variable amount into 64-bit ones).
