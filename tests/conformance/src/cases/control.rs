@@ -325,11 +325,16 @@ map_cases! {
     /// `-1.0 % y` is -0.0 for `y = ±1`: ptxas (at -O1 and above) turned the select between the
     /// two constant results, -0.0 and -1.0, into an int-to-float conversion that gives +0.0
     /// (oxide-fuzz seed 2, program 2278; llvm-emit writes float selects as bit selects). A
-    /// fifth of the inputs hit each of -2, -1, 0, 1 and 2.
+    /// fifth of the inputs hit each of -2, -1, 0, 1 and 2. `% 0` is a NaN, whose sign and
+    /// payload Rust leaves open (the GPU's is 0x7fffffff, the CPU's 0x7fc00000): NaNs are
+    /// compared as NaNs.
     float_rem_signed_zero(Exact) |x| -> u64 {
         let y = ((x % 5) as i32 - 2) as f32;
         let z = (x >> 8) as i8 as f64;
-        (-1.0f32 % y).to_bits() as u64 ^ ((-1.0f64 % z).to_bits()).rotate_left(32)
+        let (a, b) = (-1.0f32 % y, -1.0f64 % z);
+        let a = if a.is_nan() { 1 } else { a.to_bits() as u64 };
+        let b = if b.is_nan() { 1 } else { b.to_bits() };
+        a ^ b.rotate_left(32)
     }
 
     /// An `i8` argument of a device function, read sign-extended into 16 bits and then
