@@ -71,9 +71,9 @@ for bin in "$here"/bin/*; do
     kernel=$(basename "$bin")
     for n in "${sizes[@]}"; do
         # Below 2^24 elements a kernel takes microseconds and one process's timing varies by
-        # up to a fifth from the next one's (histogram's same PTX at 2^20+3: 0.898 of its twin
-        # in one suite run, 1.233 in another, docs/gpu-results/2026-12-03-suite-9008e50.txt and
-        # -8ef8099.txt): there the kernel and its twin run alternately, ROUNDS times each, and
+        # up to a fifth from the next one's (vecadd4's PTX, unchanged between the two runs, at
+        # 2^20+3: 1.026 of its twin's time in docs/gpu-results/2026-12-03-suite-9008e50.txt,
+        # 1.186 in -8ef8099.txt): there the kernel and its twin run alternately, ROUNDS times each, and
         # the run with the median time of each is the one reported.
         rounds=1
         ((n < 16777216)) && rounds=${ROUNDS:-3}
