@@ -80,8 +80,8 @@ pub mod warp;
 pub use data::DeviceData;
 pub use inputs::Matrix;
 pub use outputs::{
-    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
-    WarpSlots, WaveTiles,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows,
+    WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
 pub use param::{CountedParam, KernelParam, ParamKey};
 pub use thread::ThreadIndex;

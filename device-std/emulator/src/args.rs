@@ -20,7 +20,7 @@ use crate::{RawSlice, Shared};
 /// | `Matrix<T>` (`T: Sync`) | `MatrixShape::new(&v[..], rows, cols)?` |
 /// | `&[AtomicU32]` (any atomic) | `&mut v` of a `Vec<u32>`, a slice or an array |
 /// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` (`T: Send`) | `&mut v` |
-/// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut v[..], width)?` |
+/// | `DisjointRows<T>`, `WarpRows<T>`, `WarpChunkRows<T, C>`, `BlockTiles<T, R, C>` | `Rows::new(&mut v[..], width)?` |
 /// | `DisjointPairs<T>` | `Pairs::new(&mut v[..], distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut v[..], width, wave)?` |
 /// | any other `T: Copy + Sync + DeviceData` | the value |

@@ -1,10 +1,12 @@
 //! The emulator's side of the shaped outputs: what an emulation takes for a `DisjointRows<T>`,
-//! `WarpRows<T>`, `BlockTiles<T, R, C>` (`Rows<&mut [T]>`), `DisjointPairs<T>` (`Pairs`) and
+//! `WarpRows<T>`, `WarpChunkRows<T, C>`, `BlockTiles<T, R, C>` (`Rows<&mut [T]>`), `DisjointPairs<T>` (`Pairs`) and
 //! `WaveTiles<T, R, C>` (`Wave`), and how each thread makes its own view; and of the shaped
 //! input `Matrix<T>` (`MatrixShape<&[T]>`).
 
 use oxide_device::Matrix;
-use oxide_device::outputs::{BlockTiles, DisjointPairs, DisjointRows, WarpRows, WaveTiles};
+use oxide_device::outputs::{
+    BlockTiles, DisjointPairs, DisjointRows, WarpChunkRows, WarpRows, WaveTiles,
+};
 use oxide_launch::{MatrixShape, Pairs, Rows, ShapedStorage, Wave};
 
 use crate::{EmulatorArg, RawSlice, Shared, ThreadArg};
@@ -64,7 +66,8 @@ macro_rules! shaped_emulator_arg {
 
 shaped_emulator_arg! {
     Rows[5](width, pitch, rows, top, left)(width, pitch, rows, (top, left))
-        => DisjointRows<T>: [], WarpRows<T>: [], BlockTiles<T, const R, const C>: [];
+        => DisjointRows<T>: [], WarpRows<T>: [], WarpChunkRows<T, const C>: [],
+            BlockTiles<T, const R, const C>: [];
     Pairs[1](distance)(distance) => DisjointPairs<T>: [];
     Wave[2](width, wave)(width, wave) => WaveTiles<T, const R, const C>: [Copy];
 }

@@ -7,8 +7,8 @@
 
 use oxide_device::atomic::AtomicElem;
 use oxide_device::outputs::{
-    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, WarpRows,
-    WarpSlots, WaveTiles,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows,
+    WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
 use oxide_device::{DeviceData, DisjointSlice, Matrix};
 
@@ -27,7 +27,7 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, MatrixShape, Pairs, Rows, W
 /// | `Matrix<T>` | `MatrixShape::new(&buf, rows, cols)?` (`&buf` or `&view`, as for a `&[T]`) |
 /// | `&[AtomicU32]` (any atomic) | `&mut buf` of a `DeviceBuffer<u32>` (a `DeviceViewMut<u32>`) |
 /// | `DisjointSlice<T>`, `DisjointChunks<T, C>`, `BlockWindows<T, W>`, `BlockSlots<T>`, `WarpSlots<T>` | `&mut buf`, `&mut view_mut` |
-/// | `DisjointRows<T>`, `WarpRows<T>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?`, a rectangle of it `.rect(rows, cols)?` |
+/// | `DisjointRows<T>`, `WarpRows<T>`, `WarpChunkRows<T, C>`, `BlockTiles<T, R, C>` | `Rows::new(&mut buf, width)?`, a rectangle of it `.rect(rows, cols)?` |
 /// | `DisjointPairs<T>` | `Pairs::new(&mut buf, distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
 /// | any other `T: Copy + DeviceData` | the value |
@@ -233,7 +233,7 @@ macro_rules! shaped_output_arg {
 }
 
 shaped_output_arg! {
-    Rows => DisjointRows<T>, WarpRows<T>, BlockTiles<T, const R, const C>;
+    Rows => DisjointRows<T>, WarpRows<T>, WarpChunkRows<T, const C>, BlockTiles<T, const R, const C>;
     Pairs => DisjointPairs<T>;
     Wave => WaveTiles<T, const R, const C>;
 }

@@ -50,9 +50,9 @@
 
 pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
-    DisjointRows, DisjointSlice, KernelParam, Matrix, ParamKey, ThreadIndex, Unroll, WarpRows,
-    WarpSlots, WaveTiles, atomic, block, debug, descriptor, inputs, math, outputs, param, repr,
-    shared, soft, thread, unroll, warp,
+    DisjointRows, DisjointSlice, KernelParam, Matrix, ParamKey, ThreadIndex, Unroll, WarpChunkRows,
+    WarpRows, WarpSlots, WaveTiles, atomic, block, debug, descriptor, inputs, math, outputs, param,
+    repr, shared, soft, thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -70,8 +70,8 @@ pub mod prelude {
     pub use crate::thread::{self, ThreadIndex};
     pub use crate::{
         BlockSlots, BlockTiles, BlockWindows, DeviceRepr, DisjointChunks, DisjointPairs,
-        DisjointRows, DisjointSlice, Matrix, ValidAsZeroBits, WarpRows, WarpSlots, WaveTiles,
-        kernel, unroll,
+        DisjointRows, DisjointSlice, Matrix, ValidAsZeroBits, WarpChunkRows, WarpRows, WarpSlots,
+        WaveTiles, kernel, unroll,
     };
 }
 

@@ -124,7 +124,7 @@ impl<'s, T, const C: usize> ChunkStride<'s, T, C> {
 /// memory to race on, and a chunk of them may be longer than any loop should run.
 #[track_caller]
 #[inline]
-fn report_writes<T>(ptr: *mut T, first: usize, count: usize) {
+pub(super) fn report_writes<T>(ptr: *mut T, first: usize, count: usize) {
     if size_of::<T>() != 0 {
         for k in first..first + count {
             crate::race::global_write(ptr.addr(), k);

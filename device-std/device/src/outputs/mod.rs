@@ -9,6 +9,7 @@
 //! | [`DisjointChunks<T, C>`] | chunk `q` of `C` elements: thread `q mod T` | `&mut DeviceBuffer<T>` |
 //! | [`DisjointRows<T>`] | `(row, col)`: the thread at `x = col`, `y = row` of a 2-D grid | `Rows::new(&mut buf, width)?`, a rectangle `.rect(rows, cols)?` |
 //! | [`WarpRows<T>`] | row `r`: warp `r` of the grid, lane `l` the columns `l + 32k` | the same |
+//! | [`WarpChunkRows<T, C>`] | row `r`: warp `r` of the grid, lane `l` the row's whole `C`-element chunks `l + 32k` (the buffer's chunks, so 16 bytes are one vector store), and the columns `l + 32k` of the rest | the same |
 //! | [`DisjointPairs<T>`] | the pair `(lo, lo + d)`, `d` a power of two: thread `lo` with the bit of `d` removed | `Pairs::new(&mut buf, d)?` |
 //! | [`BlockSlots<T>`] | slot `b`: block `b`'s first thread (`slot_mut`) | `&mut DeviceBuffer<T>` |
 //! | [`WarpSlots<T>`] | slot `w`: lane 0 of the grid's warp `w` (`slot_mut`) | `&mut DeviceBuffer<T>` |
@@ -28,6 +29,7 @@ mod pairs;
 mod rows;
 mod slots;
 mod stride;
+mod warp_chunks;
 mod wave;
 mod windows;
 
@@ -36,6 +38,7 @@ pub use pairs::DisjointPairs;
 pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
 pub use slots::{BlockSlots, WarpSlots};
 pub use stride::GridStride;
+pub use warp_chunks::{WarpChunkRow, WarpChunkRows};
 pub use wave::WaveTiles;
 pub use windows::{BlockWindows, WindowWrite};
 

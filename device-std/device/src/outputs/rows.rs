@@ -27,12 +27,12 @@ use crate::warp::WARP_SIZE;
 /// `left + width <= pitch` (its outputs' `from_raw_parts` contract), so `index` of a position
 /// inside the rectangle cannot overflow and is in the buffer.
 #[derive(Clone, Copy)]
-struct Frame {
-    width: usize,
-    pitch: usize,
-    rows: usize,
-    top: usize,
-    left: usize,
+pub(super) struct Frame {
+    pub(super) width: usize,
+    pub(super) pitch: usize,
+    pub(super) rows: usize,
+    pub(super) top: usize,
+    pub(super) left: usize,
 }
 
 impl Frame {
@@ -46,7 +46,7 @@ impl Frame {
     /// # Safety
     /// `row < rows` and `col < width`: then no step wraps (the invariants above).
     #[inline]
-    unsafe fn index(&self, (row, col): (usize, usize)) -> usize {
+    pub(super) unsafe fn index(&self, (row, col): (usize, usize)) -> usize {
         // SAFETY: inside the rectangle, every partial result is at most the index of an
         // element of the buffer (the caller's promise and the frame's invariants).
         unsafe {
@@ -146,6 +146,8 @@ macro_rules! rows_type {
     };
 }
 
+pub(super) use rows_type;
+
 rows_type! {
     /// A 2-D output written one element per thread: the thread at global `(x, y)` of a 2-D
     /// grid (`x = block_idx_x * block_dim_x + thread_idx_x`, the same for `y`) owns element
@@ -205,6 +207,19 @@ impl<T> DisjointRows<'_, T> {
     }
 }
 
+/// The calling thread's warp's index in the grid: the blocks in order (x fastest), then the
+/// warps of each block (`warp::warp_in_block()`). The same in every lane of a warp.
+#[inline]
+pub(super) fn grid_warp() -> usize {
+    let threads = thread::block_dim_x() * thread::block_dim_y() * thread::block_dim_z();
+    let warps_per_block = threads.div_ceil(WARP_SIZE) as usize;
+    let block = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize
+        + thread::block_idx_y() as usize)
+        * thread::grid_dim_x() as usize
+        + thread::block_idx_x() as usize;
+    block * warps_per_block + crate::warp::warp_in_block() as usize
+}
+
 impl<'a, T> WarpRows<'a, T> {
     /// This warp's row, or `None` when the grid has more warps than the rectangle has rows.
     ///
@@ -213,13 +228,7 @@ impl<'a, T> WarpRows<'a, T> {
     /// `let Some(row) = out.row_mut() else { return };`.
     #[inline]
     pub fn row_mut(&mut self) -> Option<WarpRow<'_, T>> {
-        let threads = thread::block_dim_x() * thread::block_dim_y() * thread::block_dim_z();
-        let warps_per_block = threads.div_ceil(WARP_SIZE) as usize;
-        let block = (thread::block_idx_z() as usize * thread::grid_dim_y() as usize
-            + thread::block_idx_y() as usize)
-            * thread::grid_dim_x() as usize
-            + thread::block_idx_x() as usize;
-        let row = block * warps_per_block + crate::warp::warp_in_block() as usize;
+        let row = grid_warp();
         (row < self.rows).then(|| {
             // SAFETY: `row < rows`; column 0 is at most the width, and `left + width <= pitch`,
             // so no step wraps even for an empty row.
@@ -411,32 +420,32 @@ impl<T, const R: usize, const C: usize> BlockTile<'_, T, R, C> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::outputs::each_thread;
 
     /// What a thread writes at `(row, col)` of the output, never 0.
-    fn mark((row, col): (usize, usize)) -> u32 {
+    pub(in crate::outputs) fn mark((row, col): (usize, usize)) -> u32 {
         (row * 1000 + col) as u32 + 1
     }
 
-    fn write(cell: &mut u32, at: (usize, usize)) {
+    pub(in crate::outputs) fn write(cell: &mut u32, at: (usize, usize)) {
         assert_eq!(*cell, 0, "{at:?} written twice");
         *cell = mark(at);
     }
 
     /// A rectangle of a buffer of rows `pitch` apart: `rows × width` from `origin`.
     #[derive(Clone, Copy, Debug)]
-    struct Rect {
-        pitch: usize,
-        rows: usize,
-        width: usize,
-        origin: (usize, usize),
+    pub(in crate::outputs) struct Rect {
+        pub(in crate::outputs) pitch: usize,
+        pub(in crate::outputs) rows: usize,
+        pub(in crate::outputs) width: usize,
+        pub(in crate::outputs) origin: (usize, usize),
     }
 
     impl Rect {
         /// The whole buffer of `len` elements, rows of `width` `pitch` apart.
-        fn whole(len: usize, width: usize, pitch: usize) -> Self {
+        pub(in crate::outputs) fn whole(len: usize, width: usize, pitch: usize) -> Self {
             Rect {
                 pitch,
                 rows: len / pitch,
@@ -456,7 +465,10 @@ mod tests {
         }
 
         /// `from_raw_parts`'s arguments for the rectangle in `data`, but the origin.
-        fn parts(&self, data: &mut [u32]) -> (*mut u32, usize, usize, usize, usize) {
+        pub(in crate::outputs) fn parts(
+            &self,
+            data: &mut [u32],
+        ) -> (*mut u32, usize, usize, usize, usize) {
             (
                 data.as_mut_ptr(),
                 data.len(),
@@ -469,7 +481,11 @@ mod tests {
 
     /// Every element of the rectangle written once with its own position in the rectangle
     /// (`written(position)` says which ones a partial shape writes), everything else 0.
-    fn check(data: &[u32], rect: Rect, written: impl Fn((usize, usize)) -> bool) {
+    pub(in crate::outputs) fn check(
+        data: &[u32],
+        rect: Rect,
+        written: impl Fn((usize, usize)) -> bool,
+    ) {
         for (i, &v) in data.iter().enumerate() {
             let expected = rect.position(i).filter(|&at| written(at)).map_or(0, mark);
             assert_eq!(v, expected, "element {i} of {rect:?}");

@@ -145,6 +145,34 @@ fn rect_warp_config() -> LaunchConfig {
     }
 }
 
+/// One warp per row of the interior in chunks of two `u64` (16 bytes): each row of 34 starts
+/// at an odd buffer index, so it has a partial element before its first whole chunk and one
+/// after its last. Each element from its buffer index.
+#[kernel]
+pub fn rect_warp_chunk_rows(input: &[u64], mut out: WarpChunkRows<u64, 2>) {
+    let ((top, left), pitch) = (out.origin(), out.pitch());
+    let Some(mut row) = out.row_mut() else {
+        return;
+    };
+    let start = (top + row.row()) * pitch + left;
+    let at = |i: usize| input[i % input.len()] ^ (i as u64).rotate_left(40);
+    row.for_each_chunk(|col, chunk| {
+        *chunk = [at(start + col), at(start + col + 1)];
+    });
+    row.for_each_partial(|col, o| *o = at(start + col));
+}
+
+fn rect_warp_chunk_rows_reference(input: &[u64]) -> Vec<u64> {
+    let mut out = vec![UNTOUCHED; GRID_ROWS * GRID_WIDTH];
+    for row in 1..GRID_ROWS - 1 {
+        for col in 1..GRID_WIDTH - 1 {
+            let i = row * GRID_WIDTH + col;
+            out[i] = input[i % input.len()] ^ (i as u64).rotate_left(40);
+        }
+    }
+    out
+}
+
 /// Tiles of 8 x 8 of the interior, blocks of 8 x 4 (two rows per thread): each element from
 /// its place in the buffer and in its tile.
 #[kernel]
@@ -406,6 +434,20 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             gpu: |gpu, input, out| {
                 on_gpu(gpu, input, out, |input, buf| {
                     rect_warp_rows::launch(gpu, rect_warp_config(), input, interior(buf)?)
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "rect_warp_chunk_rows",
+            len: GRID_ROWS * GRID_WIDTH,
+            reference: rect_warp_chunk_rows_reference,
+            emulate: |input, out| {
+                let rect = interior(out).map_err(|e| e.to_string())?;
+                rect_warp_chunk_rows::emulate(&rect_warp_config(), input, rect).map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    rect_warp_chunk_rows::launch(gpu, rect_warp_config(), input, interior(buf)?)
                 })
             },
         }),
