@@ -497,6 +497,17 @@ fn report(tcx: TyCtxt<'_>, e: DeviceError) {
         }
         diag.help(barrier.help());
     }
+    if let DeviceErrorKind::DivergentOperands {
+        cause, cause_span, ..
+    } = &e.kind
+    {
+        if *cause_span != e.span {
+            diag.span_note(*cause_span, format!("they depend on {cause}"));
+        } else {
+            diag.note(format!("they depend on {cause}"));
+        }
+        diag.help("compute them from what the whole block shares: constants, block and grid sizes and indices, kernel arguments, and what is computed from those alone (a loop counter of a loop every thread runs alike)");
+    }
     if let DeviceErrorKind::NoMir { .. } = e.kind {
         diag.help("device code can call functions of other crates that are generic or `#[inline]`; build with `cargo oxide`, which passes `-Zalways-encode-mir`");
     }

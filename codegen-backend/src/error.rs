@@ -27,6 +27,16 @@ pub(crate) enum DeviceErrorKind {
     /// A barrier under a condition that may differ between the threads of a block.
     #[error("{0}")]
     DivergentBarrier(Box<DivergentBarrier>),
+    /// Values that must be the same in every thread of a block and may not be.
+    #[error(
+        "the values given to `{callee}()` must be the same in every thread of a block, but these may differ between threads"
+    )]
+    DivergentOperands {
+        callee: String,
+        /// Why they may differ, and where that comes from.
+        cause: String,
+        cause_span: Span,
+    },
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
 }

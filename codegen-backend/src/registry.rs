@@ -63,6 +63,9 @@ pub(crate) enum DeviceFn {
     WarpCollective,
     /// Emits nothing: the host body is a check of the CPU emulator (its race detector).
     EmulatorCheck,
+    /// Emits nothing; the uniformity analysis requires that its arguments are the same in every
+    /// thread of the block (device-std's computed-slot shared steps pass their slot map).
+    UniformOperands,
     /// A call of [`oxide_contract::UNROLL_HINT_SYMBOL`]: the loop around it is unrolled fully.
     UnrollHint,
     /// An LLVM (usually NVVM) intrinsic, called with the function's arguments; its result is
@@ -351,6 +354,7 @@ pub(crate) fn parse_function_mark(
         Keyword::Barrier => word().map(|()| Some(DeviceFn::Barrier)),
         Keyword::WarpCollective => word().map(|()| Some(DeviceFn::WarpCollective)),
         Keyword::EmulatorCheck => word().map(|()| Some(DeviceFn::EmulatorCheck)),
+        Keyword::UniformOperands => word().map(|()| Some(DeviceFn::UniformOperands)),
         Keyword::UnrollHint => word().map(|()| Some(DeviceFn::UnrollHint)),
         Keyword::SharedAddress => word().map(|()| Some(DeviceFn::SharedAddress)),
         Keyword::WarpUniform => word().map(|()| None),

@@ -231,7 +231,7 @@ impl<'tcx> FnCx<'tcx, '_> {
                 None
             }
             // Checked by the uniformity analysis; nothing to execute.
-            DeviceFn::WarpCollective | DeviceFn::EmulatorCheck => None,
+            DeviceFn::WarpCollective | DeviceFn::EmulatorCheck | DeviceFn::UniformOperands => None,
             // The other arguments (a dynamic array's size) are the host's.
             DeviceFn::SharedAddress => match self.scalar_arguments(path, args)?.as_slice() {
                 &[address, ..] => Some(address),

@@ -39,6 +39,7 @@ pub(crate) enum Keyword {
     Barrier,
     WarpCollective,
     EmulatorCheck,
+    UniformOperands,
     WarpUniform,
     Nvvm,
     Ptx,
@@ -218,6 +219,17 @@ pub(crate) const MARKS: &[Mark] = &[
                   its body runs on the CPU emulator only",
             instead: "use `oxide::shared::SharedArray::read`/`write` or \
                       `DisjointSlice::get_unchecked_mut`, which report their accesses",
+        },
+        Returns::Unit,
+    ),
+    function(
+        Keyword::UniformOperands,
+        "uniform_operands",
+        Users::DeviceStd {
+            why: "it emits nothing and marks a precondition of device-std's computed-slot shared \
+                  steps: the backend checks that its arguments are the same in every thread of a \
+                  block, which is what makes the step's map of slots to threads one map",
+            instead: "use `oxide::shared::SharedRead::step`, which carries it",
         },
         Returns::Unit,
     ),

@@ -424,6 +424,32 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 );
                 Abs::divergent(self.an.warp_cause(what, self.span))
             }
+            Callee::Device(_, DeviceFn::UniformOperands) => {
+                // The slot map of a computed-slot shared step: one map for the whole block.
+                if let Some(cause) = values.iter().find_map(|v| v.div) {
+                    let site = self.site(Site {
+                        span: self.span,
+                        callee: String::new(),
+                        barrier_in: None,
+                        kind: SyncKind::Barrier,
+                    });
+                    // Named by the function the user's code called: the call inlined here, or
+                    // the first function of another crate on the path from the kernel.
+                    let tcx = self.an.tcx;
+                    let callee = if site.callee.is_empty() {
+                        self.an
+                            .path
+                            .iter()
+                            .find(|(f, _)| !f.def_id().is_local())
+                            .map(|(f, _)| callee_name(tcx, *f))
+                            .unwrap_or_default()
+                    } else {
+                        site.callee
+                    };
+                    self.an.report_operands(site.span, callee, cause);
+                }
+                Abs::uniform()
+            }
             Callee::Device(_, DeviceFn::SharedAddress) => {
                 let div = values.first().and_then(|v| v.div);
                 Abs::pointer(div, [Loc::Shared])

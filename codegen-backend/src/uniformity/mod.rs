@@ -254,6 +254,33 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
     }
 }
 
+impl Analysis<'_, '_> {
+    /// Values given to `callee` that must be block-uniform and are not (`cause`): reported at
+    /// the place the divergence comes from when that is the user's code (where it can be
+    /// changed), else at the call.
+    fn report_operands(&mut self, call: Span, callee: String, cause: CauseId) {
+        let cause = self.causes[cause.index()].clone();
+        let at = if self.is_local(cause.span) {
+            cause.span
+        } else {
+            call
+        };
+        if !self.reported.insert((at, call)) {
+            return;
+        }
+        let mut error = DeviceError::new(
+            at,
+            DeviceErrorKind::DivergentOperands {
+                callee,
+                cause: cause.what,
+                cause_span: cause.span,
+            },
+        );
+        error.call_path = self.path.iter().map(|(_, name)| name.clone()).collect();
+        self.errors.push(error);
+    }
+}
+
 /// Checks that every barrier kernel `instance` (PTX entry `entry`) may execute is reached by all
 /// the threads of a block or by none; one error per barrier call that is not.
 /// `reach` is the crate's, which the importer filled while marking functions `convergent`;

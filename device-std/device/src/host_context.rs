@@ -85,6 +85,11 @@ pub enum Barrier {
     EndOfWrite { region: usize },
     /// The end of a read phase of the slots at `region`: after it each thread may write its own.
     EndOfRead { region: usize },
+    /// The start of a computed-slot step of the slots at `region` (ending the phase before it):
+    /// after it each thread may write the slots `map` gives it
+    /// ([`SlotMap`](crate::shared::SlotMap): stride, start, length, writers). The threads of a
+    /// block pass it together only when all of them give the same map.
+    BeginStep { region: usize, map: [usize; 4] },
 }
 
 impl Barrier {
@@ -92,7 +97,9 @@ impl Barrier {
     pub fn region(self) -> Option<usize> {
         match self {
             Barrier::Plain => None,
-            Barrier::EndOfWrite { region } | Barrier::EndOfRead { region } => Some(region),
+            Barrier::EndOfWrite { region }
+            | Barrier::EndOfRead { region }
+            | Barrier::BeginStep { region, .. } => Some(region),
         }
     }
 }

@@ -88,6 +88,29 @@ pub(crate) fn end_read_phase(region: *mut u8) {
     });
 }
 
+/// The block barrier that ends the current phase of the block's slots at `region` and starts a
+/// computed-slot step of them with the slot map `map` (stride, start, length, writers): as
+/// [`end_write_phase`]. Under the CPU emulator the block's threads pass it only if every one of
+/// them gives the same map (on the GPU the backend proved that: [`require_block_uniform`]).
+#[oxide_gpu::barrier]
+#[track_caller]
+#[inline(never)]
+pub(crate) fn begin_step(region: *mut u8, map: [usize; 4]) {
+    host_context::sync_threads(Barrier::BeginStep {
+        region: region.addr(),
+        map,
+    });
+}
+
+/// Emits nothing; the backend's uniformity analysis rejects the kernel unless the four values
+/// are the same in every thread of the block (a computed-slot step's map, which is a partition
+/// of the slots only if every thread uses the same one).
+#[oxide_gpu::uniform_operands]
+#[inline(never)]
+pub(crate) fn require_block_uniform(stride: usize, start: usize, len: usize, writers: usize) {
+    let _ = (stride, start, len, writers);
+}
+
 /// The calling thread's linear number in its block (x fastest) and the block's thread count.
 #[inline]
 pub(crate) fn in_block() -> (u32, u32) {

@@ -75,6 +75,18 @@ impl fmt::Display for Arrival {
             Barrier::Plain => return f.write_str("sync_threads()"),
             Barrier::EndOfWrite { region } => ("write", region),
             Barrier::EndOfRead { region } => ("read", region),
+            Barrier::BeginStep {
+                region,
+                map: [stride, start, len, writers],
+            } => {
+                return write!(
+                    f,
+                    "the barrier ending phase {} and starting a step of the block-shared slots at \
+                     {region:#x} (threads t < {writers} owning the {len} slots from \
+                     {stride}·t + {start})",
+                    self.phase
+                );
+            }
         };
         write!(
             f,

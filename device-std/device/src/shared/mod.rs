@@ -38,6 +38,7 @@ use crate::host_context;
 mod dynamic;
 mod per_warp;
 mod phased;
+mod step;
 
 pub use dynamic::{
     DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory, SlotsRead,
@@ -45,6 +46,7 @@ pub use dynamic::{
 };
 pub use per_warp::PerWarp;
 pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
+pub use step::{SharedStep, SlotMap};
 
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.
 ///

@@ -239,7 +239,7 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
 }
 
 /// Keeps a view on the thread that made it (`!Send`, `!Sync`) and invariant in `A`.
-type ThisThread<'k, A> = PhantomData<(&'k mut A, *mut ())>;
+pub(super) type ThisThread<'k, A> = PhantomData<(&'k mut A, *mut ())>;
 
 /// A block-shared array `A` (`[T; N]` or `[[T; C]; R]`), not written yet: the kernel
 /// parameter. [`init`](Self::init) writes the slots this thread owns and starts the first write
@@ -256,16 +256,16 @@ pub struct Shared<'k, A: SharedLayout> {
 /// and no others; [`sync`](Self::sync) (a block barrier) ends the phase.
 #[must_use = "a write phase ends with `sync`"]
 pub struct SharedWrite<'k, A: SharedLayout> {
-    base: *mut A::Elem,
-    _view: ThisThread<'k, A>,
+    pub(super) base: *mut A::Elem,
+    pub(super) _view: ThisThread<'k, A>,
 }
 
 /// The read phase of a block-shared array: every thread of the block may read every slot (it
 /// derefs to `A`, so `tile[i]`, `tile[row][col]` and `tile.iter()` work); nobody writes, except
 /// through the elements' own atomics. [`sync`](Self::sync) (a block barrier) ends the phase.
 pub struct SharedRead<'k, A: SharedLayout> {
-    base: *mut A::Elem,
-    _view: ThisThread<'k, A>,
+    pub(super) base: *mut A::Elem,
+    pub(super) _view: ThisThread<'k, A>,
 }
 
 impl<'k, A: SharedLayout> Shared<'k, A> {

@@ -9,6 +9,7 @@ use oxide::block;
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
 use oxide::prelude::*;
+use oxide::shared::SlotMap;
 
 use crate::harness::{Case, Check::Exact, KernelCase};
 
@@ -67,6 +68,98 @@ fn phase_exchange_reference(input: &[u64]) -> Vec<u64> {
             let mixed = |t: usize| init((3 * t + 1) % 160) ^ init((7 * t) % 160).rotate_left(13);
             let t = i - first;
             mixed((t + 1) % BLOCK) ^ init(t + BLOCK)
+        })
+        .collect()
+}
+
+/// Computed-slot steps (`SharedRead::step`): a Blelloch exclusive scan of the block's values in
+/// 128 slots (up-sweep: thread `t` of the step of span `2d` owns the group `2d·t ..`, adds its
+/// slot `d - 1` into its slot `2d - 1`; the last slot cleared by one writer; down-sweep), then
+/// a halving sum of the same values (thread `t < s` adds slot `t + s`, which nobody writes in
+/// the step, into slot `t`). One barrier between steps, as CUDA's scan.
+#[kernel]
+pub fn shared_tree_steps(
+    input: &[u64],
+    mut out: DisjointSlice<u64>,
+    scan: Shared<[u64; 128]>,
+    sums: Shared<[u64; 128]>,
+) {
+    let idx = ThreadIndex::linear();
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let value = |s: usize| {
+        if s < BLOCK {
+            value_of(input, first + s)
+        } else {
+            0
+        }
+    };
+    let groups = |d: usize| SlotMap::new(2 * d, 0, 2 * d, 128 / (2 * d));
+    let mut step = scan.init(value).sync().step(groups(1));
+    let mut d = 1;
+    loop {
+        let left = step.own_slot(d - 1).and_then(|s| step.get(s)).copied();
+        if let (Some(left), Some((_, right))) = (left, step.own_mut(2 * d - 1)) {
+            *right = right.wrapping_add(left);
+        }
+        if d == 64 {
+            break;
+        }
+        d *= 2;
+        step = step.step(groups(d));
+    }
+    let mut step = step.step(SlotMap::affine(1, 127, 1));
+    if let Some((_, last)) = step.own_mut(0) {
+        *last = 0;
+    }
+    let mut d = 64;
+    loop {
+        step = step.step(groups(d));
+        let left = step.own_slot(d - 1).and_then(|s| step.get(s)).copied();
+        let right = step.own_slot(2 * d - 1).and_then(|s| step.get(s)).copied();
+        if let (Some(left), Some(right)) = (left, right) {
+            if let Some((_, l)) = step.own_mut(d - 1) {
+                *l = right;
+            }
+            if let Some((_, r)) = step.own_mut(2 * d - 1) {
+                *r = right.wrapping_add(left);
+            }
+        }
+        if d == 1 {
+            break;
+        }
+        d /= 2;
+    }
+    let scanned = step.sync();
+    let mut step = sums.init(value).sync().step(SlotMap::affine(1, 0, 64));
+    let mut s = 64;
+    loop {
+        let t = thread::thread_idx_x() as usize;
+        let other = step.get(t + s).copied();
+        if let (Some(other), Some((_, own))) = (other, step.own_mut(0)) {
+            *own = own.wrapping_add(other);
+        }
+        if s == 1 {
+            break;
+        }
+        s /= 2;
+        step = step.step(SlotMap::affine(1, 0, s));
+    }
+    let total = step.sync()[0];
+    let t = thread::thread_idx_x() as usize;
+    if let Some(o) = out.get_mut(idx) {
+        *o = scanned[t] ^ total.rotate_left(17);
+    }
+}
+
+fn tree_steps_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let block = block_of(i);
+            let values: Vec<u64> = block.clone().map(|j| value_of(input, j)).collect();
+            let t = i - block.start;
+            let before = values[..t].iter().fold(0u64, |a, &v| a.wrapping_add(v));
+            let total = values.iter().fold(0u64, |a, &v| a.wrapping_add(v));
+            before ^ total.rotate_left(17)
         })
         .collect()
 }
@@ -401,6 +494,7 @@ pub fn cases() -> Vec<Box<dyn Case>> {
     vec![
         case!(shared_phase_exchange, u64, phase_exchange_reference),
         case!(shared_per_warp_sums, u64, per_warp_sums_reference),
+        case!(shared_tree_steps, u64, tree_steps_reference),
         case!(shared_tile_columns, u32, tile_columns_reference),
         case!(block_window_rmw, u64, window_rmw_reference),
         Box::new(KernelCase::<u64> {
