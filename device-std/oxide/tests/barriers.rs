@@ -248,3 +248,63 @@ fn a_plain_barrier_or_a_collective_does_not_end_a_shared_phase() {
         "{e}"
     );
 }
+
+/// A computed-slot step whose map comes from the thread index (the backend rejects this
+/// kernel): thread 0 would own slots 0 and 1, thread 1 slots 1 and 2. The emulator refuses to
+/// start the step, since its threads give different maps.
+#[kernel]
+pub fn step_maps_differ(mut out: DisjointSlice<u32>, tile: Shared<[u32; 64]>) {
+    let t = thread::thread_idx_x() as usize;
+    let mut step = tile
+        .fill(1)
+        .sync()
+        .step(oxide::shared::SlotMap::new(2, t, 2, 2));
+    if let Some((_, own)) = step.own_mut(1) {
+        *own += 1;
+    }
+    let read = step.sync();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = read[1];
+    }
+}
+
+#[test]
+fn a_step_map_that_differs_between_threads_fails_the_launch() {
+    let mut out = vec![0u32; 4];
+    let e = step_maps_differ::emulate(&one_block(4), &mut out).unwrap_err();
+    assert_mismatch(&e);
+    assert!(e.to_string().contains("starting a step"), "{e}");
+}
+
+/// The same map in every thread passes, and the step writes what its map says.
+#[kernel]
+pub fn step_maps_agree(mut out: DisjointSlice<u32>, tile: Shared<[u32; 64]>) {
+    let mut step = tile
+        .fill(1)
+        .sync()
+        .step(oxide::shared::SlotMap::new(4, 1, 2, 8));
+    let t = thread::thread_idx_x() as usize;
+    for i in 0..2 {
+        if let Some((slot, own)) = step.own_mut(i) {
+            assert_eq!(slot, 4 * t + 1 + i);
+            *own = slot as u32 * 10;
+        }
+    }
+    // Slot 0 is nobody's in the step (readable); slot 5 is thread 1's.
+    assert_eq!(step.get(0), Some(&1));
+    assert_eq!(step.get(5).is_some(), t == 1);
+    let read = step.sync();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = read[t];
+    }
+}
+
+#[test]
+fn a_step_writes_the_slots_of_its_map() {
+    let mut out = vec![0u32; 16];
+    step_maps_agree::emulate(&one_block(16), &mut out).unwrap();
+    let expected: Vec<u32> = (0..16)
+        .map(|s| if s % 4 == 1 || s % 4 == 2 { s * 10 } else { 1 })
+        .collect();
+    assert_eq!(out, expected);
+}
