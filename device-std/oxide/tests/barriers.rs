@@ -308,3 +308,40 @@ fn a_step_writes_the_slots_of_its_map() {
         .collect();
     assert_eq!(out, expected);
 }
+
+/// Lanes 0..16 end the write phase of their warp's region while lanes 16.. end a read phase
+/// after a second `sync` (the backend rejects this kernel: the `sync`s are under a condition
+/// on the lane): the emulator refuses to let them meet at one `__syncwarp`.
+#[kernel]
+pub fn warp_region_phases_differ(
+    mut out: DisjointSlice<u32>,
+    regions: Shared<oxide::shared::WarpRegions<u32, 32, 1>>,
+) {
+    let Some(region) = regions.warp_region() else {
+        return;
+    };
+    let write = region.fill(3);
+    let seen = if oxide::warp::lane_id() < 16 {
+        write.sync()[0]
+    } else {
+        let mut write = write.sync().sync();
+        if let Some(own) = write.own_mut(0) {
+            *own = 4;
+        }
+        0
+    };
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = seen;
+    }
+}
+
+#[test]
+fn lanes_ending_different_phases_of_a_warp_region_fail_the_launch() {
+    let mut out = vec![0u32; 32];
+    let e = warp_region_phases_differ::emulate(&one_block(32), &mut out).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("different phases of their warp's shared region"),
+        "{e}"
+    );
+}

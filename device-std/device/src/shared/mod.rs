@@ -39,6 +39,7 @@ mod dynamic;
 mod per_warp;
 mod phased;
 mod step;
+mod warp_region;
 
 pub use dynamic::{
     DYNAMIC_SHARED_ALIGN, DynShared, DynSharedRead, DynSharedWrite, DynamicSharedMemory, SlotsRead,
@@ -47,6 +48,7 @@ pub use dynamic::{
 pub use per_warp::PerWarp;
 pub use phased::{BlockPosition, Shared, SharedElem, SharedLayout, SharedRead, SharedWrite};
 pub use step::{SharedStep, SlotMap};
+pub use warp_region::{WarpRead, WarpRegions, WarpShared, WarpWrite};
 
 /// `N` values of `T` in block-shared memory: declared as a `static`, one copy per block.
 ///

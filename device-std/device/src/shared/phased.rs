@@ -248,7 +248,7 @@ pub(super) type ThisThread<'k, A> = PhantomData<(&'k mut A, *mut ())>;
 /// `'k` is the kernel's call: a view cannot outlive it.
 #[must_use = "a shared array is written with `init`"]
 pub struct Shared<'k, A: SharedLayout> {
-    base: *mut A::Elem,
+    pub(super) base: *mut A::Elem,
     _view: ThisThread<'k, A>,
 }
 

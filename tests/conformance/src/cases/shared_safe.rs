@@ -9,7 +9,7 @@ use oxide::block;
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
 use oxide::prelude::*;
-use oxide::shared::SlotMap;
+use oxide::shared::{SlotMap, WarpRegions};
 
 use crate::harness::{Case, Check::Exact, KernelCase};
 
@@ -160,6 +160,56 @@ fn tree_steps_reference(input: &[u64]) -> Vec<u64> {
             let before = values[..t].iter().fold(0u64, |a, &v| a.wrapping_add(v));
             let total = values.iter().fold(0u64, |a, &v| a.wrapping_add(v));
             before ^ total.rotate_left(17)
+        })
+        .collect()
+}
+
+/// A shared region per warp (`Shared<WarpRegions<u64, 48, 3>>`): each warp of the block (two
+/// full, one of 16 lanes) caches 48 values in its own region, `__syncwarp`, reads them rotated
+/// by its lane, rewrites its slots with what it read, `__syncwarp`, and reads again: phases of
+/// one warp, without a block barrier.
+#[kernel]
+pub fn shared_warp_regions(
+    input: &[u64],
+    mut out: DisjointSlice<u64>,
+    regions: Shared<WarpRegions<u64, 48, 3>>,
+) {
+    let idx = ThreadIndex::linear();
+    let Some(region) = regions.warp_region() else {
+        return;
+    };
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let w = oxide::warp::warp_in_block() as usize;
+    let read = region
+        .init(|s| value_of(input, first + (w * 48 + s) % BLOCK).rotate_left(s as u32))
+        .sync();
+    let lane = oxide::warp::lane_id() as usize;
+    let mine = read[(lane * 5 + 3) % 48];
+    let mut write = read.sync();
+    let mut k = 0;
+    while let Some(own) = write.own_mut(k) {
+        *own ^= mine.rotate_left(k as u32);
+        k += 1;
+    }
+    let read = write.sync();
+    if let Some(o) = out.get_mut(idx) {
+        *o = read[lane] ^ read[47 - lane];
+    }
+}
+
+fn warp_regions_reference(input: &[u64]) -> Vec<u64> {
+    (0..input.len())
+        .map(|i| {
+            let block = block_of(i);
+            let t = i - block.start;
+            let (w, lane) = (t / WARP, t % WARP);
+            let lanes = (BLOCK - w * WARP).min(WARP);
+            let init = |s: usize| {
+                value_of(input, block.start + (w * 48 + s) % BLOCK).rotate_left(s as u32)
+            };
+            let mine = |l: usize| init((l * 5 + 3) % 48);
+            let after = |s: usize| init(s) ^ mine(s % lanes).rotate_left((s / lanes) as u32);
+            after(lane) ^ after(47 - lane)
         })
         .collect()
 }
@@ -495,6 +545,7 @@ pub fn cases() -> Vec<Box<dyn Case>> {
         case!(shared_phase_exchange, u64, phase_exchange_reference),
         case!(shared_per_warp_sums, u64, per_warp_sums_reference),
         case!(shared_tree_steps, u64, tree_steps_reference),
+        case!(shared_warp_regions, u64, warp_regions_reference),
         case!(shared_tile_columns, u32, tile_columns_reference),
         case!(block_window_rmw, u64, window_rmw_reference),
         Box::new(KernelCase::<u64> {
