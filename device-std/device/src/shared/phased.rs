@@ -130,7 +130,7 @@ impl BlockPosition {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a block-shared array",
     label = "not an array",
-    note = "a shared array is `Shared<[T; N]>`, `Shared<[[T; C]; R]>` (R rows of C) or `Shared<PerWarp<[T; N]>>` (one writer per warp)"
+    note = "a shared array is `Shared<[T; N]>`, `Shared<[[T; C]; R]>` (R rows of C), `Shared<PerWarp<[T; N]>>` (one writer per warp) or `Shared<WarpRegions<T, N, W>>` (a region per warp)"
 )]
 pub unsafe trait SharedLayout: Sized + 'static {
     /// The element type.
