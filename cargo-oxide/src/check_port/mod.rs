@@ -65,7 +65,7 @@ pub struct CheckPortArgs {
     pub cuda_args: String,
 
     /// The oxide kernel's arguments in order: buffer names (`&[T]`, `DisjointSlice<T>`,
-    /// `&[AtomicU32]`), NAME@rows(WIDTH) (`DisjointRows`/`WarpRows`/`BlockTiles`),
+    /// `&[AtomicU32]`), NAME@rows(WIDTH) (`DisjointRows`/`WarpRows`/`WarpChunkRows`/`BlockTiles`),
     /// NAME@pairs(D) (`DisjointPairs`), scalars TYPE=VALUE; `Shared` parameters take none.
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub oxide_args: String,

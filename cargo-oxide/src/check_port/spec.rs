@@ -134,7 +134,7 @@ pub fn is_cuda_kernel_name(s: &str) -> bool {
 pub enum Arg {
     /// A buffer: a pointer in CUDA; its pointer and length (elements) in oxide's ABI.
     Buffer(String),
-    /// oxide's 2-D outputs (`DisjointRows`, `WarpRows`, `BlockTiles`) over the whole buffer:
+    /// oxide's 2-D outputs (`DisjointRows`, `WarpRows`, `WarpChunkRows`, `BlockTiles`) over the whole buffer:
     /// pointer, length, width, pitch (= width), rows, origin `(0, 0)`.
     Rows(String, Expr),
     /// oxide's `DisjointPairs`: pointer, length, distance.
