@@ -113,18 +113,20 @@ impl<'a, T: 'a> ParamKey<'a> for [T] {
 /// `impl KernelParam` for an output type of this crate, beside its definition:
 /// `kernel_param!(DisjointSlice<'a, T>, words 0, counted)`.
 macro_rules! output_param {
-    ($name:ident<'a, T $(, const $c:ident)*>, words $words:literal) => {
-        impl<'a, T $(, const $c: usize)*> $crate::param::sealed::Sealed
-            for $name<'a, T $(, $c)*> {}
+    ($name:ident<'a, T $(, const $c:ident)* $(, type $o:ident: $bound:path)?>, words $words:literal) => {
+        impl<'a, T $(, const $c: usize)* $(, $o: $bound)?> $crate::param::sealed::Sealed
+            for $name<'a, T $(, $c)* $(, $o)?> {}
 
-        impl<'a, T $(, const $c: usize)*> $crate::param::KernelParam for $name<'a, T $(, $c)*> {
+        impl<'a, T $(, const $c: usize)* $(, $o: $bound)?> $crate::param::KernelParam
+            for $name<'a, T $(, $c)* $(, $o)?>
+        {
             const ABI: oxide_contract::ParamAbi = $crate::param::output($words);
         }
 
-        impl<'a, T: 'a $(, const $c: usize)*> $crate::param::ParamKey<'a>
-            for fn($name<'_, T $(, $c)*>)
+        impl<'a, T: 'a $(, const $c: usize)* $(, $o: $bound)?> $crate::param::ParamKey<'a>
+            for fn($name<'_, T $(, $c)* $(, $o)?>)
         {
-            type Param = $name<'a, T $(, $c)*>;
+            type Param = $name<'a, T $(, $c)* $(, $o)?>;
         }
     };
     ($name:ident<'a, T $(, const $c:ident)*>, words $words:literal, counted) => {

@@ -5,7 +5,7 @@
 
 use oxide_device::Matrix;
 use oxide_device::outputs::{
-    BlockTiles, DisjointPairs, DisjointRows, WarpChunkRows, WarpRows, WaveTiles,
+    BlockTiles, DisjointPairs, DisjointRows, TileOrder, WarpChunkRows, WarpRows, WaveTiles,
 };
 use oxide_launch::{MatrixShape, Pairs, Rows, ShapedStorage, Wave};
 
@@ -24,14 +24,14 @@ pub struct ShapedSlice<'a, T, const N: usize> {
 /// `Shape[N](words)(arguments)`: the shape's `N` words by name, then the output's
 /// `from_raw_parts` arguments after the pointer and the length, made of them.
 macro_rules! shaped_emulator_arg {
-    ($($shape:ident[$n:literal]$words:tt$args:tt => $($output:ident<T $(, const $c:ident)*>: $bounds:tt),*;)*) => {$($(
-        shaped_emulator_arg!(@one $shape[$n]$words$args $output<T $(, const $c)*>: $bounds);
+    ($($shape:ident[$n:literal]$words:tt$args:tt => $($output:ident<T $(, const $c:ident)* $(, type $o:ident: $obound:path)?>: $bounds:tt),*;)*) => {$($(
+        shaped_emulator_arg!(@one $shape[$n]$words$args $output<T $(, const $c)* $(, type $o: $obound)?>: $bounds);
     )*)*};
-    (@one $shape:ident[$n:literal]($($word:ident),+)($($arg:expr),+) $output:ident<T $(, const $c:ident)*>: [$($bound:ident),*]) => {
-        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*> crate::args::sealed::Sealed<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]> {}
+    (@one $shape:ident[$n:literal]($($word:ident),+)($($arg:expr),+) $output:ident<T $(, const $c:ident)* $(, type $o:ident: $obound:path)?>: [$($bound:ident),*]) => {
+        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)* $(, $o: $obound)?> crate::args::sealed::Sealed<'a, fn($output<'_, T $(, $c)* $(, $o)?>)> for $shape<&'a mut [T]> {}
 
-        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
-            EmulatorArg<'a, fn($output<'_, T $(, $c)*>)> for $shape<&'a mut [T]>
+        impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)* $(, $o: $obound)?>
+            EmulatorArg<'a, fn($output<'_, T $(, $c)* $(, $o)?>)> for $shape<&'a mut [T]>
         {
             type Threads = ShapedSlice<'a, T, $n>;
             fn share(mut self) -> Self::Threads {
@@ -50,10 +50,10 @@ macro_rules! shaped_emulator_arg {
         // borrowed for the run, every thread sees the same pointer, length and words (which
         // the shape's constructors checked), and the threads that run at once have distinct
         // positions, so by the output's rule no two threads reach one element.
-        unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)*>
-            ThreadArg<'a, fn($output<'_, T $(, $c)*>)> for ShapedSlice<'a, T, $n>
+        unsafe impl<'a, T: Send $(+ $bound)* + 'a $(, const $c: usize)* $(, $o: $obound)?>
+            ThreadArg<'a, fn($output<'_, T $(, $c)* $(, $o)?>)> for ShapedSlice<'a, T, $n>
         {
-            unsafe fn param(&self) -> $output<'a, T $(, $c)*> {
+            unsafe fn param(&self) -> $output<'a, T $(, $c)* $(, $o)?> {
                 let [$($word),+] = self.words;
                 unsafe { $output::from_raw_parts(self.slice.ptr(), self.slice.len() $(, $arg)+) }
             }
@@ -67,7 +67,7 @@ macro_rules! shaped_emulator_arg {
 shaped_emulator_arg! {
     Rows[5](width, pitch, rows, top, left)(width, pitch, rows, (top, left))
         => DisjointRows<T>: [], WarpRows<T>: [], WarpChunkRows<T, const C>: [],
-            BlockTiles<T, const R, const C>: [];
+            BlockTiles<T, const R, const C, type O: TileOrder>: [];
     Pairs[1](distance)(distance) => DisjointPairs<T>: [];
     Wave[2](width, wave)(width, wave) => WaveTiles<T, const R, const C>: [Copy];
 }

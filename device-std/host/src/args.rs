@@ -7,7 +7,7 @@
 
 use oxide_device::atomic::AtomicElem;
 use oxide_device::outputs::{
-    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, TileOrder,
     WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
 use oxide_device::{DeviceData, DisjointSlice, Matrix};
@@ -212,11 +212,11 @@ output_arg!(
 /// The outputs with shape words after the pointer and the length: the host type that checked
 /// the words (`Rows::new`, `Pairs::new`, `Wave::new`) holds them and the buffer.
 macro_rules! shaped_output_arg {
-    ($($shape:ident => $($output:ident<T $(, const $c:ident)*>),*;)*) => {$($(
-        impl<T $(, const $c: usize)*> sealed::Sealed<fn($output<'_, T $(, $c)*>)>
+    ($($shape:ident => $($output:ident<T $(, const $c:ident)* $(, type $o:ident: $bound:path)?>),*;)*) => {$($(
+        impl<T $(, const $c: usize)* $(, $o: $bound)?> sealed::Sealed<fn($output<'_, T $(, $c)* $(, $o)?>)>
             for $shape<&mut DeviceBuffer<T>> {}
 
-        impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
+        impl<T $(, const $c: usize)* $(, $o: $bound)?> LaunchArg<fn($output<'_, T $(, $c)* $(, $o)?>)>
             for $shape<&mut DeviceBuffer<T>>
         {
             fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
@@ -233,7 +233,8 @@ macro_rules! shaped_output_arg {
 }
 
 shaped_output_arg! {
-    Rows => DisjointRows<T>, WarpRows<T>, WarpChunkRows<T, const C>, BlockTiles<T, const R, const C>;
+    Rows => DisjointRows<T>, WarpRows<T>, WarpChunkRows<T, const C>,
+        BlockTiles<T, const R, const C, type O: TileOrder>;
     Pairs => DisjointPairs<T>;
     Wave => WaveTiles<T, const R, const C>;
 }

@@ -19,6 +19,7 @@
 
 use core::marker::PhantomData;
 
+use super::tile_order::{GridOrder, TileOrder};
 use crate::thread;
 use crate::warp::WARP_SIZE;
 
@@ -60,10 +61,10 @@ impl Frame {
 }
 
 macro_rules! rows_type {
-    ($(#[$doc:meta])* $name:ident $(, const $c:ident)*) => {
+    ($(#[$doc:meta])* $name:ident $(, const $c:ident)* $(, type $o:ident: $bound:path = $default:ty)?) => {
         $(#[$doc])*
         #[repr(C)]
-        pub struct $name<'a, T $(, const $c: usize)*> {
+        pub struct $name<'a, T $(, const $c: usize)* $(, $o: $bound = $default)?> {
             ptr: *mut T,
             len: usize,
             // The shape words, in the order of the launch's parameters (docs/contracts.md),
@@ -74,12 +75,12 @@ macro_rules! rows_type {
             rows: usize,
             top: usize,
             left: usize,
-            _marker: PhantomData<&'a mut [T]>,
+            _marker: PhantomData<(&'a mut [T], $(fn() -> $o)?)>,
         }
 
-        crate::param::output_param!($name<'a, T $(, const $c)*>, words 5);
+        crate::param::output_param!($name<'a, T $(, const $c)* $(, type $o: $bound)?>, words 5);
 
-        impl<'a, T $(, const $c: usize)*> $name<'a, T $(, $c)*> {
+        impl<'a, T $(, const $c: usize)* $(, $o: $bound)?> $name<'a, T $(, $c)* $(, $o)?> {
             /// Wraps the `rows × width` rectangle from `(top, left)` of the `len` elements at
             /// `ptr`, seen as rows `pitch` apart, for `'a`. Kernels never call this: their
             /// arguments are built by the launch. It exists for the host emulator and for
@@ -167,7 +168,12 @@ rows_type! {
     /// `y·R ..`, columns `x·C ..` of the rectangle (blocks with `z > 0` own nothing), and inside
     /// it its thread `(tx, ty)` the elements `(ty + i·block_dim_y, tx + j·block_dim_x)`, as a
     /// block-shared `[[T; C]; R]` (a 32 × 8 block writing a 32 × 32 tile: four rows per thread).
-    BlockTiles, const R, const C
+    ///
+    /// `O` is the block → tile map ([`TileOrder`]): [`GridOrder`] (the default) is the one
+    /// above; `BlockTiles<T, R, C, RowMajor>` takes a 1-D grid, `Grouped<G>` a GEMM's grouped
+    /// order, `Transposed` a grid with its axes swapped. Every block of the launch uses the
+    /// same one (it is the parameter's type), and each is injective.
+    BlockTiles, const R, const C, type O: TileOrder = GridOrder
 }
 
 /// The calling thread's global `(x, y)` in a grid whose `z` is 0, or `None` for a thread of
@@ -316,14 +322,13 @@ impl<T> WarpRow<'_, T> {
     }
 }
 
-impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
-    /// This block's tile, or `None` when it lies wholly outside the rectangle (or the block's
-    /// `z` is not 0), or its positions would not all have a `usize` index.
+impl<T, const R: usize, const C: usize, O: TileOrder> BlockTiles<'_, T, R, C, O> {
+    /// This block's tile (the one `O` gives it), or `None` when it has none, or its tile lies
+    /// wholly outside the rectangle, or its positions would not all have a `usize` index.
     #[inline]
     pub fn tile_mut(&mut self) -> Option<BlockTile<'_, T, R, C>> {
-        if thread::block_idx_z() != 0 {
-            return None;
-        }
+        let tiles = (self.rows.div_ceil(R), self.width.div_ceil(C));
+        let (tile_row, tile_col) = super::tile_order::calling_block_tile::<O>(tiles)?;
         // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a
         // release build and block 2 would get block 0's tile (issue 18). And the tile's end
         // must fit too, so that `origin + position` cannot wrap in `own_mut` for any position
@@ -333,8 +338,8 @@ impl<T, const R: usize, const C: usize> BlockTiles<'_, T, R, C> {
         // columns, so a tile starting inside it ends by 2^64). With a small constant `R` and
         // `C` all four checks fold away: a `u32` block index times a constant below 2^32, plus
         // that constant, cannot overflow.
-        let top = (thread::block_idx_y() as usize).checked_mul(R)?;
-        let left = (thread::block_idx_x() as usize).checked_mul(C)?;
+        let top = tile_row.checked_mul(R)?;
+        let left = tile_col.checked_mul(C)?;
         top.checked_add(R)?;
         left.checked_add(C)?;
         (top < self.rows && left < self.width).then(|| BlockTile {

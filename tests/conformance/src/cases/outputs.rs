@@ -7,6 +7,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, Gpu, Rows, Wave};
+use oxide::outputs::{Grouped, TileOrder};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, Outcome};
@@ -176,7 +177,19 @@ fn rect_warp_chunk_rows_reference(input: &[u64]) -> Vec<u64> {
 /// Tiles of 8 x 8 of the interior, blocks of 8 x 4 (two rows per thread): each element from
 /// its place in the buffer and in its tile.
 #[kernel]
-pub fn rect_block_tiles(input: &[u64], mut out: BlockTiles<u64, 8, 8>) {
+pub fn rect_block_tiles(input: &[u64], out: BlockTiles<u64, 8, 8>) {
+    write_tiles(input, out);
+}
+
+/// `rect_block_tiles` with the tiles in Triton's grouped order (three tile rows at a time,
+/// column by column) over a 1-D grid of 22 blocks for the 20 tiles: the last two own nothing.
+#[kernel]
+pub fn rect_block_tiles_grouped(input: &[u64], out: BlockTiles<u64, 8, 8, Grouped<3>>) {
+    write_tiles(input, out);
+}
+
+/// Each element of the calling block's tile from its place in the buffer and in its tile.
+fn write_tiles<O: TileOrder>(input: &[u64], mut out: BlockTiles<u64, 8, 8, O>) {
     let ((top, left), pitch) = (out.origin(), out.pitch());
     let Some(mut tile) = out.tile_mut() else {
         return;
@@ -207,6 +220,15 @@ fn rect_block_tiles_reference(input: &[u64]) -> Vec<u64> {
 fn rect_tiles_config() -> LaunchConfig {
     LaunchConfig {
         grid: (6, 4, 1),
+        block: (8, 4, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The grouped order's 1-D grid: 22 blocks of 8 x 4.
+fn grouped_tiles_config() -> LaunchConfig {
+    LaunchConfig {
+        grid: (22, 1, 1),
         block: (8, 4, 1),
         shared_mem_bytes: 0,
     }
@@ -462,6 +484,26 @@ pub fn cases() -> Vec<Box<dyn Case>> {
             gpu: |gpu, input, out| {
                 on_gpu(gpu, input, out, |input, buf| {
                     rect_block_tiles::launch(gpu, rect_tiles_config(), input, interior(buf)?)
+                })
+            },
+        }),
+        Box::new(LayoutCase {
+            name: "rect_block_tiles_grouped",
+            len: GRID_ROWS * GRID_WIDTH,
+            reference: rect_block_tiles_reference,
+            emulate: |input, out| {
+                let rect = interior(out).map_err(|e| e.to_string())?;
+                rect_block_tiles_grouped::emulate(&grouped_tiles_config(), input, rect)
+                    .map_err(failed)
+            },
+            gpu: |gpu, input, out| {
+                on_gpu(gpu, input, out, |input, buf| {
+                    rect_block_tiles_grouped::launch(
+                        gpu,
+                        grouped_tiles_config(),
+                        input,
+                        interior(buf)?,
+                    )
                 })
             },
         }),
