@@ -327,6 +327,10 @@ impl<T, const R: usize, const C: usize, O: TileOrder> BlockTiles<'_, T, R, C, O>
     /// wholly outside the rectangle, or its positions would not all have a `usize` index.
     #[inline]
     pub fn tile_mut(&mut self) -> Option<BlockTile<'_, T, R, C>> {
+        // A tile of no rows or columns holds nothing (and would divide by zero below).
+        if R == 0 || C == 0 {
+            return None;
+        }
         let tiles = (self.rows.div_ceil(R), self.width.div_ceil(C));
         let (tile_row, tile_col) = super::tile_order::calling_block_tile::<O>(tiles)?;
         // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a

@@ -44,10 +44,15 @@ pub(super) fn calling_block_tile<O: TileOrder>(tiles: (usize, usize)) -> Option<
     O::tile(block, grid, tiles)
 }
 
-/// The block's linear number in the grid, `x` fastest.
+/// The block's linear number in the grid, `x` fastest; `None` if it does not fit in `usize`
+/// (never on a GPU, whose grid is below 2^63 blocks; a wrapped number would be another
+/// block's).
 #[inline]
-fn linear([x, y, z]: [usize; 3], [gx, gy, _]: [usize; 3]) -> usize {
-    (z * gy + y) * gx + x
+fn linear([x, y, z]: [usize; 3], [gx, gy, _]: [usize; 3]) -> Option<usize> {
+    z.checked_mul(gy)?
+        .checked_add(y)?
+        .checked_mul(gx)?
+        .checked_add(x)
 }
 
 /// Block `(x, y, 0)` owns tile `(y, x)`: CUDA's `blockIdx.y` for the tile row and `blockIdx.x`
@@ -84,7 +89,7 @@ impl TileOrder for RowMajor {
         (_, cols): (usize, usize),
     ) -> Option<(usize, usize)> {
         // Injective: `b ↦ (b / cols, b % cols)` is (division with remainder, `cols >= 1`).
-        let b = linear(block, grid);
+        let b = linear(block, grid)?;
         Some((b / cols, b % cols))
     }
 }
@@ -101,7 +106,7 @@ impl<const G: usize> TileOrder for Grouped<G> {
         (rows, cols): (usize, usize),
     ) -> Option<(usize, usize)> {
         const { assert!(G > 0, "a group has at least one tile row") };
-        let b = linear(block, grid);
+        let b = linear(block, grid)?;
         // Tiles `per_group·g ..` are group `g`'s: its rows `G·g ..`, as many as are left.
         let per_group = G.checked_mul(cols)?;
         let (group, at) = (b / per_group, b % per_group);
@@ -156,6 +161,13 @@ mod tests {
             check::<Grouped<3>>([2, r * c, 1], tiles, true);
             check::<Grouped<8>>([r * c, 1, 1], tiles, true);
         }
+    }
+
+    #[test]
+    fn a_block_number_past_usize_owns_nothing() {
+        let huge = [usize::MAX / 2, 3, 3];
+        assert_eq!(RowMajor::tile([0, 0, 2], huge, (4, 4)), None);
+        assert_eq!(Grouped::<2>::tile([1, 2, 2], huge, (4, 4)), None);
     }
 
     #[test]
