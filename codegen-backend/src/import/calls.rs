@@ -268,11 +268,36 @@ impl<'tcx> FnCx<'tcx, '_> {
                 side_effects,
             } => {
                 let values = self.scalar_arguments(path, args)?;
-                let result = self.result_type(path, dest.layout)?;
-                let asm = self.emit(|ctx| {
-                    InlineAsmOp::new(ctx, &template, &constraints, result, values, side_effects)
-                });
-                self.non_void_result(asm.get_operation(), dest.layout)
+                if let Some(elements) = self.asm_outputs(dest.layout)? {
+                    // Several outputs (`=r,=r,...`): the asm returns them as one LLVM struct,
+                    // whose fields are stored into the destination's elements in order.
+                    let fields: Vec<_> = elements.iter().map(|(ty, ..)| *ty).collect();
+                    let result = pliron_llvm::types::StructType::get_unnamed(
+                        self.ctx(),
+                        (fields, pliron_llvm::types::StructLayout::Unpacked),
+                    )
+                    .into();
+                    let asm = self.emit(|ctx| {
+                        InlineAsmOp::new(ctx, &template, &constraints, result, values, side_effects)
+                    });
+                    let all = asm.get_operation().deref(self.ctx()).get_result(0);
+                    for (i, (_, scalar, offset)) in elements.into_iter().enumerate() {
+                        let field =
+                            pliron_llvm::ops::ExtractValueOp::new(self.ctx(), all, vec![i as u32])
+                                .map_err(|e| self.internal(e))?;
+                        let field = self.push_value(field);
+                        let align = dest.align.restrict_for_offset(offset);
+                        let ptr = self.offset_place(dest, offset, dest.layout).ptr;
+                        self.store_scalar(field, ptr, scalar, align);
+                    }
+                    None
+                } else {
+                    let result = self.result_type(path, dest.layout)?;
+                    let asm = self.emit(|ctx| {
+                        InlineAsmOp::new(ctx, &template, &constraints, result, values, side_effects)
+                    });
+                    self.non_void_result(asm.get_operation(), dest.layout)
+                }
             }
         };
         if let Some(value) = value {
@@ -334,6 +359,40 @@ impl<'tcx> FnCx<'tcx, '_> {
                 ),
             ),
         }
+    }
+
+    /// The outputs of an inline assembly that returns an array of scalars (`[u32; 4]`: a
+    /// vector load, an MMA fragment): each element's register type, scalar and offset, or
+    /// `None` for any other result (a scalar or `()`, one output at most).
+    fn asm_outputs(
+        &mut self,
+        layout: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<
+        Option<
+            Vec<(
+                pliron::r#type::TypeHandle,
+                rustc_abi::Scalar,
+                rustc_abi::Size,
+            )>,
+        >,
+    > {
+        let rustc_middle::ty::Array(element, len) = layout.ty.kind() else {
+            return Ok(None);
+        };
+        let Some(len) = len.try_to_target_usize(self.m.tcx) else {
+            return Ok(None);
+        };
+        let element = self.layout_of(*element)?;
+        let Some(scalar) = super::types::as_scalar(element) else {
+            return Ok(None);
+        };
+        if !(2..=32).contains(&len) {
+            return Ok(None);
+        }
+        let ty = self.immediate_type(element)?;
+        Ok(Some(
+            (0..len).map(|i| (ty, scalar, element.size * i)).collect(),
+        ))
     }
 
     fn non_void_result(

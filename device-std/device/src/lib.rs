@@ -60,6 +60,7 @@ macro_rules! len_methods {
 
 pub mod atomic;
 pub mod block;
+pub mod cache;
 mod data;
 pub mod debug;
 pub mod descriptor;

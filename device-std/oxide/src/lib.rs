@@ -51,8 +51,8 @@
 pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
     DisjointRows, DisjointSlice, KernelParam, Matrix, ParamKey, ThreadIndex, Unroll, WarpChunkRows,
-    WarpRows, WarpSlots, WaveTiles, atomic, block, debug, descriptor, inputs, math, outputs, param,
-    repr, shared, soft, thread, unroll, warp,
+    WarpRows, WarpSlots, WaveTiles, atomic, block, cache, debug, descriptor, inputs, math, outputs,
+    param, repr, shared, soft, thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;

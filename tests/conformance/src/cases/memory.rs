@@ -32,6 +32,23 @@ struct Pair {
 }
 
 map_cases! {
+    /// Cache hints (`oxide::cache`) on a thread's own values: the 16-byte forms through inline
+    /// PTX with four outputs (a vector access when aligned, element by element otherwise), the
+    /// 8- and 4-byte forms, and a hinted store read back.
+    cache_hints_on_locals(Exact) |x| -> u64 {
+        let mut v = [x as u32, (x >> 32) as u32, 7, 9];
+        let r = oxide::cache::load_streaming(&v);
+        oxide::cache::store_streaming(&mut v, r.map(|w| w.rotate_left(3)));
+        let mut d = [x as f64, -(x as f64) * 0.5];
+        let tripled = oxide::cache::load_last_use(&d).map(|f| f * 3.0);
+        oxide::cache::store_streaming(&mut d, tripled);
+        let mut w = x.rotate_left(11);
+        let flipped = oxide::cache::load_streaming(&w) ^ 0x5a5a;
+        oxide::cache::store_streaming(&mut w, flipped);
+        let f = oxide::cache::load_streaming(&((x & 0xffff) as f32));
+        (v[0] as u64 | (v[3] as u64) << 32) ^ d[1].to_bits() ^ w ^ f.to_bits() as u64
+    }
+
     /// `&mut` to locals, reborrows, and writes through a reborrow.
     ref_mut_reborrow(Exact) |x| -> u32 {
         let mut v = x as u32;
