@@ -354,7 +354,7 @@ impl<'tcx> FnCx<'tcx, '_> {
             _ => unsupported(
                 self.span,
                 format!(
-                    "the device intrinsic `{path}` returning `{}` (only a scalar or `()`)",
+                    "the device intrinsic `{path}` returning `{}` (only a scalar, `()`, or, from inline PTX, an array of 2 to 32 scalars: one per output)",
                     layout.ty
                 ),
             ),
