@@ -86,8 +86,9 @@ impl SlotMap {
         if self.writers == 0 {
             return false;
         }
-        if self.stride == 0 {
-            // Only one writer can own anything (`new`): slots `start .. start + len`.
+        if self.writers == 1 || self.stride == 0 {
+            // One writer (`new` allows no other with `stride = 0`): its `len` slots from
+            // `start`, which may reach past `stride`.
             return from < self.len;
         }
         let (t, i) = (from / self.stride, from % self.stride);
@@ -236,6 +237,8 @@ mod tests {
             (16, 0, 16, 16),  // down-sweep groups of 16
             (5, 3, 4, 50),    // groups of 4 in strides of 5
             (0, 7, 3, 1),     // one writer, no stride
+            (1, 0, 64, 1),    // one writer, a serial pass over the array
+            (2, 5, 9, 1),     // one writer, more slots than its stride
             (3, 0, 1, 0),     // no writers
             (7, 300, 2, 100), // past the array
         ] {

@@ -27,13 +27,47 @@ use crate::warp::{self, WARP_SIZE};
 /// `Shared<WarpRegions<T, N, W>>`, used through [`Shared::warp_region`]. A block of more than
 /// `W` warps leaves its later warps without a region.
 ///
-/// As a block-wide array (`init` and `sync` of `Shared`) its slots are owned by the residue
-/// rule of `[T; N·W]`.
+/// As a block-wide array (`init` and `sync` of `Shared`) each slot of a warp's region has the
+/// owner it has in the warp's own phases (lane `l` of the warp's `L` lanes: slots `l, l + L,
+/// ...` of the region), and the regions of warps the block does not have are shared out by the
+/// residue rule: so one warp may use its region in phases of its own while another writes its
+/// region in a block-wide write phase, and no slot has two writers.
 #[repr(transparent)]
 pub struct WarpRegions<T, const N: usize, const W: usize>([[T; N]; W]);
 
-// SAFETY: as `[T; N·W]`'s: slot `s` is thread `s % n`'s alone, `for_each_own` visits every slot
-// of the thread, slots are below `N·W`, and the type is laid out as `N·W` elements.
+/// The block-wide ownership of [`WarpRegions`] for thread `t` of `n`: its slots in its warp's
+/// region (if the warp has one), then its residues of the regions past the block's warps.
+struct BlockWide {
+    /// The first slot of the thread's warp's region, and the thread's lane and the warp's lanes
+    /// (`None` for a warp past the `W`-th).
+    region: Option<(usize, usize, usize)>,
+    /// The first slot past the block's warps' regions (the residue rule's from there on).
+    spare: usize,
+    t: usize,
+    n: usize,
+}
+
+impl BlockWide {
+    fn of<const N: usize, const W: usize>(me: BlockPosition) -> Self {
+        let (t, n) = me.linear();
+        let warp = WARP_SIZE as usize;
+        let w = t / warp;
+        let lanes = (n - w * warp).min(warp);
+        let warps = n.div_ceil(warp);
+        BlockWide {
+            region: (w < W).then_some((w * N, t % warp, lanes)),
+            spare: warps.min(W) * N,
+            t,
+            n,
+        }
+    }
+}
+
+// SAFETY: a slot of region `w`, for `w` below both `W` and the block's warp count, is lane
+// `j % L` of warp `w`'s (`j` its place in the region, `L` the warp's lanes): one thread, which
+// exists. A slot `s` past the block's warps' regions is thread `(s - spare) % n`'s alone. So
+// ownership is a partition and covers every slot; `for_each_own` visits the thread's slots of
+// both kinds, which `own_slot` numbers in the same order; slots are below `N·W`.
 unsafe impl<T: SharedElem + 'static, const N: usize, const W: usize> SharedLayout
     for WarpRegions<T, N, W>
 {
@@ -44,26 +78,32 @@ unsafe impl<T: SharedElem + 'static, const N: usize, const W: usize> SharedLayou
 
     #[inline]
     fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, usize)> {
-        let (t, n) = me.linear();
-        residue_slot_of(Self::LEN, k, t, n)
+        let b = BlockWide::of::<N, W>(me);
+        let mut k = k;
+        if let Some((first, lane, lanes)) = b.region {
+            let in_region = (N + lanes - 1 - lane.min(N)) / lanes;
+            if k < in_region {
+                let (j, _) = residue_slot::<N>(k, lane, lanes)?;
+                return Some((first + j, first + j));
+            }
+            k -= in_region;
+        }
+        let slot = k.checked_mul(b.n)?.checked_add(b.t)?.checked_add(b.spare)?;
+        (slot < Self::LEN).then_some((slot, slot))
     }
 
     #[inline]
     fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, usize)) {
-        let (t, n) = me.linear();
-        let mut slot = t;
+        let b = BlockWide::of::<N, W>(me);
+        if let Some((first, lane, lanes)) = b.region {
+            for_each_residue::<N>(lane, lanes, |j, _| f(first + j, first + j));
+        }
+        let mut slot = b.spare + b.t;
         while slot < Self::LEN {
             f(slot, slot);
-            slot += n;
+            slot += b.n;
         }
     }
-}
-
-/// `residue_slot` for a length that is not a const parameter.
-#[inline]
-fn residue_slot_of(len: usize, k: usize, i: usize, count: usize) -> Option<(usize, usize)> {
-    let slot = k.checked_mul(count)?.checked_add(i)?;
-    (slot < len).then_some((slot, slot))
 }
 
 impl<'k, T: SharedElem + 'static, const N: usize, const W: usize> Shared<'k, WarpRegions<T, N, W>> {
@@ -230,10 +270,44 @@ mod tests {
     use super::*;
     use crate::shared::phased::tests::check_partition;
 
+    /// Block-wide, every slot has one owner, whatever the block: fewer warps than regions
+    /// (the spare regions shared out), more, a partial last warp.
     #[test]
-    fn block_wide_ownership_is_the_flat_residue_rule() {
-        check_partition::<WarpRegions<u32, 40, 3>>([96, 1, 1], |_| (0..2).collect());
-        check_partition::<WarpRegions<u32, 7, 5>>([20, 1, 1], |_| (0..2).collect());
+    fn block_wide_ownership_is_a_partition() {
+        let ks = |n: usize| move |_| (0..n).collect::<Vec<_>>();
+        check_partition::<WarpRegions<u32, 40, 3>>([96, 1, 1], ks(8));
+        check_partition::<WarpRegions<u32, 40, 3>>([80, 1, 1], ks(8));
+        check_partition::<WarpRegions<u32, 7, 5>>([20, 1, 1], ks(8));
+        check_partition::<WarpRegions<u32, 33, 2>>([128, 1, 1], ks(8));
+        check_partition::<WarpRegions<u32, 5, 4>>([8, 3, 2], ks(16));
+    }
+
+    /// Block-wide, a warp's region is owned as in the warp's own phases: lane `l` of `L` has
+    /// slots `l, l + L, ...` of it. (So a warp in its own phases and a warp in a block-wide
+    /// write phase never write one slot.)
+    #[test]
+    fn block_wide_owners_of_a_region_are_its_warps_lanes() {
+        let block = [80, 1, 1];
+        for t in 0..80u32 {
+            let me = BlockPosition {
+                thread: [t, 0, 0],
+                block,
+            };
+            let (w, lane, lanes) = (
+                t as usize / 32,
+                t as usize % 32,
+                (80 - t as usize / 32 * 32).min(32),
+            );
+            let mut mine = Vec::new();
+            <WarpRegions<u32, 50, 4>>::for_each_own(me, |slot, _| mine.push(slot));
+            let in_region: Vec<_> = mine.iter().copied().filter(|&s| s / 50 == w).collect();
+            let expected: Vec<_> = (lane..50).step_by(lanes).map(|j| w * 50 + j).collect();
+            assert_eq!(in_region, expected, "thread {t}");
+            assert!(
+                mine.iter().all(|&s| s / 50 == w || s >= 3 * 50),
+                "thread {t}"
+            );
+        }
     }
 
     #[test]
