@@ -202,7 +202,7 @@ vectors! {
 
 #[inline]
 fn is_16_aligned<T>(r: &T) -> bool {
-    (r as *const T).addr() % 16 == 0
+    (r as *const T).addr().is_multiple_of(16)
 }
 
 /// `r` seen as the words `W` it is made of.
