@@ -35,6 +35,17 @@ use crate::warp::{self, WARP_SIZE};
 #[repr(transparent)]
 pub struct WarpRegions<T, const N: usize, const W: usize>([[T; N]; W]);
 
+/// In a block-wide read phase (after `Shared`'s barrier, which every thread of the block
+/// reaches) the regions read as `[[T; N]; W]`.
+impl<T, const N: usize, const W: usize> Deref for WarpRegions<T, N, W> {
+    type Target = [[T; N]; W];
+
+    #[inline]
+    fn deref(&self) -> &[[T; N]; W] {
+        &self.0
+    }
+}
+
 /// The block-wide ownership of [`WarpRegions`] for thread `t` of `n`: its slots in its warp's
 /// region (if the warp has one), then its residues of the regions past the block's warps.
 struct BlockWide {
@@ -81,7 +92,7 @@ unsafe impl<T: SharedElem + 'static, const N: usize, const W: usize> SharedLayou
         let b = BlockWide::of::<N, W>(me);
         let mut k = k;
         if let Some((first, lane, lanes)) = b.region {
-            let in_region = (N + lanes - 1 - lane.min(N)) / lanes;
+            let in_region = N.saturating_sub(lane).div_ceil(lanes);
             if k < in_region {
                 let (j, _) = residue_slot::<N>(k, lane, lanes)?;
                 return Some((first + j, first + j));
