@@ -91,7 +91,14 @@ impl SlotMap {
             // `start`, which may reach past `stride`.
             return from < self.len;
         }
-        let (t, i) = (from / self.stride, from % self.stride);
+        // A tree's strides are powers of two: a shift and a mask instead of a 64-bit division
+        // (about 70 instructions on the GPU). The branch is the same in every thread.
+        let (t, i) = if self.stride.is_power_of_two() {
+            let shift = self.stride.trailing_zeros();
+            (from >> shift, from & (self.stride - 1))
+        } else {
+            (from / self.stride, from % self.stride)
+        };
         t < self.writers && i < self.len
     }
 
