@@ -37,6 +37,15 @@ pub(crate) enum DeviceErrorKind {
         cause: String,
         cause_span: Span,
     },
+    /// Inline PTX whose `=` constraints do not match what its function returns.
+    #[error(
+        "the inline PTX of `{callee}` writes {outputs} output(s) (its `=` constraints), but the function returns {returns}: return `()` for none, a scalar for one, `[T; N]` for N"
+    )]
+    AsmOutputs {
+        callee: String,
+        outputs: usize,
+        returns: String,
+    },
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
 }

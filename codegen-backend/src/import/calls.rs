@@ -268,7 +268,27 @@ impl<'tcx> FnCx<'tcx, '_> {
                 side_effects,
             } => {
                 let values = self.scalar_arguments(path, args)?;
-                if let Some(elements) = self.asm_outputs(dest.layout)? {
+                let outputs = constraints
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|c| c.starts_with('=') && !c.starts_with("=*"))
+                    .count();
+                let elements = self.asm_outputs(dest.layout)?;
+                let returned = match &elements {
+                    Some(elements) => elements.len(),
+                    None => usize::from(!dest.layout.is_zst()),
+                };
+                if outputs != returned {
+                    return Err(crate::error::DeviceError::new(
+                        self.span,
+                        crate::error::DeviceErrorKind::AsmOutputs {
+                            callee: path.to_string(),
+                            outputs,
+                            returns: format!("`{}`", dest.layout.ty),
+                        },
+                    ));
+                }
+                if let Some(elements) = elements {
                     // Several outputs (`=r,=r,...`): the asm returns them as one LLVM struct,
                     // whose fields are stored into the destination's elements in order.
                     let fields: Vec<_> = elements.iter().map(|(ty, ..)| *ty).collect();
