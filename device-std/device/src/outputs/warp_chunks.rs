@@ -99,7 +99,15 @@ impl<T, const C: usize> WarpChunkRow<'_, T, C> {
     #[track_caller]
     #[inline]
     pub fn for_each_chunk(&mut self, mut f: impl FnMut(usize, &mut [T; C])) {
-        let mut chunk = self.whole.start + crate::warp::lane_id() as usize;
+        // Checked: near `usize::MAX` (zero-sized elements) a wrapped sum would be a chunk of
+        // another lane.
+        let Some(mut chunk) = self
+            .whole
+            .start
+            .checked_add(crate::warp::lane_id() as usize)
+        else {
+            return;
+        };
         while chunk < self.whole.end {
             let (col, values) = self.lend_chunk(chunk);
             f(col, values);
@@ -128,14 +136,22 @@ impl<T, const C: usize> WarpChunkRow<'_, T, C> {
         };
         let lane = crate::warp::lane_id() as usize;
         for range in [0..head, tail..self.width] {
-            let mut col = range.start + (lane + WARP_SIZE as usize - range.start % 32) % 32;
+            let first = range
+                .start
+                .checked_add((lane + WARP_SIZE as usize - range.start % 32) % 32);
+            let Some(mut col) = first else {
+                continue;
+            };
             while col < range.end {
                 let index = self.first + col;
                 report_writes::<T>(self.ptr, index, 1);
                 // SAFETY: `col < width`, so the element is in this warp's row, outside its
                 // whole chunks, and of this lane alone (`col ≡ lane mod 32`).
                 f(col, unsafe { crate::element::element_mut(self.ptr, index) });
-                col += WARP_SIZE as usize;
+                let Some(next) = col.checked_add(WARP_SIZE as usize) else {
+                    break;
+                };
+                col = next;
             }
         }
     }
