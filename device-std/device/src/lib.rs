@@ -32,6 +32,8 @@
 // `ThreadIndex` is neither `Send` nor `Sync` without a field that would change its MIR;
 // `DeviceData` is an auto trait that references, pointers and `UnsafeCell` do not implement.
 #![feature(negative_impls, auto_traits, with_negative_coherence)]
+// `oxide::f16` converts to and from Rust's own (nightly) `f16`.
+#![feature(f16)]
 // The registry of docs/contracts.md: `#[oxide_gpu::…]` marks what the backend replaces, and
 // diagnostic items name the functions it calls (as rustc names `core`'s).
 #![feature(register_tool, rustc_attrs)]
@@ -65,6 +67,7 @@ mod data;
 pub mod debug;
 pub mod descriptor;
 mod element;
+pub mod float16;
 pub mod host_context;
 pub mod inputs;
 pub mod math;
@@ -79,6 +82,7 @@ mod unroll;
 pub mod warp;
 
 pub use data::DeviceData;
+pub use float16::{bf16, f16};
 pub use inputs::Matrix;
 pub use outputs::{
     BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows,

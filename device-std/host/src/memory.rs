@@ -348,6 +348,9 @@ macro_rules! any_bit_pattern {
 any_bit_pattern!(
     u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64
 );
+// SAFETY: every 16-bit pattern is a `bf16` or an `f16` (a NaN's among them).
+unsafe impl AnyBitPattern for oxide_device::bf16 {}
+unsafe impl AnyBitPattern for oxide_device::f16 {}
 // SAFETY: an array has no padding between elements, each of which takes any bytes.
 unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}
 

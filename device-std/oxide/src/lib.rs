@@ -51,8 +51,8 @@
 pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
     DisjointRows, DisjointSlice, KernelParam, Matrix, ParamKey, ThreadIndex, Unroll, WarpChunkRows,
-    WarpRows, WarpSlots, WaveTiles, atomic, block, cache, debug, descriptor, inputs, math, outputs,
-    param, repr, shared, soft, thread, unroll, warp,
+    WarpRows, WarpSlots, WaveTiles, atomic, bf16, block, cache, debug, descriptor, f16, float16,
+    inputs, math, outputs, param, repr, shared, soft, thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -64,6 +64,7 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
+    pub use crate::bf16;
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, MatrixShape, Pairs, Rows, Wave};
     pub use crate::math::FastMath;
     pub use crate::shared::{DynShared, PerWarp, Shared, SharedArray};
