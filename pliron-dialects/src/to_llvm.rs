@@ -408,6 +408,13 @@ impl ToLLVMDialect for InlineAsmOp {
             &self.constraints(ctx),
             self.has_side_effects(ctx),
         );
+        // Every inline PTX call is `convergent`, as clang makes CUDA's: LLVM must not make it
+        // control-dependent on more values than it is (sink a warp's `mma.sync` or `ldmatrix`
+        // into a branch that some lanes skip), which would leave the instruction's other
+        // lanes out.
+        let mut attrs = pliron_llvm::llvm_attrs::LlvmAttributesAttr::new();
+        attrs.set("convergent", pliron_llvm::llvm_attrs::LlvmAttrValue::Unit);
+        asm.set_attr_llvm_inline_asm_attrs(ctx, attrs);
         rw.insert_op(ctx, &asm);
         replace_or_erase(ctx, rw, self, &asm);
         Ok(())

@@ -71,6 +71,7 @@ pub mod float16;
 pub mod host_context;
 pub mod inputs;
 pub mod math;
+pub mod mma;
 pub mod outputs;
 pub mod param;
 mod race;

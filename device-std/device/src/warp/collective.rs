@@ -70,7 +70,7 @@ warp_values! {
 /// Marks a point every thread of the block must reach; the backend checks it and emits nothing.
 #[oxide_gpu::warp_collective]
 #[inline(never)]
-fn warp_collective() {}
+pub(crate) fn warp_collective() {}
 
 /// The lanes that exist in this thread's warp, as a mask: all 32, or the first
 /// `threads per block % 32` in the last warp of a block whose size is not a multiple of 32.

@@ -15,7 +15,7 @@
 
 use crate::host_context;
 
-mod collective;
+pub(crate) mod collective;
 
 pub use collective::{
     WarpValue, all, any, ballot, broadcast, existing_lanes, inclusive_scan, match_all, match_any,

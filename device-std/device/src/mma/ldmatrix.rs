@@ -1,0 +1,218 @@
+//! Fragments from block-shared memory: `ldmatrix`, from a tile of [`Vec8`] rows in its read
+//! phase.
+//!
+//! A shared tile for the tensor cores is `Shared<[[Vec8<E>; C]; R]>`: `R` rows of `C` chunks,
+//! each chunk 8 elements (16 bytes, 16-byte aligned: a row of one of `ldmatrix`'s 8 × 8
+//! matrices, and one vector store when a thread fills it). A write phase gives each thread its
+//! chunks by the usual residue rule; after the barrier, the read phase ([`SharedRead`]) is where
+//! a warp loads fragments: every lane names one chunk row and the instruction hands each lane
+//! its elements of the matrices. Nothing writes the tile while a `SharedRead` of it lives, so
+//! the loads race with nothing; every position is checked inside the tile (a panic, not a read
+//! outside it).
+//!
+//! A tile whose rows are a multiple of 128 bytes apart puts the eight rows of each 8 × 8 matrix
+//! in the same four banks (an eight-way conflict); pad each row by one chunk (`C + 1`) so that
+//! consecutive rows start 16 bytes further along the banks.
+
+use super::{FragA, FragB, MmaInput, host, require_whole_warps};
+use crate::shared::{SharedElem, SharedRead};
+use core::marker::PhantomData;
+
+/// Eight elements in 16 bytes, 16-byte aligned: a chunk of a shared tile for `ldmatrix`, and
+/// a row of one of its 8 × 8 matrices.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(16))]
+pub struct Vec8<E>(pub [E; 8]);
+
+impl<E: MmaInput + Send + Sync> SharedElem for Vec8<E> {}
+
+/// `ldmatrix` of `N` 8 × 8 matrices of 16-bit elements, `transposed` or not, each lane giving
+/// the address of one matrix row (lanes `8m..8m + 8` the rows of matrix `m`). Each body is the
+/// CPU's.
+macro_rules! ldmatrix {
+    ($($name:ident: $n:literal, $transposed:literal, $template:literal, $constraints:literal;)*) => {$(
+        #[oxide_gpu::ptx(template = $template, constraints = $constraints)]
+        #[inline(never)]
+        fn $name(row: *const u8) -> [u32; $n] {
+            ldmatrix_on_the_cpu::<$n>(row, $transposed)
+        }
+    )*};
+}
+
+// The address is generic (a shared tile's reference); `cvta.to.shared` makes it the shared
+// window's offset, which ptxas folds with the `cvta` that made it generic.
+ldmatrix! {
+    ldmatrix_x4: 4, false,
+        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $4; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
+        "=r,=r,=r,=r,l,~{memory}";
+    ldmatrix_x4_trans: 4, true,
+        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $4; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
+        "=r,=r,=r,=r,l,~{memory}";
+    ldmatrix_x2: 2, false,
+        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $2; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [%oxs]; }",
+        "=r,=r,l,~{memory}";
+    ldmatrix_x2_trans: 2, true,
+        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $2; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [%oxs]; }",
+        "=r,=r,l,~{memory}";
+}
+
+/// What `ldmatrix` gives the calling lane, from the rows the warp's lanes name: register `m`
+/// holds row `lane / 4` of matrix `m`, elements `2·(lane % 4)` and `+ 1` (transposed: column
+/// `lane / 4`, rows `2·(lane % 4)` and `+ 1`).
+fn ldmatrix_on_the_cpu<const N: usize>(row: *const u8, transposed: bool) -> [u32; N] {
+    let rows = host::exchange(row.addr() as u64);
+    let lane = crate::warp::lane_id();
+    let (group, pair) = (lane / 4, 2 * (lane % 4));
+    let element = |source_lane: u32, column: u32| -> u32 {
+        let address = rows.get(source_lane).unwrap_or(0) as usize;
+        let at = core::ptr::with_exposed_provenance::<u16>(address);
+        // SAFETY: every lane's row is a chunk of a shared tile in its read phase (the callers
+        // checked it in the tile), 8 elements of 16 bits, which nothing writes meanwhile.
+        u32::from(unsafe { at.add(column as usize).read() })
+    };
+    core::array::from_fn(|m| {
+        let m = m as u32;
+        if transposed {
+            element(8 * m + pair, group) | element(8 * m + pair + 1, group) << 16
+        } else {
+            element(8 * m + group, pair) | element(8 * m + group, pair + 1) << 16
+        }
+    })
+}
+
+/// The address of chunk `(row, chunk)` of `tile`, checked inside it.
+#[track_caller]
+#[inline]
+fn chunk_address<E, const C: usize, const R: usize>(
+    tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+    row: usize,
+    chunk: usize,
+) -> *const u8
+where
+    E: MmaInput + Send + Sync,
+{
+    let rows: &[[Vec8<E>; C]; R] = tile;
+    let Some(chunk) = rows.get(row).and_then(|r| r.get(chunk)) else {
+        panic!("a fragment load reaches outside its shared tile");
+    };
+    (chunk as *const Vec8<E>)
+        .cast::<u8>()
+        .expose_provenance_ptr()
+}
+
+/// `p` with its address exposed, so that the CPU's `ldmatrix` may read it back from the warp's
+/// exchange.
+trait ExposeProvenance {
+    fn expose_provenance_ptr(self) -> Self;
+}
+
+impl ExposeProvenance for *const u8 {
+    #[inline]
+    fn expose_provenance_ptr(self) -> Self {
+        let _ = self.expose_provenance();
+        self
+    }
+}
+
+impl<E: MmaInput + Send + Sync> FragA<E> {
+    /// The 16 × 16 A tile whose top-left element is column `8 · chunk` of row `row` of `tile`
+    /// (`ldmatrix.x4`): a warp collective. The tile is row-major: a row of A is a row of chunks.
+    ///
+    /// # Panics
+    /// Where the 16 rows and 2 chunks reach outside the tile, or in a block that is not whole
+    /// warps.
+    #[track_caller]
+    #[inline]
+    pub fn load<const C: usize, const R: usize>(
+        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        row: usize,
+        chunk: usize,
+    ) -> Self {
+        crate::warp::collective::warp_collective();
+        require_whole_warps();
+        let lane = crate::warp::lane_id() as usize;
+        let address = chunk_address(tile, row + lane % 16, chunk + lane / 16);
+        FragA {
+            registers: ldmatrix_x4(address),
+            _element: PhantomData,
+        }
+    }
+}
+
+impl<E: MmaInput + Send + Sync> FragB<E> {
+    /// The 16 × 8 B tile of rows `k..k + 16` of `tile`, columns `8 · chunk..` (`ldmatrix.x2.trans`):
+    /// B stored `k`-major, each row of the tile a `k` (a row-major `K × N` matrix). A warp
+    /// collective.
+    ///
+    /// # Panics
+    /// As [`FragA::load`].
+    #[track_caller]
+    #[inline]
+    pub fn load_k_rows<const C: usize, const R: usize>(
+        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        k: usize,
+        chunk: usize,
+    ) -> Self {
+        crate::warp::collective::warp_collective();
+        require_whole_warps();
+        let lane = crate::warp::lane_id() as usize;
+        let address = chunk_address(tile, k + lane % 16, chunk);
+        FragB {
+            registers: ldmatrix_x2_trans(address),
+            _element: PhantomData,
+        }
+    }
+
+    /// The 16 × 8 B tile whose `n` columns are rows `n..n + 8` of `tile`, its 16 `k` the chunks
+    /// `chunk` and `chunk + 1` (`ldmatrix.x2`): B stored `n`-major (a row-major `N × K`
+    /// matrix, `Bᵀ`; attention's K). A warp collective.
+    ///
+    /// # Panics
+    /// As [`FragA::load`].
+    #[track_caller]
+    #[inline]
+    pub fn load_n_rows<const C: usize, const R: usize>(
+        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        n: usize,
+        chunk: usize,
+    ) -> Self {
+        crate::warp::collective::warp_collective();
+        require_whole_warps();
+        let lane = crate::warp::lane_id() as usize;
+        let address = chunk_address(tile, n + lane % 8, chunk + (lane / 8) % 2);
+        FragB {
+            registers: ldmatrix_x2(address),
+            _element: PhantomData,
+        }
+    }
+
+    /// Two neighbouring B tiles at once (`ldmatrix.x4.trans`): rows `k..k + 16` of `tile`,
+    /// columns `8 · chunk..` and `8 · (chunk + 1)..`, as [`load_k_rows`](Self::load_k_rows)
+    /// twice.
+    ///
+    /// # Panics
+    /// As [`FragA::load`].
+    #[track_caller]
+    #[inline]
+    pub fn load_k_rows_pair<const C: usize, const R: usize>(
+        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        k: usize,
+        chunk: usize,
+    ) -> [Self; 2] {
+        crate::warp::collective::warp_collective();
+        require_whole_warps();
+        let lane = crate::warp::lane_id() as usize;
+        let address = chunk_address(tile, k + lane % 16, chunk + lane / 16);
+        let [r0, r1, r2, r3] = ldmatrix_x4_trans(address);
+        [
+            FragB {
+                registers: [r0, r1],
+                _element: PhantomData,
+            },
+            FragB {
+                registers: [r2, r3],
+                _element: PhantomData,
+            },
+        ]
+    }
+}

@@ -1,0 +1,319 @@
+//! Tensor cores, warp by warp: typed fragments and `mma.sync` (PTX's warp-level matrix
+//! multiply-accumulate), safe.
+//!
+//! A warp multiplies a 16 × 16 tile of A by a 16 × 8 tile of B into a 16 × 8 tile of `f32`
+//! accumulators (`m16n8k16`), each lane holding its share of each tile in registers: a
+//! [`FragA`] (8 elements), a [`FragB`] (4) and a [`FragC`] (4 `f32`), laid out as the PTX ISA
+//! draws them ("Matrix Fragments for mma.m16n8k16"). Element types are [`bf16`](crate::bf16)
+//! and [`f16`](crate::f16) ([`MmaInput`]). The fragments' types say which operand each is, so a
+//! B fragment cannot be passed as A, nor a `bf16` fragment with an `f16` one.
+//!
+//! ```ignore
+//! let mut acc = FragC::zero();
+//! for k in (0..K).step_by(16) {
+//!     let a = FragA::from_fn(|r, c| a_tile(r, k + c));    // this lane's 8 elements of A
+//!     let b = FragB::from_fn(|kk, n| b_tile(k + kk, n));   // and 4 of B
+//!     acc = mma(&a, &b, acc);                              // mma.sync ... HMMA
+//! }
+//! acc.for_each(|(r, c), v| out(r, c, v));
+//! ```
+//!
+//! What keeps it sound (docs/safety/tensor-cores.md):
+//! - `mma.sync` and `ldmatrix` are warp collectives: every lane of the warp executes each
+//!   together. The backend proves each call warp-uniform, as for the shuffles (a call under a
+//!   condition on the lane, after some lanes returned, or in a loop whose trip count differs
+//!   between lanes is a compile-time error), and every inline-PTX call is `convergent` in LLVM,
+//!   so no optimisation moves one under such a condition.
+//! - A warp must have all 32 lanes: a block whose thread count is not a multiple of 32 has a
+//!   partial last warp, and each collective here panics there (a kernel failure on the GPU,
+//!   naming the call) instead of running with lanes missing.
+//! - Fragments hold values only: a lane builds its own ([`FragA::from_fn`], element access by
+//!   `(row, col)`), and loads from shared memory ([`FragA::load`]) read a tile in its read phase
+//!   ([`SharedRead`](crate::shared::SharedRead)), where nothing writes, at positions checked in
+//!   bounds.
+//!
+//! On the CPU (plain calls and the emulator) `mma` gathers the warp's fragments and computes
+//! each accumulator as `c + Σ a·b` with the sixteen products (exact in `f64`) summed in `f64`
+//! and rounded to `f32` once. The tensor cores add in an order and precision of their own, so
+//! the GPU's results may differ from the CPU's in the last bits of `f32` (docs/tensor-cores.md);
+//! products and sums of small integers agree exactly.
+
+use core::marker::PhantomData;
+
+use crate::{bf16, f16, thread};
+
+mod host;
+mod layout;
+mod ldmatrix;
+
+pub use ldmatrix::Vec8;
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// An element type of the `m16n8k16` tensor-core operands: [`bf16`] or [`f16`].
+pub trait MmaInput: Copy + sealed::Sealed + 'static {
+    #[doc(hidden)]
+    fn to_bits16(self) -> u16;
+    #[doc(hidden)]
+    fn from_bits16(bits: u16) -> Self;
+    #[doc(hidden)]
+    fn mma_m16n8k16(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
+}
+
+/// `mma.sync` for bf16 operands and f32 accumulators; the body is the CPU's.
+#[oxide_gpu::ptx(
+    template = "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
+)]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn mma_bf16(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: f32,
+    c1: f32,
+    c2: f32,
+    c3: f32,
+) -> [f32; 4] {
+    host::mma_m16n8k16([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3], |bits| {
+        bf16::from_bits(bits).to_f32()
+    })
+}
+
+/// `mma.sync` for f16 operands and f32 accumulators; the body is the CPU's.
+#[oxide_gpu::ptx(
+    template = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
+)]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn mma_f16(
+    a0: u32,
+    a1: u32,
+    a2: u32,
+    a3: u32,
+    b0: u32,
+    b1: u32,
+    c0: f32,
+    c1: f32,
+    c2: f32,
+    c3: f32,
+) -> [f32; 4] {
+    host::mma_m16n8k16([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3], |bits| {
+        f16::from_bits(bits).to_f32()
+    })
+}
+
+macro_rules! mma_inputs {
+    ($($t:ty => $mma:ident;)*) => {$(
+        impl sealed::Sealed for $t {}
+        impl MmaInput for $t {
+            #[inline]
+            fn to_bits16(self) -> u16 {
+                self.to_bits()
+            }
+            #[inline]
+            fn from_bits16(bits: u16) -> Self {
+                <$t>::from_bits(bits)
+            }
+            #[inline]
+            fn mma_m16n8k16([a0, a1, a2, a3]: [u32; 4], [b0, b1]: [u32; 2], [c0, c1, c2, c3]: [f32; 4]) -> [f32; 4] {
+                $mma(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
+            }
+        }
+    )*};
+}
+
+mma_inputs! {
+    bf16 => mma_bf16;
+    f16 => mma_f16;
+}
+
+/// Panics unless the block is whole warps: `mma.sync` and `ldmatrix` need all 32 lanes.
+#[track_caller]
+#[inline]
+pub(crate) fn require_whole_warps() {
+    let threads = thread::block_dim_x() * thread::block_dim_y() * thread::block_dim_z();
+    assert!(
+        threads.is_multiple_of(crate::warp::WARP_SIZE),
+        "a tensor-core operation needs whole warps: launch blocks of a multiple of 32 threads"
+    );
+}
+
+/// The calling lane.
+#[inline]
+fn lane() -> u32 {
+    crate::warp::lane_id()
+}
+
+/// Two 16-bit elements in one register, the first in the low half (PTX's order).
+#[inline]
+fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
+    u32::from(lo.to_bits16()) | u32::from(hi.to_bits16()) << 16
+}
+
+/// Element `i` of registers holding two 16-bit elements each.
+#[inline]
+fn unpack<E: MmaInput>(registers: &[u32], i: usize) -> E {
+    E::from_bits16((registers[i / 2] >> (16 * (i % 2))) as u16)
+}
+
+/// The calling lane's share of a 16 × 16 A operand (row-major): 8 elements, in PTX's
+/// `m16n8k16` layout.
+#[derive(Clone, Copy)]
+pub struct FragA<E: MmaInput> {
+    registers: [u32; 4],
+    _element: PhantomData<E>,
+}
+
+/// The calling lane's share of a 16 × 8 B operand (`k` rows, `n` columns; PTX's `.col`
+/// operand): 4 elements.
+#[derive(Clone, Copy)]
+pub struct FragB<E: MmaInput> {
+    registers: [u32; 2],
+    _element: PhantomData<E>,
+}
+
+/// The calling lane's share of a 16 × 8 tile of `f32` accumulators: 4 values.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FragC {
+    values: [f32; 4],
+}
+
+impl<E: MmaInput> FragA<E> {
+    /// The lane's 8 elements, each `element(row, col)` at its position in the 16 × 16 tile
+    /// ([`positions`](Self::positions)).
+    #[inline]
+    pub fn from_fn(mut element: impl FnMut(usize, usize) -> E) -> Self {
+        let lane = lane();
+        let mut at = |i| {
+            let (r, c) = layout::a_position(lane, i);
+            element(r, c)
+        };
+        FragA {
+            registers: [
+                pack(at(0), at(1)),
+                pack(at(2), at(3)),
+                pack(at(4), at(5)),
+                pack(at(6), at(7)),
+            ],
+            _element: PhantomData,
+        }
+    }
+
+    /// The `(row, col)` of the lane's elements in the tile, in order.
+    #[inline]
+    pub fn positions() -> [(usize, usize); 8] {
+        let lane = lane();
+        core::array::from_fn(|i| layout::a_position(lane, i))
+    }
+
+    /// The lane's element `i` (0..8), at `positions()[i]`.
+    #[inline]
+    pub fn get(&self, i: usize) -> E {
+        unpack(&self.registers, i)
+    }
+}
+
+impl<E: MmaInput> FragB<E> {
+    /// The lane's 4 elements, each `element(k, n)` at its position in the 16 × 8 tile
+    /// ([`positions`](Self::positions)).
+    #[inline]
+    pub fn from_fn(mut element: impl FnMut(usize, usize) -> E) -> Self {
+        let lane = lane();
+        let mut at = |i| {
+            let (k, n) = layout::b_position(lane, i);
+            element(k, n)
+        };
+        FragB {
+            registers: [pack(at(0), at(1)), pack(at(2), at(3))],
+            _element: PhantomData,
+        }
+    }
+
+    /// The `(k, n)` of the lane's elements in the tile, in order.
+    #[inline]
+    pub fn positions() -> [(usize, usize); 4] {
+        let lane = lane();
+        core::array::from_fn(|i| layout::b_position(lane, i))
+    }
+
+    /// The lane's element `i` (0..4), at `positions()[i]`.
+    #[inline]
+    pub fn get(&self, i: usize) -> E {
+        unpack(&self.registers, i)
+    }
+}
+
+impl FragC {
+    /// Accumulators of 0.0.
+    #[inline]
+    pub fn zero() -> Self {
+        FragC { values: [0.0; 4] }
+    }
+
+    /// The lane's 4 accumulators, each `value(row, col)` at its position in the 16 × 8 tile.
+    #[inline]
+    pub fn from_fn(mut value: impl FnMut(usize, usize) -> f32) -> Self {
+        let lane = lane();
+        FragC {
+            values: core::array::from_fn(|i| {
+                let (r, c) = layout::c_position(lane, i);
+                value(r, c)
+            }),
+        }
+    }
+
+    /// The `(row, col)` of the lane's accumulators in the tile, in order.
+    #[inline]
+    pub fn positions() -> [(usize, usize); 4] {
+        let lane = lane();
+        core::array::from_fn(|i| layout::c_position(lane, i))
+    }
+
+    /// The lane's accumulators, at `positions()`.
+    #[inline]
+    pub fn values(&self) -> [f32; 4] {
+        self.values
+    }
+
+    /// Calls `f` with each accumulator's `(row, col)` and value.
+    #[inline]
+    pub fn for_each(&self, mut f: impl FnMut((usize, usize), f32)) {
+        for (at, value) in Self::positions().into_iter().zip(self.values) {
+            f(at, value);
+        }
+    }
+
+    /// Each accumulator replaced by `f((row, col), value)`: a scale, a bias, a mask, an
+    /// activation on the tile.
+    #[inline]
+    pub fn map(self, mut f: impl FnMut((usize, usize), f32) -> f32) -> Self {
+        let positions = Self::positions();
+        FragC {
+            values: core::array::from_fn(|i| f(positions[i], self.values[i])),
+        }
+    }
+}
+
+/// `a · b + c` for the warp's 16 × 16 by 16 × 8 tiles (`mma.sync.aligned.m16n8k16.row.col`,
+/// `f32` accumulation): a warp collective, which every lane of the warp calls together with its
+/// fragments.
+///
+/// # Panics
+/// In a block whose thread count is not a multiple of 32 (its last warp lacks lanes).
+#[track_caller]
+#[inline]
+pub fn mma<E: MmaInput>(a: &FragA<E>, b: &FragB<E>, c: FragC) -> FragC {
+    crate::warp::collective::warp_collective();
+    require_whole_warps();
+    FragC {
+        values: E::mma_m16n8k16(a.registers, b.registers, c.values),
+    }
+}

@@ -1,0 +1,208 @@
+//! Tensor-core fragments and `mma` on the CPU emulator: whole warps multiplying tiles built
+//! lane by lane and loaded from shared tiles with `ldmatrix`, against a plain matrix product.
+//! The fragment layouts are written here again from the PTX ISA's figures, independently of
+//! the library's.
+
+use oxide::mma::{FragA, FragB, FragC, Vec8, mma};
+use oxide::prelude::*;
+
+/// `(row, col)` of accumulator `i` of lane `lane` (PTX ISA, m16n8k16 C/D fragment).
+fn c_at(lane: usize, i: usize) -> (usize, usize) {
+    let row = lane / 4 + if i >= 2 { 8 } else { 0 };
+    (row, (lane % 4) * 2 + (i & 1))
+}
+
+/// Row-major `m × k` times row-major `k × n`, in f64, plus `c`.
+fn product(a: &[bf16], b: &[bf16], c: &[f32], (m, n, k): (usize, usize, usize)) -> Vec<f64> {
+    (0..m * n)
+        .map(|e| {
+            let (i, j) = (e / n, e % n);
+            f64::from(c[e])
+                + (0..k)
+                    .map(|p| a[i * k + p].to_f64() * b[p * n + j].to_f64())
+                    .sum::<f64>()
+        })
+        .collect()
+}
+
+/// Small integers (exact in bf16, in their products and in their sums) or, with `spread`,
+/// values over several binades.
+fn values(len: usize, seed: u32, spread: bool) -> Vec<bf16> {
+    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            let small = (x % 9) as f32 - 4.0;
+            bf16::from_f32(if spread {
+                small * (1.0 + (x >> 8) as f32 / 16_777_216.0) * 2f32.powi((x >> 4) as i32 % 7 - 3)
+            } else {
+                small
+            })
+        })
+        .collect()
+}
+
+/// One warp: `c + a · b` for a 16 × 16 A and a 16 × 8 B (both row-major in global memory),
+/// the fragments built element by element.
+#[kernel(block = "32")]
+pub fn mma_from_fn(a: &[bf16], b: &[bf16], c: &[f32], mut out: DisjointSlice<[f32; 4]>) {
+    let fa = FragA::from_fn(|r, col| a[r * 16 + col]);
+    let fb = FragB::from_fn(|k, n| b[k * 8 + n]);
+    let acc = FragC::from_fn(|r, col| c[r * 8 + col]);
+    let d = mma(&fa, &fb, acc);
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = d.values();
+    }
+}
+
+fn run_from_fn(spread: bool) -> (Vec<[f32; 4]>, Vec<f64>) {
+    let (a, b) = (values(256, 1, spread), values(128, 2, spread));
+    let c: Vec<f32> = (0..128).map(|i| (i % 5) as f32 - 2.0).collect();
+    let mut out = vec![[f32::NAN; 4]; 32];
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    mma_from_fn::emulate(&cfg, &a, &b, &c, &mut out).unwrap();
+    (out, product(&a, &b, &c, (16, 8, 16)))
+}
+
+#[test]
+fn integer_tiles_multiply_exactly() {
+    let (out, expected) = run_from_fn(false);
+    for (lane, values) in out.iter().enumerate() {
+        for (i, &v) in values.iter().enumerate() {
+            let (r, col) = c_at(lane, i);
+            assert_eq!(
+                f64::from(v),
+                expected[r * 8 + col],
+                "lane {lane}, element {i}"
+            );
+        }
+    }
+}
+
+#[test]
+fn spread_tiles_round_once() {
+    let (out, expected) = run_from_fn(true);
+    for (lane, values) in out.iter().enumerate() {
+        for (i, &v) in values.iter().enumerate() {
+            let (r, col) = c_at(lane, i);
+            assert_eq!(v, expected[r * 8 + col] as f32, "lane {lane}, element {i}");
+        }
+    }
+}
+
+/// Two warps, each multiplying a 16 × 16 A by a 16 × 16 B into 16 × 16 (two `n8` tiles), all
+/// from shared tiles through `ldmatrix`: A row-major, B both `k`-major (`load_k_rows_pair`) and
+/// `n`-major from its transpose (`load_n_rows`); the two products must agree. Warp `w` takes
+/// the A tile `w` rows down.
+#[kernel(block = "64")]
+pub fn mma_from_shared(
+    a: &[bf16],
+    b: &[bf16],
+    mut out: DisjointSlice<[f32; 8]>,
+    mut out_t: DisjointSlice<[f32; 8]>,
+    a_tile: Shared<[[Vec8<bf16>; 3]; 32]>,
+    b_tile: Shared<[[Vec8<bf16>; 3]; 16]>,
+    bt_tile: Shared<[[Vec8<bf16>; 3]; 16]>,
+) {
+    // One padding chunk per row (column chunk 2), as a bank-conflict-free tile has.
+    let chunk = |m: &[bf16], width: usize, r: usize, c: usize| {
+        Vec8(core::array::from_fn(|e| {
+            if c < 2 {
+                m[r * width + 8 * c + e]
+            } else {
+                bf16::ZERO
+            }
+        }))
+    };
+    let a_tile = a_tile.init(|(r, c)| chunk(a, 16, r, c)).sync();
+    let b_tile = b_tile.init(|(k, c)| chunk(b, 16, k, c)).sync();
+    let bt_tile = bt_tile
+        .init(|(n, c)| {
+            Vec8(core::array::from_fn(|e| {
+                if c < 2 {
+                    b[(8 * c + e) * 16 + n]
+                } else {
+                    bf16::ZERO
+                }
+            }))
+        })
+        .sync();
+    let warp = oxide::warp::warp_in_block() as usize;
+    let fa = FragA::load(&a_tile, 16 * warp, 0);
+    let [b0, b1] = FragB::load_k_rows_pair(&b_tile, 0, 0);
+    let d0 = mma(&fa, &b0, FragC::zero());
+    let d1 = mma(&fa, &b1, FragC::zero());
+    let t0 = mma(&fa, &FragB::load_n_rows(&bt_tile, 0, 0), FragC::zero());
+    let t1 = mma(&fa, &FragB::load_n_rows(&bt_tile, 8, 0), FragC::zero());
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(o) = out.get_mut(idx) {
+        let (x, y) = (d0.values(), d1.values());
+        *o = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+    }
+    let (x, y) = (t0.values(), t1.values());
+    // SAFETY: element `i` is this thread's own (the index of its `ThreadIndex`), as in
+    // `get_mut`, which the first output already took.
+    let o = unsafe { out_t.get_unchecked_mut(i) };
+    *o = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+}
+
+#[test]
+fn ldmatrix_tiles_multiply_as_the_plain_product() {
+    let (a, b) = (values(32 * 16, 3, false), values(16 * 16, 4, false));
+    let mut out = vec![[f32::NAN; 8]; 64];
+    let mut out_t = vec![[f32::NAN; 8]; 64];
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    mma_from_shared::emulate(&cfg, &a, &b, &mut out, &mut out_t).unwrap();
+    let expected = product(&a, &b, &[0.0; 32 * 16], (32, 16, 16));
+    for (thread, (values, values_t)) in out.iter().zip(&out_t).enumerate() {
+        let (warp, lane) = (thread / 32, thread % 32);
+        for i in 0..8 {
+            let (r, col) = c_at(lane, i % 4);
+            let (r, col) = (16 * warp + r, col + 8 * (i / 4));
+            let want = expected[r * 16 + col];
+            assert_eq!(f64::from(values[i]), want, "thread {thread}, element {i}");
+            assert_eq!(
+                f64::from(values_t[i]),
+                want,
+                "Bᵀ: thread {thread}, element {i}"
+            );
+        }
+    }
+}
+
+/// A block of 48 threads has a warp of 16 lanes: the collective refuses to run there.
+#[kernel]
+pub fn mma_in_a_partial_warp(mut out: DisjointSlice<[f32; 4]>) {
+    let one = bf16::ONE;
+    let d = mma(
+        &FragA::from_fn(|_, _| one),
+        &FragB::from_fn(|_, _| one),
+        FragC::zero(),
+    );
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = d.values();
+    }
+}
+
+#[test]
+fn a_partial_warp_is_a_kernel_failure() {
+    let mut out = vec![[0.0; 4]; 48];
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (48, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let e = mma_in_a_partial_warp::emulate(&cfg, &mut out).unwrap_err();
+    assert!(e.to_string().contains("whole warps"), "{e}");
+}
