@@ -60,6 +60,7 @@ pub mod shared_safe;
 pub mod statics;
 pub mod std_overflow;
 pub mod strict_float;
+pub mod tensor;
 pub mod warp_safe;
 pub mod warp_shared;
 
@@ -87,5 +88,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(math::cases());
     all.extend(debug::cases());
     all.extend(derived::cases());
+    all.extend(tensor::all_cases());
     all
 }

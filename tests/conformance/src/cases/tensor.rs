@@ -1,0 +1,208 @@
+//! Tensor cores and their element types: conversions to `bf16` and `f16` (the GPU's `cvt`
+//! against the CPU's rounding, NaNs and ties included), and warp-level `mma` from fragments
+//! built lane by lane and from shared tiles through `ldmatrix`. The MMA inputs are small
+//! integers, whose products and sums every accumulation order gives exactly, so the GPU and
+//! the emulator agree bit for bit.
+
+use oxide::emulate::KernelFailure;
+use oxide::host::{DeviceBuffer, Error, Gpu};
+use oxide::mma::{FragA, FragB, FragC, Vec8, mma};
+use oxide::prelude::*;
+
+use crate::harness::{Case, Check, KernelCase};
+
+map_cases! {
+    /// `f32` bits (any: NaNs, infinities, subnormals, ties) rounded to `bf16` (low half) and
+    /// `f16` (high half).
+    round_to_16_bit_floats(Check::Exact) |x| -> u32 {
+        let f = f32::from_bits(x as u32);
+        u32::from(bf16::from_f32(f).to_bits()) | u32::from(oxide::f16::from_f32(f).to_bits()) << 16
+    }
+    /// Every `f16` bit pattern widened to `f32` (NaNs compared as NaNs).
+    widen_f16(Check::Ulp(0)) |x| -> f32 {
+        oxide::f16::from_bits(x as u16).to_f32()
+    }
+    /// `bf16` arithmetic, each operation rounded once.
+    bf16_arithmetic(Check::Exact) |x| -> u16 {
+        let (a, b) = (bf16::from_bits(x as u16), bf16::from_bits((x >> 16) as u16));
+        let c = bf16::from_bits((x >> 32) as u16);
+        (a * b + c / bf16::from_f32(3.0) - a).to_bits()
+    }
+}
+
+/// Threads per block: four whole warps.
+const BLOCK: usize = 128;
+const WARP: usize = 32;
+
+fn config(n: usize) -> LaunchConfig {
+    LaunchConfig::for_num_elems(n, BLOCK as u32).expect("a valid launch shape")
+}
+
+/// A small integer in `-4..=4` from bits `salt..` of input `i` (a stand-in past the end).
+fn small(input: &[u64], i: usize, salt: u32) -> f32 {
+    let v = input
+        .get(i)
+        .copied()
+        .unwrap_or(0x9e37_79b9_7f4a_7c15 ^ i as u64);
+    ((v >> salt) % 9) as f32 - 4.0
+}
+
+/// Element `(r, c)` of warp `base`'s A (16 × 16) and `(k, n)` of its B (16 × 8), and its C.
+fn a_of(input: &[u64], base: usize, r: usize, c: usize) -> f32 {
+    small(input, base + (3 * r + c) % WARP, (r + c) as u32 % 5)
+}
+fn b_of(input: &[u64], base: usize, k: usize, n: usize) -> f32 {
+    small(input, base + (k + 5 * n) % WARP, 8 + (k as u32) % 3)
+}
+fn c_of(input: &[u64], base: usize, r: usize, c: usize) -> f32 {
+    small(input, base + (r + 7 * c) % WARP, 20)
+}
+
+/// The four accumulators of one lane as the bits of a `u128` (element `i` in bits `32i..`).
+fn pack(values: [f32; 4]) -> u128 {
+    values
+        .iter()
+        .enumerate()
+        .fold(0, |acc, (i, v)| acc | u128::from(v.to_bits()) << (32 * i))
+}
+
+/// `(row, col)` of accumulator `i` of lane `lane`: the PTX ISA's m16n8k16 C layout, written
+/// here apart from the library's.
+fn c_at(lane: usize, i: usize) -> (usize, usize) {
+    (lane / 4 + 8 * (i / 2), 2 * (lane % 4) + i % 2)
+}
+
+/// Each warp: `C + A · B` for a bf16 A and B and an f32 C from its threads' inputs, the
+/// fragments built element by element.
+#[kernel]
+pub fn mma_bf16_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = FragA::from_fn(|r, c| bf16::from_f32(a_of(input, base, r, c)));
+    let b = FragB::from_fn(|k, n| bf16::from_f32(b_of(input, base, k, n)));
+    let c = FragC::from_fn(|r, col| c_of(input, base, r, col));
+    let d = mma(&a, &b, c);
+    if let Some(o) = out.get_mut(idx) {
+        *o = pack(d.values());
+    }
+}
+
+/// As `mma_bf16_fragments`, in `f16`, and the accumulators mapped by position afterwards.
+#[kernel]
+pub fn mma_f16_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = FragA::from_fn(|r, c| oxide::f16::from_f32(a_of(input, base, r, c)));
+    let b = FragB::from_fn(|k, n| oxide::f16::from_f32(b_of(input, base, k, n)));
+    let d = mma(&a, &b, FragC::zero()).map(|(r, c), v| v * (r + 2 * c) as f32);
+    if let Some(o) = out.get_mut(idx) {
+        *o = pack(d.values());
+    }
+}
+
+fn fragments_reference(input: &[u64], with_c: bool) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            pack(core::array::from_fn(|e| {
+                let (r, col) = c_at(lane, e);
+                let sum: f32 = (0..16)
+                    .map(|k| a_of(input, base, r, k) * b_of(input, base, k, col))
+                    .sum();
+                if with_c {
+                    sum + c_of(input, base, r, col)
+                } else {
+                    sum * (r + 2 * col) as f32
+                }
+            }))
+        })
+        .collect()
+}
+
+/// A block's four warps share a 64 × 16 A tile and a 16 × 16 B tile in shared memory (rows of
+/// two chunks and a padding chunk), from the block's inputs: warp `w` multiplies rows
+/// `16w..16w + 16` by both `n8` halves of B (`ldmatrix.x4` for A, `.x4.trans` for B) and adds
+/// the product by Bᵀ's rows (`ldmatrix.x2`), which must be the same.
+#[kernel]
+pub fn mma_ldmatrix_tiles(
+    input: &[u64],
+    mut out: DisjointSlice<u128>,
+    a_tile: Shared<[[Vec8<bf16>; 3]; 64]>,
+    b_tile: Shared<[[Vec8<bf16>; 3]; 16]>,
+) {
+    let idx = ThreadIndex::linear();
+    let first = idx.get() - thread::thread_idx_x() as usize;
+    let a_value = |r: usize, c: usize| small(input, first + (5 * r + c) % BLOCK, (r % 4) as u32);
+    let b_value = |k: usize, n: usize| small(input, first + (k + 9 * n) % BLOCK, 12);
+    let a_tile = a_tile.init(|(r, c)| chunk(a_value, r, c)).sync();
+    let b_tile = b_tile.init(|(k, c)| chunk(b_value, k, c)).sync();
+    let w = oxide::warp::warp_in_block() as usize;
+    let a = FragA::load(&a_tile, 16 * w, 0);
+    let [b0, b1] = FragB::load_k_rows_pair(&b_tile, 0, 0);
+    let half = if w % 2 == 0 { b0 } else { b1 };
+    let d = mma(&a, &half, FragC::zero());
+    let bt = FragB::from_fn(|k, n| bf16::from_f32(b_value(k, n + 8 * (w % 2))));
+    let d = mma(&a, &bt, d);
+    if let Some(o) = out.get_mut(idx) {
+        *o = pack(d.values());
+    }
+}
+
+/// Chunk `c` of row `r` of a tile of two chunks a row (`value(row, col)`) and a padding one.
+fn chunk(value: impl Fn(usize, usize) -> f32, r: usize, c: usize) -> Vec8<bf16> {
+    Vec8(core::array::from_fn(|e| {
+        bf16::from_f32(if c < 2 { value(r, 8 * c + e) } else { 0.0 })
+    }))
+}
+
+fn ldmatrix_reference(input: &[u64]) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let first = i / BLOCK * BLOCK;
+            let (w, lane) = ((i - first) / WARP, i % WARP);
+            let a_value =
+                |r: usize, c: usize| small(input, first + (5 * r + c) % BLOCK, (r % 4) as u32);
+            let b_value = |k: usize, n: usize| small(input, first + (k + 9 * n) % BLOCK, 12);
+            pack(core::array::from_fn(|e| {
+                let (r, col) = c_at(lane, e);
+                let (r, col) = (16 * w + r, col + 8 * (w % 2));
+                2.0 * (0..16)
+                    .map(|k| a_value(r, k) * b_value(k, col))
+                    .sum::<f32>()
+            }))
+        })
+        .collect()
+}
+
+macro_rules! tile_case {
+    ($name:ident, $reference:expr) => {
+        Box::new(KernelCase::<u128> {
+            name: stringify!($name),
+            check: Check::Exact,
+            reference: $reference,
+            launch: |gpu: &Gpu,
+                     _,
+                     input: &DeviceBuffer<u64>,
+                     out: &mut DeviceBuffer<u128>|
+             -> Result<(), Error> {
+                $name::launch(gpu, config(input.len()), input, out)
+            },
+            emulate: |_, input: &[u64], out: &mut [u128]| -> Result<(), KernelFailure> {
+                $name::emulate(&config(input.len()), input, out)
+            },
+        }) as Box<dyn Case>
+    };
+}
+
+/// The map cases and the tile cases.
+pub fn all_cases() -> Vec<Box<dyn Case>> {
+    let mut all = cases();
+    all.push(tile_case!(mma_bf16_fragments, |input| fragments_reference(
+        input, true
+    )));
+    all.push(tile_case!(mma_f16_fragments, |input| fragments_reference(
+        input, false
+    )));
+    all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
+    all
+}
