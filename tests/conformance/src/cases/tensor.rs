@@ -139,7 +139,7 @@ pub fn mma_ldmatrix_tiles(
     let w = oxide::warp::warp_in_block() as usize;
     let a = FragA::load(&a_tile, 16 * w, 0);
     let [b0, b1] = FragB::load_k_rows_pair(&b_tile, 0, 0);
-    let half = if w % 2 == 0 { b0 } else { b1 };
+    let half = if w.is_multiple_of(2) { b0 } else { b1 };
     let d = mma(&a, &half, FragC::zero());
     let bt = FragB::from_fn(|k, n| bf16::from_f32(b_value(k, n + 8 * (w % 2))));
     let d = mma(&a, &bt, d);
