@@ -412,8 +412,15 @@ impl ToLLVMDialect for InlineAsmOp {
         // control-dependent on more values than it is (sink a warp's `mma.sync` or `ldmatrix`
         // into a branch that some lanes skip), which would leave the instruction's other
         // lanes out.
-        let mut attrs = pliron_llvm::llvm_attrs::LlvmAttributesAttr::new();
-        attrs.set("convergent", pliron_llvm::llvm_attrs::LlvmAttrValue::Unit);
+        use pliron_llvm::llvm_attrs::{LlvmAttrValue, LlvmAttributesAttr};
+        let mut attrs = LlvmAttributesAttr::new();
+        attrs.set("convergent", LlvmAttrValue::Unit);
+        // And, as clang's, one that neither has side effects nor clobbers memory touches none
+        // (`memory(none)`, LLVM's `readnone`): a conversion or an `mma.sync` then moves, merges
+        // and hoists like arithmetic instead of fencing every load and store around it.
+        if !self.has_side_effects(ctx) && !self.constraints(ctx).contains("~{memory}") {
+            attrs.set("memory", LlvmAttrValue::Int(0));
+        }
         asm.set_attr_llvm_inline_asm_attrs(ctx, attrs);
         rw.insert_op(ctx, &asm);
         replace_or_erase(ctx, rw, self, &asm);

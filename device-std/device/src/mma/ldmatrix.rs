@@ -80,38 +80,42 @@ fn ldmatrix_on_the_cpu<const N: usize>(row: *const u8, transposed: bool) -> [u32
     })
 }
 
-/// The address of chunk `(row, chunk)` of `tile`, checked inside it.
-#[track_caller]
+/// The address of chunk `(row + dr, chunk + dc)` of `tile`, and whether that chunk is in the
+/// tile. Outside it, the address of the tile's first chunk instead: the warp's `ldmatrix` then
+/// still runs with every lane and reads only the tile, and the caller panics after it
+/// ([`require_inside`]), rather than leave the instruction with lanes missing.
 #[inline]
 fn chunk_address<E, const C: usize, const R: usize>(
     tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
-    row: usize,
-    chunk: usize,
-) -> *const u8
+    (row, dr): (usize, usize),
+    (chunk, dc): (usize, usize),
+) -> (*const u8, bool)
 where
     E: MmaInput + Send + Sync,
 {
-    let rows: &[[Vec8<E>; C]; R] = tile;
-    let Some(chunk) = rows.get(row).and_then(|r| r.get(chunk)) else {
-        panic!("a fragment load reaches outside its shared tile");
+    const {
+        assert!(
+            R > 0 && C > 0,
+            "a shared tile for fragment loads has rows and chunks"
+        )
     };
-    (chunk as *const Vec8<E>)
-        .cast::<u8>()
-        .expose_provenance_ptr()
+    let rows: &[[Vec8<E>; C]; R] = tile;
+    let at = row
+        .checked_add(dr)
+        .zip(chunk.checked_add(dc))
+        .and_then(|(r, c)| rows.get(r)?.get(c));
+    let inside = at.is_some();
+    let at: *const Vec8<E> = at.unwrap_or(&rows[0][0]);
+    let at = at.cast::<u8>();
+    let _ = at.expose_provenance();
+    (at, inside)
 }
 
-/// `p` with its address exposed, so that the CPU's `ldmatrix` may read it back from the warp's
-/// exchange.
-trait ExposeProvenance {
-    fn expose_provenance_ptr(self) -> Self;
-}
-
-impl ExposeProvenance for *const u8 {
-    #[inline]
-    fn expose_provenance_ptr(self) -> Self {
-        let _ = self.expose_provenance();
-        self
-    }
+/// Panics, after the warp's `ldmatrix`, where this lane named a chunk outside the tile.
+#[track_caller]
+#[inline]
+fn require_inside(inside: bool) {
+    assert!(inside, "a fragment load reaches outside its shared tile");
 }
 
 impl<E: MmaInput + Send + Sync> FragA<E> {
@@ -131,9 +135,11 @@ impl<E: MmaInput + Send + Sync> FragA<E> {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let address = chunk_address(tile, row + lane % 16, chunk + lane / 16);
+        let (address, inside) = chunk_address(tile, (row, lane % 16), (chunk, lane / 16));
+        let registers = ldmatrix_x4(address);
+        require_inside(inside);
         FragA {
-            registers: ldmatrix_x4(address),
+            registers,
             _element: PhantomData,
         }
     }
@@ -156,9 +162,11 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let address = chunk_address(tile, k + lane % 16, chunk);
+        let (address, inside) = chunk_address(tile, (k, lane % 16), (chunk, 0));
+        let registers = ldmatrix_x2_trans(address);
+        require_inside(inside);
         FragB {
-            registers: ldmatrix_x2_trans(address),
+            registers,
             _element: PhantomData,
         }
     }
@@ -179,9 +187,11 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let address = chunk_address(tile, n + lane % 8, chunk + (lane / 8) % 2);
+        let (address, inside) = chunk_address(tile, (n, lane % 8), (chunk, (lane / 8) % 2));
+        let registers = ldmatrix_x2(address);
+        require_inside(inside);
         FragB {
-            registers: ldmatrix_x2(address),
+            registers,
             _element: PhantomData,
         }
     }
@@ -202,8 +212,9 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let address = chunk_address(tile, k + lane % 16, chunk + lane / 16);
+        let (address, inside) = chunk_address(tile, (k, lane % 16), (chunk, lane / 16));
         let [r0, r1, r2, r3] = ldmatrix_x4_trans(address);
+        require_inside(inside);
         [
             FragB {
                 registers: [r0, r1],

@@ -49,18 +49,17 @@ mod ldmatrix;
 pub use ldmatrix::Vec8;
 
 mod sealed {
-    pub trait Sealed {}
+    /// The element's operations, in a trait that code outside this module cannot name, so
+    /// cannot call: the raw `mma.sync` here has none of [`super::mma`]'s checks.
+    pub trait Sealed {
+        fn to_bits16(self) -> u16;
+        fn from_bits16(bits: u16) -> Self;
+        fn mma_m16n8k16(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
+    }
 }
 
 /// An element type of the `m16n8k16` tensor-core operands: [`bf16`] or [`f16`].
-pub trait MmaInput: Copy + sealed::Sealed + 'static {
-    #[doc(hidden)]
-    fn to_bits16(self) -> u16;
-    #[doc(hidden)]
-    fn from_bits16(bits: u16) -> Self;
-    #[doc(hidden)]
-    fn mma_m16n8k16(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
-}
+pub trait MmaInput: Copy + sealed::Sealed + 'static {}
 
 /// `mma.sync` for bf16 operands and f32 accumulators; the body is the CPU's.
 #[oxide_gpu::ptx(
@@ -112,8 +111,8 @@ fn mma_f16(
 
 macro_rules! mma_inputs {
     ($($t:ty => $mma:ident;)*) => {$(
-        impl sealed::Sealed for $t {}
-        impl MmaInput for $t {
+        impl MmaInput for $t {}
+        impl sealed::Sealed for $t {
             #[inline]
             fn to_bits16(self) -> u16 {
                 self.to_bits()
