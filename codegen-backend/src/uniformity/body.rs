@@ -83,6 +83,8 @@ pub(super) struct FnAnalysis<'x, 'r, 'tcx> {
     /// The thread-private locations each block may write.
     written: IndexVec<BasicBlock, BTreeSet<Loc>>,
     sites: FxIndexMap<BasicBlock, Site>,
+    /// Calls that only some of the threads return from: the call's block, why, and the call.
+    partial_returns: FxIndexMap<BasicBlock, (CauseId, Span)>,
     /// The span of the statement being analysed (for causes), and its source scope.
     span: Span,
     scope: mir::SourceScope,
@@ -120,10 +122,16 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 live
             })
             .collect();
+        // `Unreachable` counts as a return for the control flow: no thread executes it (it
+        // follows an exhaustive `match`), so it must not read as a thread that stays behind.
         let returns: Vec<bool> = blocks
             .iter_enumerated()
             .map(|(bb, data)| {
-                !left_out[bb] && matches!(data.terminator().kind, TerminatorKind::Return)
+                !left_out[bb]
+                    && matches!(
+                        data.terminator().kind,
+                        TerminatorKind::Return | TerminatorKind::Unreachable
+                    )
             })
             .collect();
         let cfg = Cfg::new(
@@ -153,6 +161,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             regions: FxHashMap::default(),
             written: IndexVec::from_elem_n(BTreeSet::new(), blocks.len()),
             sites: FxIndexMap::default(),
+            partial_returns: FxIndexMap::default(),
             span: body.span,
             scope: mir::OUTERMOST_SOURCE_SCOPE,
         };
@@ -278,6 +287,19 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                     closest = Some((size, cause, condition));
                 }
             }
+            // After a call that only some threads return from, every node it reaches runs
+            // without the others (the closest branch, if any, is named first).
+            if closest.is_none() {
+                for (&call, &(cause, call_span)) in &self.partial_returns {
+                    if kind == SyncKind::WarpCollective && cause.is_warp_uniform() {
+                        continue;
+                    }
+                    if self.cfg.reaches_from_successors(call.index(), bb.index()) {
+                        closest = Some((0, cause, call_span));
+                        break;
+                    }
+                }
+            }
             if let Some((_, cause, condition)) = closest {
                 self.an
                     .report(span, callee, barrier_in, kind, condition, cause);
@@ -307,6 +329,7 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
         };
         let written: BTreeSet<Loc> = self.written.iter().flatten().copied().collect();
         Summary {
+            partial_return: self.partial_return(),
             ret: escape(&exit.locals[mir::RETURN_PLACE.index()].flat()),
             callers: exit.callers.iter().map(escape).collect(),
             written: (0..ctx.callers.len())
@@ -314,6 +337,30 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 .collect(),
         }
     }
+    /// Why only some of the threads entering may return: a divergent branch whose region
+    /// holds a reached node from which no return is reachable (an endless loop that only some
+    /// threads enter), or a reached call that only some threads return from.
+    fn partial_return(&self) -> Option<CauseId> {
+        let returns = self.cfg.reaches_a_return();
+        for (branch, (cause, _)) in &self.divergent {
+            let region = self
+                .regions
+                .get(branch)
+                .cloned()
+                .unwrap_or_else(|| self.cfg.region(branch.index()));
+            let stuck = region.iter().enumerate().any(|(v, &inside)| {
+                inside && !returns[v] && self.ins[BasicBlock::from_usize(v)].is_some()
+            });
+            if stuck {
+                return Some(*cause);
+            }
+        }
+        self.partial_returns
+            .iter()
+            .find(|(bb, _)| self.ins[**bb].is_some())
+            .map(|(_, (cause, _))| *cause)
+    }
+
     fn terminator(
         &mut self,
         bb: BasicBlock,
@@ -586,6 +633,10 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 state.join_into(*loc, &value);
                 written.insert(*loc);
             }
+        }
+        if let Some(cause) = summary.partial_return {
+            let cause = self.an.cause_of_partial_return(cause, callee, self.span);
+            self.partial_returns.insert(bb, (cause, self.span));
         }
         let mut result = to_caller(&summary.ret);
         if let Some(cause) = result.div {

@@ -15,6 +15,8 @@ pub(crate) struct Cfg {
     /// Successors of each node, then of the virtual exit (none). A return, a dead end and the
     /// header of a loop that never exits get an edge to the exit.
     succs: Vec<Vec<Node>>,
+    /// Whether each node can reach a return along real edges (not a loop's virtual exit).
+    reaches_return: Vec<bool>,
     /// Immediate post-dominator of each node; `None` for nodes the entry does not reach (and
     /// for the exit).
     ipdom: Vec<Option<Node>>,
@@ -37,6 +39,13 @@ impl Cfg {
             .collect();
         succs.push(Vec::new());
         let reachable = forward_reachable(&succs, 0);
+        let mut real = succs.clone();
+        for node in 0..n {
+            if reachable[node] && returns[node] {
+                real[node].push(exit);
+            }
+        }
+        let reaches_return = reaches_exit(&real, exit);
         for node in 0..n {
             if reachable[node] && (returns[node] || succs[node].is_empty()) {
                 succs[node].push(exit);
@@ -54,7 +63,32 @@ impl Cfg {
             succs[stuck].push(exit);
         }
         let ipdom = post_dominators(&succs, exit, &reachable);
-        Cfg { succs, ipdom }
+        Cfg {
+            succs,
+            reaches_return,
+            ipdom,
+        }
+    }
+
+    /// Whether each node can reach a return (a node of an endless loop cannot; a dead end,
+    /// which only panics, counts as leaving the kernel, not as returning). Excludes the exit.
+    pub(crate) fn reaches_a_return(&self) -> &[bool] {
+        &self.reaches_return[..self.exit()]
+    }
+
+    /// Whether `to` is reachable from a successor of `from` (`from` itself only around a loop).
+    pub(crate) fn reaches_from_successors(&self, from: Node, to: Node) -> bool {
+        let mut seen = vec![false; self.succs.len()];
+        let mut stack = self.succs[from].clone();
+        while let Some(v) = stack.pop() {
+            if v == to {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[v], true) {
+                stack.extend(self.succs[v].iter().copied());
+            }
+        }
+        false
     }
 
     /// The virtual exit.

@@ -62,6 +62,10 @@ struct Summary {
     /// The final contents of each context location, where `written`.
     callers: Vec<Abs>,
     written: Vec<bool>,
+    /// Why only some of the threads that call it may return (an endless loop under a
+    /// divergent condition, in it or in a function it calls): after such a call, the caller
+    /// runs on with only those threads, as after a divergent early `return`.
+    partial_return: Option<CauseId>,
 }
 
 impl Summary {
@@ -71,6 +75,7 @@ impl Summary {
             ret: Abs::uniform(),
             callers: ctx.callers.clone(),
             written: vec![false; ctx.callers.len()],
+            partial_return: None,
         }
     }
 }
@@ -191,6 +196,24 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
         self.cause_of(what, call, warp)
     }
 
+    /// Why only some threads come back from a call of `callee` at `call`, in the caller's
+    /// terms: `cause` is the callee's reason.
+    fn cause_of_partial_return(
+        &mut self,
+        cause: CauseId,
+        callee: Instance<'tcx>,
+        call: Span,
+    ) -> CauseId {
+        let inner = &self.causes[cause.index()];
+        let warp = inner.warp;
+        let what = format!(
+            "`{}()`, which some threads may never return from: it loops forever on a condition that depends on {}",
+            body::callee_name(self.tcx, callee),
+            inner.what
+        );
+        self.cause_of(what, call, warp)
+    }
+
     /// What a call of `instance` in `ctx` does; analyses it (once per context).
     fn summary(&mut self, instance: Instance<'tcx>, ctx: Context, span: Span) -> Summary {
         let key = (instance, ctx);
@@ -223,6 +246,7 @@ impl<'r, 'tcx> Analysis<'r, 'tcx> {
             ret: everything.clone(),
             callers: vec![everything; ctx.callers.len()],
             written: vec![true; ctx.callers.len()],
+            partial_return: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! The fragment layouts are written here again from the PTX ISA's figures, independently of
 //! the library's.
 
-use oxide::mma::{FragA, FragB, FragC, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
 use oxide::prelude::*;
 
 /// `(row, col)` of accumulator `i` of lane `lane` (PTX ISA, m16n8k16 C/D fragment).
@@ -205,4 +205,151 @@ fn a_partial_warp_is_a_kernel_failure() {
     };
     let e = mma_in_a_partial_warp::emulate(&cfg, &mut out).unwrap_err();
     assert!(e.to_string().contains("whole warps"), "{e}");
+}
+
+/// A stage's slice of A (64 rows of 16 elements) and of B (16 rows of 16), each row padded by
+/// one chunk.
+type ATile = [[Vec8<bf16>; 3]; 64];
+type BTile = [[Vec8<bf16>; 3]; 16];
+
+/// C = A · B for row-major bf16 A (`m × k`) and B (`k × n`), through a three-stage `cp.async`
+/// pipeline: a block of four warps computes a 64 × 16 tile of C, warp `w` rows `16w..`, both
+/// `n8` halves; each stage holds a 64 × 16 slice of A and a 16 × 16 slice of B (rows of two
+/// chunks and a padding one).
+#[kernel(block = "128")]
+pub fn pipelined_product(
+    a: &[bf16],
+    b: &[bf16],
+    shape: (usize, usize, usize),
+    mut out: DisjointSlice<[f32; 8]>,
+    stages: Shared<Stages<(ATile, BTile), 3>>,
+) {
+    let (m, n, k) = shape;
+    let (m0, n0) = (
+        thread::block_idx_y() as usize * 64,
+        thread::block_idx_x() as usize * 16,
+    );
+    let tiles = k.div_ceil(16);
+    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+        let k0 = 16 * t + 8 * chunk;
+        if chunk == 2 || t >= tiles {
+            Source::zeros()
+        } else if tile == 0 {
+            if m0 + row < m && k0 < k {
+                Source::chunk(a, (m0 + row) * k + k0)
+            } else {
+                Source::zeros()
+            }
+        } else if 16 * t + row < k && n0 + 8 * chunk < n {
+            Source::chunk(b, (16 * t + row) * n + n0 + 8 * chunk)
+        } else {
+            Source::zeros()
+        }
+    };
+    let mut pipe = stages.pipeline();
+    for t in 0..2 {
+        pipe.fill(|at| source(t, at));
+    }
+    let w = oxide::warp::warp_in_block() as usize;
+    let mut acc = [FragC::zero(); 2];
+    for t in 0..tiles {
+        let ready = pipe.wait();
+        ready.fill(|at| source(t + 2, at));
+        let (a_tile, b_tile) = ready.tiles();
+        let fa = FragA::load(a_tile, 16 * w, 0);
+        let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
+        acc[0] = mma(&fa, &b0, acc[0]);
+        acc[1] = mma(&fa, &b1, acc[1]);
+    }
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        let (x, y) = (acc[0].values(), acc[1].values());
+        *o = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+    }
+}
+
+#[test]
+fn a_pipelined_product_is_the_plain_product() {
+    for (m, n, k) in [(128, 32, 80), (64, 16, 72), (100, 24, 40)] {
+        let (a, b) = (values(m * k, 5, false), values(k * n, 6, false));
+        let grid = (n.div_ceil(16) as u32, m.div_ceil(64) as u32, 1);
+        let threads = (grid.0 * grid.1) as usize * 128;
+        let mut out = vec![[f32::NAN; 8]; threads];
+        let cfg = LaunchConfig {
+            grid,
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        pipelined_product::emulate(&cfg, &a, &b, (m, n, k), &mut out).unwrap();
+        let expected = product(&a, &b, &vec![0.0; m * n], (m, n, k));
+        for (thread, values) in out.iter().enumerate() {
+            let block = thread / 128;
+            let (by, bx) = (block / grid.0 as usize, block % grid.0 as usize);
+            let (warp, lane) = ((thread % 128) / 32, thread % 32);
+            for (i, &v) in values.iter().enumerate() {
+                let (r, col) = c_at(lane, i % 4);
+                let (r, col) = (64 * by + 16 * warp + r, 16 * bx + 8 * (i / 4) + col);
+                if r < m && col < n {
+                    assert_eq!(
+                        f64::from(v),
+                        expected[r * n + col],
+                        "{m}x{n}x{k}: ({r}, {col})"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Pipelines used against their protocol, by `mode`: 0 fills four times ahead of three stages,
+/// 1 waits with nothing filled, 2 lets only half the block fill (a condition on the thread), 3
+/// refills twice while a stage is read. Each must fail, never read a stage being written.
+#[kernel(block = "64")]
+pub fn pipeline_misuse(
+    a: &[bf16],
+    mode: u32,
+    mut out: DisjointSlice<f32>,
+    stages: Shared<Stages<[[Vec8<bf16>; 2]; 16], 3>>,
+) {
+    let mut pipe = stages.pipeline();
+    let fills = match mode {
+        0 => 4,
+        1 => 0,
+        _ => 2,
+    };
+    for _ in 0..fills {
+        if mode != 2 || thread::thread_idx_x() < 32 {
+            pipe.fill(|(_, row, chunk)| Source::chunk(a, 16 * row + 8 * chunk));
+        }
+    }
+    let ready = pipe.wait();
+    if mode == 3 {
+        for _ in 0..2 {
+            ready.fill(|_| Source::zeros());
+        }
+    }
+    let fa = FragA::load(ready.tiles(), 0, 0);
+    let d = mma(&fa, &FragB::from_fn(|_, _| bf16::ONE), FragC::zero());
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = d.values()[0];
+    }
+}
+
+#[test]
+fn a_pipeline_used_out_of_turn_fails() {
+    let a = values(256, 7, false);
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    for (mode, says) in [
+        (0, "refilled while it may still be read"),
+        (1, "no fill started"),
+        (2, "no fill started"),
+        (3, "refilled while it may still be read"),
+    ] {
+        let mut out = vec![0.0; 64];
+        let e = pipeline_misuse::emulate(&cfg, &a, mode, &mut out).unwrap_err();
+        assert!(e.to_string().contains(says), "mode {mode}: {e}");
+    }
 }

@@ -18,6 +18,67 @@ use super::{FragA, FragB, MmaInput, host, require_whole_warps};
 use crate::shared::{SharedElem, SharedRead};
 use core::marker::PhantomData;
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A shared tile of `R` rows of `C` chunks in a phase where nothing writes it: a
+/// [`SharedRead`] of one (`&tile`), or a ready stage of a [`Pipeline`](super::Pipeline). What
+/// the fragment loads read.
+pub trait ReadTile<E, const C: usize, const R: usize>: sealed::Sealed {
+    #[doc(hidden)]
+    fn rows(&self) -> &[[Vec8<E>; C]; R];
+}
+
+impl<E, const C: usize, const R: usize> sealed::Sealed for &SharedRead<'_, [[Vec8<E>; C]; R]> where
+    E: MmaInput + Send + Sync
+{
+}
+
+impl<E, const C: usize, const R: usize> ReadTile<E, C, R> for &SharedRead<'_, [[Vec8<E>; C]; R]>
+where
+    E: MmaInput + Send + Sync,
+{
+    #[inline]
+    fn rows(&self) -> &[[Vec8<E>; C]; R] {
+        self
+    }
+}
+
+/// A tile of a ready pipeline stage (in the `.shared` window, nothing writing it until the
+/// pipeline's next wait, which the borrow of the stage outlives not).
+#[derive(Clone, Copy)]
+pub struct TileRef<'a, E, const C: usize, const R: usize> {
+    rows: &'a [[Vec8<E>; C]; R],
+}
+
+impl<'a, E, const C: usize, const R: usize> TileRef<'a, E, C, R> {
+    /// # Safety
+    /// `rows` is a tile of block-shared memory that no thread writes while the reference lives.
+    #[inline]
+    pub(super) unsafe fn new(rows: &'a [[Vec8<E>; C]; R]) -> Self {
+        TileRef { rows }
+    }
+}
+
+impl<E, const C: usize, const R: usize> core::ops::Deref for TileRef<'_, E, C, R> {
+    type Target = [[Vec8<E>; C]; R];
+
+    #[inline]
+    fn deref(&self) -> &Self::Target {
+        self.rows
+    }
+}
+
+impl<E, const C: usize, const R: usize> sealed::Sealed for TileRef<'_, E, C, R> {}
+
+impl<E, const C: usize, const R: usize> ReadTile<E, C, R> for TileRef<'_, E, C, R> {
+    #[inline]
+    fn rows(&self) -> &[[Vec8<E>; C]; R] {
+        self.rows
+    }
+}
+
 /// Eight elements in 16 bytes, 16-byte aligned: a chunk of a shared tile for `ldmatrix`, and
 /// a row of one of its 8 × 8 matrices.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -86,7 +147,7 @@ fn ldmatrix_on_the_cpu<const N: usize>(row: *const u8, transposed: bool) -> [u32
 /// ([`require_inside`]), rather than leave the instruction with lanes missing.
 #[inline]
 fn chunk_address<E, const C: usize, const R: usize>(
-    tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+    tile: &impl ReadTile<E, C, R>,
     (row, dr): (usize, usize),
     (chunk, dc): (usize, usize),
 ) -> (*const u8, bool)
@@ -99,7 +160,7 @@ where
             "a shared tile for fragment loads has rows and chunks"
         )
     };
-    let rows: &[[Vec8<E>; C]; R] = tile;
+    let rows = tile.rows();
     let at = row
         .checked_add(dr)
         .zip(chunk.checked_add(dc))
@@ -120,7 +181,7 @@ fn require_inside(inside: bool) {
 
 impl<E: MmaInput + Send + Sync> FragA<E> {
     /// The 16 × 16 A tile whose top-left element is column `8 · chunk` of row `row` of `tile`
-    /// (`ldmatrix.x4`): a warp collective. The tile is row-major: a row of A is a row of chunks.
+    /// (`&shared_read` or a pipeline stage's tile; `ldmatrix.x4`): a warp collective. The tile is row-major: a row of A is a row of chunks.
     ///
     /// # Panics
     /// Where the 16 rows and 2 chunks reach outside the tile, or in a block that is not whole
@@ -128,14 +189,14 @@ impl<E: MmaInput + Send + Sync> FragA<E> {
     #[track_caller]
     #[inline]
     pub fn load<const C: usize, const R: usize>(
-        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        tile: impl ReadTile<E, C, R>,
         row: usize,
         chunk: usize,
     ) -> Self {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(tile, (row, lane % 16), (chunk, lane / 16));
+        let (address, inside) = chunk_address(&tile, (row, lane % 16), (chunk, lane / 16));
         let registers = ldmatrix_x4(address);
         require_inside(inside);
         FragA {
@@ -155,14 +216,14 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
     #[track_caller]
     #[inline]
     pub fn load_k_rows<const C: usize, const R: usize>(
-        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        tile: impl ReadTile<E, C, R>,
         k: usize,
         chunk: usize,
     ) -> Self {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(tile, (k, lane % 16), (chunk, 0));
+        let (address, inside) = chunk_address(&tile, (k, lane % 16), (chunk, 0));
         let registers = ldmatrix_x2_trans(address);
         require_inside(inside);
         FragB {
@@ -180,14 +241,14 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
     #[track_caller]
     #[inline]
     pub fn load_n_rows<const C: usize, const R: usize>(
-        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        tile: impl ReadTile<E, C, R>,
         n: usize,
         chunk: usize,
     ) -> Self {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(tile, (n, lane % 8), (chunk, (lane / 8) % 2));
+        let (address, inside) = chunk_address(&tile, (n, lane % 8), (chunk, (lane / 8) % 2));
         let registers = ldmatrix_x2(address);
         require_inside(inside);
         FragB {
@@ -205,14 +266,14 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
     #[track_caller]
     #[inline]
     pub fn load_k_rows_pair<const C: usize, const R: usize>(
-        tile: &SharedRead<'_, [[Vec8<E>; C]; R]>,
+        tile: impl ReadTile<E, C, R>,
         k: usize,
         chunk: usize,
     ) -> [Self; 2] {
         crate::warp::collective::warp_collective();
         require_whole_warps();
         let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(tile, (k, lane % 16), (chunk, lane / 16));
+        let (address, inside) = chunk_address(&tile, (k, lane % 16), (chunk, lane / 16));
         let [r0, r1, r2, r3] = ldmatrix_x4_trans(address);
         require_inside(inside);
         [

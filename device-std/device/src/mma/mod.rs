@@ -18,7 +18,8 @@
 //! acc.for_each(|(r, c), v| out(r, c, v));
 //! ```
 //!
-//! What keeps it sound (docs/safety/tensor-cores.md):
+//! What keeps it sound (docs/safety/synchronisation.md, "Tensor-core operations are warp
+//! collectives of whole warps"; docs/tensor-cores.md):
 //! - `mma.sync` and `ldmatrix` are warp collectives: every lane of the warp executes each
 //!   together. The backend proves each call warp-uniform, as for the shuffles (a call under a
 //!   condition on the lane, after some lanes returned, or in a loop whose trip count differs
@@ -45,21 +46,64 @@ use crate::{bf16, f16, thread};
 mod host;
 mod layout;
 mod ldmatrix;
+mod pipeline;
 
-pub use ldmatrix::Vec8;
+pub use ldmatrix::{ReadTile, TileRef, Vec8};
+pub use pipeline::{Pipeline, Ready, Source, StageTiles, Stages};
 
 mod sealed {
-    /// The element's operations, in a trait that code outside this module cannot name, so
-    /// cannot call: the raw `mma.sync` here has none of [`super::mma`]'s checks.
-    pub trait Sealed {
-        fn to_bits16(self) -> u16;
-        fn from_bits16(bits: u16) -> Self;
-        fn mma_m16n8k16(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4];
-    }
+    pub trait Sealed {}
 }
 
 /// An element type of the `m16n8k16` tensor-core operands: [`bf16`] or [`f16`].
-pub trait MmaInput: Copy + sealed::Sealed + 'static {}
+///
+/// It has no methods: the raw `mma.sync` (none of [`mma`]'s checks) must not be callable from
+/// outside, and a type parameter `E: MmaInput` would offer its supertraits' methods too; the
+/// library picks the instruction by [`IS_BF16`](Self::IS_BF16) instead.
+pub trait MmaInput: Copy + sealed::Sealed + Send + Sync + 'static {
+    /// `bf16` (else `f16`).
+    #[doc(hidden)]
+    const IS_BF16: bool;
+}
+
+impl sealed::Sealed for bf16 {}
+impl MmaInput for bf16 {
+    const IS_BF16: bool = true;
+}
+impl sealed::Sealed for f16 {}
+impl MmaInput for f16 {
+    const IS_BF16: bool = false;
+}
+
+/// The 16 bits of an element.
+#[inline]
+fn bits_of<E: MmaInput>(e: E) -> u16 {
+    const { assert!(core::mem::size_of::<E>() == 2) };
+    // SAFETY: `bf16` and `f16` are `#[repr(transparent)]` `u16`s.
+    unsafe { core::mem::transmute_copy::<E, u16>(&e) }
+}
+
+/// The element of 16 bits.
+#[inline]
+fn from_bits<E: MmaInput>(bits: u16) -> E {
+    const { assert!(core::mem::size_of::<E>() == 2) };
+    // SAFETY: as above; every 16-bit pattern is a `bf16` and an `f16`.
+    unsafe { core::mem::transmute_copy::<u16, E>(&bits) }
+}
+
+/// The warp's `mma.sync` for `E`.
+#[inline]
+fn mma_m16n8k16<E: MmaInput>(
+    [a0, a1, a2, a3]: [u32; 4],
+    [b0, b1]: [u32; 2],
+    [c0, c1, c2, c3]: [f32; 4],
+) -> [f32; 4] {
+    if E::IS_BF16 {
+        mma_bf16(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
+    } else {
+        mma_f16(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
+    }
+}
 
 /// `mma.sync` for bf16 operands and f32 accumulators; the body is the CPU's.
 #[oxide_gpu::ptx(
@@ -109,31 +153,6 @@ fn mma_f16(
     })
 }
 
-macro_rules! mma_inputs {
-    ($($t:ty => $mma:ident;)*) => {$(
-        impl MmaInput for $t {}
-        impl sealed::Sealed for $t {
-            #[inline]
-            fn to_bits16(self) -> u16 {
-                self.to_bits()
-            }
-            #[inline]
-            fn from_bits16(bits: u16) -> Self {
-                <$t>::from_bits(bits)
-            }
-            #[inline]
-            fn mma_m16n8k16([a0, a1, a2, a3]: [u32; 4], [b0, b1]: [u32; 2], [c0, c1, c2, c3]: [f32; 4]) -> [f32; 4] {
-                $mma(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3)
-            }
-        }
-    )*};
-}
-
-mma_inputs! {
-    bf16 => mma_bf16;
-    f16 => mma_f16;
-}
-
 /// Panics unless the block is whole warps: `mma.sync` and `ldmatrix` need all 32 lanes.
 #[track_caller]
 #[inline]
@@ -154,13 +173,13 @@ fn lane() -> u32 {
 /// Two 16-bit elements in one register, the first in the low half (PTX's order).
 #[inline]
 fn pack<E: MmaInput>(lo: E, hi: E) -> u32 {
-    u32::from(lo.to_bits16()) | u32::from(hi.to_bits16()) << 16
+    u32::from(bits_of(lo)) | u32::from(bits_of(hi)) << 16
 }
 
 /// Element `i` of registers holding two 16-bit elements each.
 #[inline]
 fn unpack<E: MmaInput>(registers: &[u32], i: usize) -> E {
-    E::from_bits16((registers[i / 2] >> (16 * (i % 2))) as u16)
+    from_bits((registers[i / 2] >> (16 * (i % 2))) as u16)
 }
 
 /// The calling lane's share of a 16 × 16 A operand (row-major): 8 elements, in PTX's
@@ -313,6 +332,6 @@ pub fn mma<E: MmaInput>(a: &FragA<E>, b: &FragB<E>, c: FragC) -> FragC {
     crate::warp::collective::warp_collective();
     require_whole_warps();
     FragC {
-        values: E::mma_m16n8k16(a.registers, b.registers, c.values),
+        values: mma_m16n8k16::<E>(a.registers, b.registers, c.values),
     }
 }

@@ -99,7 +99,7 @@ impl BlockPosition {
 
     /// The thread's linear number in its block (x fastest), and the block's thread count.
     #[inline]
-    pub(super) fn linear(self) -> (usize, usize) {
+    pub(crate) fn linear(self) -> (usize, usize) {
         let [x, y, z] = self.thread;
         let [bx, by, bz] = self.block;
         let (x, y, z) = (x as usize, y as usize, z as usize);
@@ -249,7 +249,7 @@ pub(super) type ThisThread<'k, A> = PhantomData<(&'k mut A, *mut ())>;
 /// `'k` is the kernel's call: a view cannot outlive it.
 #[must_use = "a shared array is written with `init`"]
 pub struct Shared<'k, A: SharedLayout> {
-    pub(super) base: *mut A::Elem,
+    pub(crate) base: *mut A::Elem,
     _view: ThisThread<'k, A>,
 }
 

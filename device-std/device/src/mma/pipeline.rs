@@ -1,0 +1,339 @@
+//! Asynchronous copies into shared tiles (`cp.async`), as a multi-stage pipeline whose protocol
+//! the library keeps: CUDA's `cuda::pipeline` and CUTLASS's multistage main loop, safe.
+//!
+//! A kernel parameter `stages: Shared<Stages<T, S>>` is `S` copies of a stage `T`: one tile
+//! (`[[Vec8<E>; C]; R]`) or two (`([[Vec8<E>; C1]; R1], [[Vec8<E>; C2]; R2])`, a GEMM's A and B,
+//! attention's K and V). `stages.pipeline()` makes the [`Pipeline`]:
+//!
+//! ```ignore
+//! let mut pipe = stages.pipeline();
+//! for t in 0..S - 1 {                       // the prologue: start S - 1 stages
+//!     pipe.fill(|at| source(t, at));
+//! }
+//! for t in 0..tiles {
+//!     let ready = pipe.wait();              // stage t is complete, for the whole block
+//!     ready.fill(|at| source(t + S - 1, at)); // refill the stage read at t - 1
+//!     let (a, b) = ready.tiles();           // ldmatrix from stage t
+//!     ...
+//! }
+//! ```
+//!
+//! Each `fill` copies, for every 16-byte chunk this thread owns in the next stage (chunk `i` of
+//! a stage: thread `i mod T`, so consecutive threads copy consecutive chunks of a row), the
+//! chunk its closure names ([`Source`]), as one `cp.async.cg` (16 bytes, the part past the
+//! source's end zero-filled), and commits the copies as one group. `wait` waits until this
+//! thread's copies of the oldest unread stage are done (`cp.async.wait_group`) and then for the
+//! block (`bar.sync`): after it, every thread's copies of that stage are visible to all, and
+//! every thread has finished reading the stage before it.
+//!
+//! What keeps it sound (docs/safety/synchronisation.md, "A pipeline's stages are read only when
+//! complete"): a stage is readable only through the [`Ready`] that `wait` returns, which borrows
+//! the pipeline, so it is gone before the next `wait`; a `fill` goes only to a stage whose last
+//! reads ended before a barrier this thread has passed, never to the stage `Ready` reads; every
+//! thread counts its own fills and waits, and one that would read a stage it did not fill, or
+//! fill a stage out of turn (a `fill` under a condition, so threads disagree), panics instead;
+//! a source that is not 16-byte aligned global memory is copied by plain loads and stores;
+//! dropping the pipeline waits for every copy.
+
+use core::cell::Cell;
+use core::marker::PhantomData;
+
+use super::ldmatrix::TileRef;
+use super::{MmaInput, Vec8};
+use crate::shared::{BlockPosition, Shared, SharedLayout};
+use crate::thread;
+
+mod copies;
+
+/// `S` copies of a stage `T` in block-shared memory, for a [`Pipeline`].
+#[repr(transparent)]
+pub struct Stages<T, const S: usize>([T; S]);
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// What one stage holds: one tile of chunks, or two.
+pub trait StageTiles: sealed::Sealed + Sized + Send + Sync + 'static {
+    /// The element type.
+    type Elem: MmaInput + Send + Sync;
+    /// The tiles of a ready stage, as the fragment loads read them.
+    type Tiles<'a>;
+    /// Chunks in a stage.
+    const CHUNKS: usize;
+    /// Where chunk `i` of a stage is: `(tile, row, chunk)`, the tiles numbered from 0, the
+    /// first tile's chunks first, each tile's row by row.
+    fn position(i: usize) -> (usize, usize, usize);
+    /// Where chunk `i` (below `CHUNKS`) lies in a stage, in chunks from its start.
+    #[doc(hidden)]
+    fn slot(i: usize) -> usize;
+    /// # Safety
+    /// `stage` is a stage of block-shared memory that no thread writes for `'a`, every chunk of
+    /// it written.
+    #[doc(hidden)]
+    unsafe fn tiles<'a>(stage: *const Self) -> Self::Tiles<'a>;
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> sealed::Sealed
+    for [[Vec8<E>; C]; R]
+{
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTiles for [[Vec8<E>; C]; R] {
+    type Elem = E;
+    type Tiles<'a> = TileRef<'a, E, C, R>;
+    const CHUNKS: usize = R * C;
+
+    #[inline]
+    fn position(i: usize) -> (usize, usize, usize) {
+        (0, i / C, i % C)
+    }
+
+    #[inline]
+    fn slot(i: usize) -> usize {
+        i
+    }
+
+    #[inline]
+    unsafe fn tiles<'a>(stage: *const Self) -> TileRef<'a, E, C, R> {
+        // SAFETY: the caller's promise.
+        unsafe { TileRef::new(&*stage) }
+    }
+}
+
+impl<E, const C1: usize, const R1: usize, const C2: usize, const R2: usize> sealed::Sealed
+    for ([[Vec8<E>; C1]; R1], [[Vec8<E>; C2]; R2])
+where
+    E: MmaInput + Send + Sync,
+{
+}
+
+impl<E, const C1: usize, const R1: usize, const C2: usize, const R2: usize> StageTiles
+    for ([[Vec8<E>; C1]; R1], [[Vec8<E>; C2]; R2])
+where
+    E: MmaInput + Send + Sync,
+{
+    type Elem = E;
+    type Tiles<'a> = (TileRef<'a, E, C1, R1>, TileRef<'a, E, C2, R2>);
+    const CHUNKS: usize = R1 * C1 + R2 * C2;
+
+    #[inline]
+    fn position(i: usize) -> (usize, usize, usize) {
+        if i < R1 * C1 {
+            (0, i / C1, i % C1)
+        } else {
+            let j = i - R1 * C1;
+            (1, j / C2, j % C2)
+        }
+    }
+
+    #[inline]
+    fn slot(i: usize) -> usize {
+        // A tuple may order its fields as it likes: each tile starts at its field's offset
+        // (a multiple of the 16-byte chunk: both fields are arrays of chunks).
+        let chunk = core::mem::size_of::<Vec8<E>>();
+        if i < R1 * C1 {
+            core::mem::offset_of!(Self, 0) / chunk + i
+        } else {
+            core::mem::offset_of!(Self, 1) / chunk + (i - R1 * C1)
+        }
+    }
+
+    #[inline]
+    unsafe fn tiles<'a>(stage: *const Self) -> Self::Tiles<'a> {
+        // SAFETY: the caller's promise, for both fields.
+        unsafe { (TileRef::new(&(*stage).0), TileRef::new(&(*stage).1)) }
+    }
+}
+
+/// `Stages<T, S>` as a plain shared array (its `init`): chunk `i` of each stage is thread
+/// `i mod T`'s, as a [`Pipeline`]'s fills give them (the same rule, so a block in which some
+/// threads `init` and others make a pipeline still gives every chunk one owner).
+// SAFETY: chunk `(stage, i)` is owned by thread `i % n` alone; `own_slot` and `for_each_own`
+// give a thread exactly those, each slot `stage · CHUNKS + slot(i)` (a stage is `CHUNKS` chunks
+// with no padding: arrays of 16-byte, 16-aligned chunks), below `LEN`.
+unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
+    type Elem = Vec8<T::Elem>;
+    /// `(stage, (tile, row, chunk))`.
+    type Index = (usize, (usize, usize, usize));
+    /// The `k`-th chunk the thread owns, stage by stage.
+    type Own = usize;
+    const LEN: usize = S * T::CHUNKS;
+
+    #[inline]
+    fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, Self::Index)> {
+        let (t, n) = me.linear();
+        // The thread's chunks per stage: `t, t + n, ...` below `CHUNKS`.
+        let per_stage = T::CHUNKS.checked_sub(t)?.div_ceil(n);
+        if per_stage == 0 {
+            return None;
+        }
+        let stage = k / per_stage;
+        let i = (k % per_stage) * n + t;
+        (stage < S).then(|| (stage * T::CHUNKS + T::slot(i), (stage, T::position(i))))
+    }
+
+    #[inline]
+    fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, Self::Index)) {
+        let (t, n) = me.linear();
+        for stage in 0..S {
+            let mut i = t;
+            while i < T::CHUNKS {
+                f(stage * T::CHUNKS + T::slot(i), (stage, T::position(i)));
+                i += n;
+            }
+        }
+    }
+}
+
+/// Where a chunk comes from: 8 elements of a slice from `start` (fewer at its end, the rest
+/// zero), or zeros.
+#[derive(Clone, Copy)]
+pub struct Source<'a, E> {
+    from: Option<(&'a [E], usize)>,
+}
+
+impl<'a, E> Source<'a, E> {
+    /// Elements `start..start + 8` of `slice`; those past its end are zero.
+    #[inline]
+    pub fn chunk(slice: &'a [E], start: usize) -> Self {
+        Source {
+            from: Some((slice, start)),
+        }
+    }
+
+    /// Eight zeros (a chunk outside the matrix, a padding chunk).
+    #[inline]
+    pub fn zeros() -> Self {
+        Source { from: None }
+    }
+}
+
+/// A multi-stage pipeline of asynchronous copies into `S` stages of `T` (see the module).
+pub struct Pipeline<'k, T: StageTiles, const S: usize> {
+    stages: *mut T,
+    /// Groups this thread committed: the next fill is group `issued`, into stage `issued % S`.
+    issued: Cell<usize>,
+    /// Waits this thread passed: stage `waited - 1` is the one being read.
+    waited: usize,
+    _view: PhantomData<(&'k mut Stages<T, S>, *mut ())>,
+}
+
+/// The stage the last [`Pipeline::wait`] completed: read it with [`tiles`](Self::tiles), and
+/// start the next fill with [`fill`](Self::fill) while reading.
+pub struct Ready<'p, 'k, T: StageTiles, const S: usize> {
+    pipe: &'p Pipeline<'k, T, S>,
+}
+
+impl<'k, T: StageTiles, const S: usize> Shared<'k, Stages<T, S>> {
+    /// The stages as an empty pipeline.
+    #[inline]
+    pub fn pipeline(self) -> Pipeline<'k, T, S> {
+        const { assert!(S >= 2 && S <= 4, "a pipeline has 2 to 4 stages") };
+        let stages = self.base.cast::<T>();
+        copies::start(stages.addr());
+        Pipeline {
+            stages,
+            issued: Cell::new(0),
+            waited: 0,
+            _view: PhantomData,
+        }
+    }
+}
+
+impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
+    /// The pipeline's name for the CPU's copies (its stages' address).
+    #[inline]
+    fn key(&self) -> usize {
+        self.stages.addr()
+    }
+
+    /// Starts copying the next stage: for each chunk this thread owns in it, the chunk
+    /// `source((tile, row, chunk))` names; commits them as one group.
+    ///
+    /// # Panics
+    /// When the next stage may still be read (more than `S` fills ahead of the reads, or a
+    /// thread that missed a fill), as every fill of a thread that does not fill with the block.
+    #[track_caller]
+    #[inline]
+    pub fn fill<'s>(&mut self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+        self.fill_next(source);
+    }
+
+    /// Waits until the oldest filled stage is complete in every thread of the block (a block
+    /// barrier, which every thread must reach), and gives it for reading until the next wait.
+    ///
+    /// # Panics
+    /// When this thread did not fill that stage.
+    #[track_caller]
+    #[inline]
+    pub fn wait(&mut self) -> Ready<'_, '_, T, S> {
+        let step = self.waited;
+        let issued = self.issued.get();
+        assert!(
+            issued > step,
+            "a pipeline waits for a stage no fill started: fill before each wait"
+        );
+        // The groups after this stage's may stay in flight.
+        copies::wait_group(self.key(), issued - step - 1);
+        thread::sync_threads();
+        self.waited = step + 1;
+        Ready { pipe: self }
+    }
+
+    /// The fill of group `issued` into stage `issued % S`, after checking it free.
+    #[track_caller]
+    #[inline]
+    fn fill_next<'s>(&self, mut source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+        let group = self.issued.get();
+        // The stage's last group, `group - S`, was read in step `group - S`, whose reads ended
+        // before the wait that began step `group - S + 1`: free once this thread has passed
+        // that wait. And the stage read now (group `waited - 1`) is never refilled: `group`
+        // is past it.
+        let free = group < S || group - S + 2 <= self.waited;
+        assert!(
+            free && group >= self.waited,
+            "a pipeline stage refilled while it may still be read: fill once per wait, in every thread"
+        );
+        let stage = self.stages.wrapping_add(group % S).cast::<Vec8<T::Elem>>();
+        let (t, n) = BlockPosition::current().linear();
+        let mut i = t;
+        while i < T::CHUNKS {
+            let Source { from } = source(T::position(i));
+            copies::copy_chunk(stage.wrapping_add(T::slot(i)), from, self.key());
+            i += n;
+        }
+        copies::commit_group(self.key());
+        self.issued.set(group + 1);
+    }
+}
+
+impl<T: StageTiles, const S: usize> Drop for Pipeline<'_, T, S> {
+    /// Waits for this thread's copies: none may land after the block (whose shared memory the
+    /// GPU gives to the next block).
+    #[inline]
+    fn drop(&mut self) {
+        copies::wait_group(self.key(), 0);
+    }
+}
+
+impl<'p, T: StageTiles, const S: usize> Ready<'p, '_, T, S> {
+    /// The ready stage's tiles, for the fragment loads.
+    #[inline]
+    pub fn tiles(&self) -> T::Tiles<'_> {
+        let stage = self.pipe.stages.wrapping_add((self.pipe.waited - 1) % S);
+        // SAFETY: the stage's group is complete in every thread (each waited for its own
+        // copies, then the block barrier), every chunk of it was written (each thread filled
+        // its chunks of it: `wait` checked this thread did, and a thread that did not panics
+        // before that barrier), and no thread writes it before the next wait: a fill goes
+        // only to a stage past this one, whose reads ended before this wait's barrier.
+        unsafe { T::tiles(stage) }
+    }
+
+    /// [`Pipeline::fill`] while this stage is read: the next fill goes to another stage.
+    #[track_caller]
+    #[inline]
+    pub fn fill<'s>(&self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+        self.pipe.fill_next(source);
+    }
+}

@@ -1,0 +1,176 @@
+//! The instructions of the pipeline: `cp.async` of one 16-byte chunk, `commit_group`,
+//! `wait_group`, and `isspacep.global`. Each is inline PTX whose body is the CPU's: there a copy
+//! is read when it is issued and lands when a wait covers its group, as on the GPU it may land
+//! any time until then, so a kernel that reads a stage before waiting for it reads stale data on
+//! the CPU too. The CPU keeps each thread's groups per pipeline (`key`, the stages' address),
+//! and forgets a pipeline's leftovers when a new one starts there.
+
+use core::cell::RefCell;
+use std::collections::HashMap;
+
+use super::super::{MmaInput, Vec8};
+
+/// One issued copy on the CPU: its destination and its bytes.
+type Copy16 = (*mut u8, [u8; 16]);
+
+/// A thread's open copies (not committed yet) and committed groups, oldest first.
+#[derive(Default)]
+struct Queue {
+    open: Vec<Copy16>,
+    groups: std::collections::VecDeque<Vec<Copy16>>,
+}
+
+std::thread_local! {
+    static QUEUES: RefCell<HashMap<usize, Queue>> = RefCell::new(HashMap::new());
+}
+
+/// `cp.async.cg` of 16 bytes, `bytes` of them read from `src` (global) and the rest zero, into
+/// `dst` (shared). The addresses are integers (exposed), not pointers: the backend's uniformity
+/// analysis takes an intrinsic to write through its pointer arguments, and `src` may come from a
+/// closure whose result it cannot tell from the closure's captures.
+#[oxide_gpu::ptx(
+    template = "{ .reg .u64 %oxd; .reg .u32 %oxs; .reg .u64 %oxg; cvta.to.shared.u64 %oxd, $0; cvt.u32.u64 %oxs, %oxd; cvta.to.global.u64 %oxg, $1; cp.async.cg.shared.global [%oxs], [%oxg], 16, $2; }",
+    constraints = "l,l,r,l,~{memory}",
+    volatile
+)]
+#[inline(never)]
+fn cp_async_16(dst: usize, src: usize, bytes: u32, key: usize) {
+    let mut data = [0u8; 16];
+    let (dst, src) = (
+        core::ptr::with_exposed_provenance_mut::<u8>(dst),
+        core::ptr::with_exposed_provenance::<u8>(src),
+    );
+    // SAFETY: the caller checked `src` valid for `bytes` (at most 16) bytes of a live slice.
+    unsafe { core::ptr::copy_nonoverlapping(src, data.as_mut_ptr(), bytes.min(16) as usize) };
+    QUEUES.with(|q| {
+        q.borrow_mut()
+            .entry(key)
+            .or_default()
+            .open
+            .push((dst, data))
+    });
+}
+
+/// `cp.async.commit_group`.
+#[oxide_gpu::ptx(
+    template = "cp.async.commit_group;",
+    constraints = "l,~{memory}",
+    volatile
+)]
+#[inline(never)]
+fn commit(key: usize) {
+    QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let queue = q.entry(key).or_default();
+        let open = core::mem::take(&mut queue.open);
+        queue.groups.push_back(open);
+    });
+}
+
+/// Lands every group of `key` but the newest `pending`, on the CPU.
+fn land(key: usize, pending: usize) {
+    QUEUES.with(|q| {
+        let mut q = q.borrow_mut();
+        let Some(queue) = q.get_mut(&key) else {
+            return;
+        };
+        while queue.groups.len() > pending {
+            for (dst, data) in queue.groups.pop_front().unwrap_or_default() {
+                // SAFETY: `dst` is a chunk of the block's shared stages this thread owns and
+                // filled (the pipeline's rule), alive while the block runs, which it does: the
+                // pipeline waits for its copies before it is dropped.
+                unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), dst, 16) };
+            }
+        }
+    });
+}
+
+macro_rules! waits {
+    ($($name:ident: $n:literal, $template:literal;)*) => {$(
+        #[oxide_gpu::ptx(template = $template, constraints = "l,~{memory}", volatile)]
+        #[inline(never)]
+        fn $name(key: usize) {
+            land(key, $n);
+        }
+    )*};
+}
+
+waits! {
+    wait_0: 0, "cp.async.wait_group 0;";
+    wait_1: 1, "cp.async.wait_group 1;";
+    wait_2: 2, "cp.async.wait_group 2;";
+    wait_3: 3, "cp.async.wait_group 3;";
+}
+
+/// Whether `p` is in the global window (`isspacep.global`; on the CPU every address is).
+#[oxide_gpu::ptx(
+    template = "{ .reg .pred %oxp; isspacep.global %oxp, $1; selp.u32 $0, 1, 0, %oxp; }",
+    constraints = "=r,l"
+)]
+#[inline(never)]
+fn is_global(address: usize) -> u32 {
+    let _ = address;
+    1
+}
+
+/// Forgets what this thread left of an earlier pipeline at `key` (a kernel that failed mid-way
+/// on the CPU); nothing on the GPU.
+#[oxide_gpu::ptx(
+    template = "// a cp.async pipeline starts",
+    constraints = "l",
+    volatile
+)]
+#[inline(never)]
+pub(super) fn start(key: usize) {
+    QUEUES.with(|q| {
+        q.borrow_mut().remove(&key);
+    });
+}
+
+/// Waits until at most `pending` of this thread's groups are in flight (more if `pending` is
+/// over 3: waiting longer is always allowed).
+#[inline]
+pub(super) fn wait_group(key: usize, pending: usize) {
+    match pending {
+        0 => wait_0(key),
+        1 => wait_1(key),
+        2 => wait_2(key),
+        _ => wait_3(key),
+    }
+}
+
+/// Commits this thread's copies since the last commit as one group.
+#[inline]
+pub(super) fn commit_group(key: usize) {
+    commit(key);
+}
+
+/// Copies the chunk `from` names (8 elements of a slice from `start`, zeros past its end, or
+/// all zeros) into `dst`: one `cp.async` when the source is 16-byte aligned global memory, else
+/// plain loads and one store.
+#[inline]
+pub(super) fn copy_chunk<E: MmaInput>(dst: *mut Vec8<E>, from: Option<(&[E], usize)>, key: usize) {
+    let available = from.map_or(0, |(slice, start)| slice.len().saturating_sub(start).min(8));
+    if let Some((slice, start)) = from
+        && available > 0
+    {
+        // `start < len`: an element of the slice.
+        let src = slice[start..].as_ptr().expose_provenance();
+        if src.is_multiple_of(16) && is_global(src) != 0 {
+            let bytes = (available * core::mem::size_of::<E>()) as u32;
+            cp_async_16(dst.expose_provenance(), src, bytes, key);
+            return;
+        }
+        let mut words = [0u16; 8];
+        for (e, w) in words.iter_mut().enumerate().take(available) {
+            *w = super::super::bits_of(slice[start + e]);
+        }
+        // SAFETY: `dst` is a chunk this thread owns in a stage no thread reads (the pipeline's
+        // checks), and no copy of this thread into it is in flight (its last fill's group
+        // landed before the stage was read).
+        unsafe { dst.cast::<[u16; 8]>().write(words) };
+        return;
+    }
+    // SAFETY: as above.
+    unsafe { dst.cast::<[u16; 8]>().write([0; 8]) };
+}
