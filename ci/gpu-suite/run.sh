@@ -46,7 +46,9 @@ declare -A twin
 for cu in "$here"/twins/*.cu; do
     [[ -e "$cu" ]] || continue
     name=$(basename "$cu" .cu)
-    if nvcc -O3 -arch="$arch" -o "$work/$name-nvcc" "$cu" >"$work/$name.log" 2>&1; then
+    # A twin names extra flags (libraries: hgemm's cuBLAS roof) on a `// nvcc-flags:` line.
+    flags=$(sed -n 's|^// nvcc-flags: ||p' "$cu")
+    if nvcc -O3 -arch="$arch" -o "$work/$name-nvcc" "$cu" $flags >"$work/$name.log" 2>&1; then
         twin[$name]="$work/$name-nvcc"
     else
         echo "WARN: nvcc could not build $name.cu:"
@@ -113,6 +115,15 @@ for bin in "$here"/bin/*; do
         summary+=("$(printf '%-8s n=%-10s %-14s oxide %s ms %s GB/s (%s of copy) | nvcc %s ms %s GB/s (%s of copy) | oxide_ms/nvcc_ms %s' \
             "$kernel" "$n" "$verdict" "${oxide_ms:-n/a}" "${oxide_gbs:-n/a}" "$(percent "$oxide_gbs" "$copy_gbs")" \
             "${nvcc_ms:-n/a}" "${nvcc_gbs:-n/a}" "$(percent "$nvcc_gbs" "$copy_gbs")" "$(ratio "$oxide_ms" "$nvcc_ms")")")
+        # hgemm: TFLOP/s of the kernel, its twin and cuBLAS (the roof), and the fractions.
+        if [[ $kernel == hgemm ]]; then
+            tflops_of() { sed -nE "s/^$1 n=[0-9]+ .* ([0-9]+(\.[0-9]+)?) TFLOP\/s.*/\1/p" <<<"$2" | tail -n1; }
+            o_tf=$(tflops_of hgemm "$out")
+            n_tf=$(tflops_of hgemm-nvcc "$tout")
+            c_tf=$(tflops_of hgemm-cublas "$tout")
+            summary+=("$(printf '%-8s n=%-10s TFLOP/s: oxide %s | nvcc %s | cuBLAS %s | oxide/nvcc %s | oxide/cuBLAS %s' \
+                "$kernel" "$n" "${o_tf:-n/a}" "${n_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$c_tf")")")
+        fi
         # launch_cost also times a CUDA graph of 100 launches (issue 20's bar: oxide/nvcc <= 1.0).
         if [[ $kernel == launch_cost ]]; then
             oxide_us=$(graph_us_of "$out")

@@ -86,7 +86,7 @@ pub use data::DeviceData;
 pub use float16::{bf16, f16};
 pub use inputs::Matrix;
 pub use outputs::{
-    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, MmaTiles,
     WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
 pub use param::{CountedParam, KernelParam, ParamKey};

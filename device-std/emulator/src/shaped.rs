@@ -5,7 +5,8 @@
 
 use oxide_device::Matrix;
 use oxide_device::outputs::{
-    BlockTiles, DisjointPairs, DisjointRows, TileOrder, WarpChunkRows, WarpRows, WaveTiles,
+    BlockTiles, DisjointPairs, DisjointRows, MmaTiles, TileOrder, WarpChunkRows, WarpRows,
+    WaveTiles,
 };
 use oxide_launch::{MatrixShape, Pairs, Rows, ShapedStorage, Wave};
 
@@ -67,7 +68,8 @@ macro_rules! shaped_emulator_arg {
 shaped_emulator_arg! {
     Rows[5](width, pitch, rows, top, left)(width, pitch, rows, (top, left))
         => DisjointRows<T>: [], WarpRows<T>: [], WarpChunkRows<T, const C>: [],
-            BlockTiles<T, const R, const C, type O: TileOrder>: [];
+            BlockTiles<T, const R, const C, type O: TileOrder>: [],
+            MmaTiles<T, const R, const C, const WR, const WC, type O: TileOrder>: [];
     Pairs[1](distance)(distance) => DisjointPairs<T>: [];
     Wave[2](width, wave)(width, wave) => WaveTiles<T, const R, const C>: [Copy];
 }

@@ -7,8 +7,8 @@
 
 use oxide_device::atomic::AtomicElem;
 use oxide_device::outputs::{
-    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, TileOrder,
-    WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
+    BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, MmaTiles,
+    TileOrder, WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
 use oxide_device::{DeviceData, DisjointSlice, Matrix};
 
@@ -234,7 +234,8 @@ macro_rules! shaped_output_arg {
 
 shaped_output_arg! {
     Rows => DisjointRows<T>, WarpRows<T>, WarpChunkRows<T, const C>,
-        BlockTiles<T, const R, const C, type O: TileOrder>;
+        BlockTiles<T, const R, const C, type O: TileOrder>,
+        MmaTiles<T, const R, const C, const WR, const WC, type O: TileOrder>;
     Pairs => DisjointPairs<T>;
     Wave => WaveTiles<T, const R, const C>;
 }

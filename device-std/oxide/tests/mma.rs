@@ -353,3 +353,27 @@ fn a_pipeline_used_out_of_turn_fails() {
         assert!(e.to_string().contains(says), "mode {mode}: {e}");
     }
 }
+
+/// A fill started from inside another fill's closure (the two would take one group and stage).
+#[kernel(block = "32")]
+pub fn nested_fill(a: &[bf16], stages: Shared<Stages<[[Vec8<bf16>; 2]; 16], 2>>) {
+    let mut pipe = stages.pipeline();
+    pipe.fill(|_| Source::zeros());
+    let ready = pipe.wait();
+    ready.fill(|(_, row, chunk)| {
+        ready.fill(|_| Source::zeros());
+        Source::chunk(a, 16 * row + 8 * chunk)
+    });
+}
+
+#[test]
+fn a_fill_inside_a_fill_fails() {
+    let a = values(256, 8, false);
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let e = nested_fill::emulate(&cfg, &a).unwrap_err();
+    assert!(e.to_string().contains("inside another fill"), "{e}");
+}

@@ -70,16 +70,9 @@ pub fn report_timed(
     n: usize,
     detail: &str,
     bytes: u64,
-    mut launch: impl FnMut() -> Result<(), oxide_host::Error>,
+    launch: impl FnMut() -> Result<(), oxide_host::Error>,
 ) -> Result<bool, oxide_host::Error> {
-    let mut batch = |reps: u32| -> Result<f32, oxide_host::Error> {
-        Ok(gpu.time(|| (0..reps).try_for_each(|_| launch()))? / reps as f32)
-    };
-    let reps = batch_reps(batch(MIN_REPS)?);
-    let mut per_run = (0..BATCHES)
-        .map(|_| batch(reps))
-        .collect::<Result<Vec<f32>, _>>()?;
-    let ms = median(&mut per_run);
+    let ms = time_median(gpu, launch)?;
     let detail = if detail.is_empty() {
         String::new()
     } else {
@@ -90,6 +83,40 @@ pub fn report_timed(
         gb_per_s(bytes, ms)
     );
     Ok(true)
+}
+
+/// [`report_timed`] for a kernel measured in floating-point operations too: `(bytes, flops)`
+/// per run; the line gains `<t> TFLOP/s` before the bandwidth.
+pub fn report_timed_flops(
+    gpu: &oxide_host::Gpu,
+    name: &str,
+    n: usize,
+    detail: &str,
+    (bytes, flops): (u64, u64),
+    launch: impl FnMut() -> Result<(), oxide_host::Error>,
+) -> Result<bool, oxide_host::Error> {
+    let ms = time_median(gpu, launch)?;
+    println!(
+        "{name} n={n} PASS {detail} {:.1} TFLOP/s {:.1} GB/s {ms:.4} ms",
+        flops as f64 / (f64::from(ms) * 1e9),
+        gb_per_s(bytes, ms)
+    );
+    Ok(true)
+}
+
+/// The median batch's time per run of `launch`, as [`report_timed`] measures it.
+fn time_median(
+    gpu: &oxide_host::Gpu,
+    mut launch: impl FnMut() -> Result<(), oxide_host::Error>,
+) -> Result<f32, oxide_host::Error> {
+    let mut batch = |reps: u32| -> Result<f32, oxide_host::Error> {
+        Ok(gpu.time(|| (0..reps).try_for_each(|_| launch()))? / reps as f32)
+    };
+    let reps = batch_reps(batch(MIN_REPS)?);
+    let mut per_run = (0..BATCHES)
+        .map(|_| batch(reps))
+        .collect::<Result<Vec<f32>, _>>()?;
+    Ok(median(&mut per_run))
 }
 
 /// Runs per batch for runs of `estimate_ms` each: enough for [`MIN_BATCH_MS`], within

@@ -45,14 +45,14 @@ bb0:                                              ; preds = %entry
   %32 = load ptr, ptr %8, align 8
   %33 = getelementptr inbounds i8, ptr %8, i64 8
   %34 = load i64, ptr %33, align 8
-  call void @_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body(ptr %26, i64 %28, ptr %29, i64 %31, ptr %32, i64 %34)
+  call void @_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body(ptr %26, i64 %28, ptr %29, i64 %31, ptr %32, i64 %34)
   br label %bb1
 
 bb1:                                              ; preds = %bb0
   ret void
 }
 
-define internal void @_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body(ptr %0, i64 %1, ptr %2, i64 %3, ptr %4, i64 %5) {
+define internal void @_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body(ptr %0, i64 %1, ptr %2, i64 %3, ptr %4, i64 %5) {
 entry:
   %6 = alloca [16 x i8], align 8
   %7 = alloca [16 x i8], align 8
@@ -69,14 +69,14 @@ entry:
   br label %bb0
 
 bb0:                                              ; preds = %entry
-  %12 = call i64 @_RNvMs0_NtCs4lD73eoPaqn_12oxide_device6threadNtB5_11ThreadIndex6linear()
+  %12 = call i64 @_RNvMs0_NtCs6KCAFlJauy6_12oxide_device6threadNtB5_11ThreadIndex6linear()
   br label %bb1
 
 bb1:                                              ; preds = %bb0
   br label %bb8
 
 bb8:                                              ; preds = %bb1
-  %13 = call ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs2LdDoKOQruX_6vecadd(ptr %8, i64 %12)
+  %13 = call ptr @_RNvMCs6KCAFlJauy6_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCsgTCZmIs4rOx_6vecadd(ptr %8, i64 %12)
   br label %bb2
 
 bb2:                                              ; preds = %bb8
@@ -142,7 +142,7 @@ bb7:                                              ; preds = %bb6, %bb5
   ret void
 }
 
-define internal i64 @_RNvMs0_NtCs4lD73eoPaqn_12oxide_device6threadNtB5_11ThreadIndex6linear() {
+define internal i64 @_RNvMs0_NtCs6KCAFlJauy6_12oxide_device6threadNtB5_11ThreadIndex6linear() {
 entry:
   br label %bb0
 
@@ -207,7 +207,7 @@ bb13:                                             ; preds = %bb12
   ret i64 %17
 }
 
-define internal ptr @_RNvMCs4lD73eoPaqn_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCs2LdDoKOQruX_6vecadd(ptr %0, i64 %1) {
+define internal ptr @_RNvMCs6KCAFlJauy6_12oxide_deviceINtB2_13DisjointSlicefE7get_mutCsgTCZmIs4rOx_6vecadd(ptr %0, i64 %1) {
 entry:
   br label %bb0
 

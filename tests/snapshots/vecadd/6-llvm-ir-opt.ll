@@ -19,7 +19,7 @@ entry:
   %14 = mul nuw nsw i64 %9, %11
   %15 = add nuw nsw i64 %14, %13
   %.not.i.i = icmp ult i64 %15, %1
-  br i1 %.not.i.i, label %bb5.i, label %_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body.exit
+  br i1 %.not.i.i, label %bb5.i, label %_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body.exit
 
 bb5.i:                                            ; preds = %entry
   %16 = getelementptr inbounds nuw [4 x i8], ptr %4, i64 %15
@@ -29,9 +29,9 @@ bb5.i:                                            ; preds = %entry
   %20 = load float, ptr %19, align 4
   %21 = fadd contract float %18, %20
   store float %21, ptr %16, align 4
-  br label %_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body.exit
+  br label %_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body.exit
 
-_RNvNvCs2LdDoKOQruX_6vecadd6vecadd19___oxide_kernel_body.exit: ; preds = %entry, %bb5.i
+_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body.exit: ; preds = %entry, %bb5.i
   ret void
 }
 

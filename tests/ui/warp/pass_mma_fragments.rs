@@ -4,6 +4,7 @@
 //@ ptx: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 //@ ptx: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 //@ ptx: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+//@ ptx-not: cp.async
 //! Safe tensor-core fragments: `ldmatrix` loads from a shared tile's read phase (plain,
 //! transposed, two and four matrices) and `mma.sync` for bf16 and f16, each one instruction
 //! (ptxas makes them LDSM and HMMA.16816.F32.BF16 / .F32).

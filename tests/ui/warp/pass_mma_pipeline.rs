@@ -3,6 +3,7 @@
 //@ ptx: cp.async.commit_group
 //@ ptx: cp.async.wait_group 1
 //@ ptx: isspacep.global
+//@ ptx: cp.async.wait_all
 //@ ptx: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 //@ ptx: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 //! A three-stage `cp.async` pipeline feeding `ldmatrix` and `mma.sync`, safe: the fills are

@@ -183,7 +183,7 @@ fn unpack<E: MmaInput>(registers: &[u32], i: usize) -> E {
 }
 
 /// The calling lane's share of a 16 × 16 A operand (row-major): 8 elements, in PTX's
-/// `m16n8k16` layout.
+/// `m16n8k16` layout. `Default` is all zeros.
 #[derive(Clone, Copy)]
 pub struct FragA<E: MmaInput> {
     registers: [u32; 4],
@@ -191,7 +191,7 @@ pub struct FragA<E: MmaInput> {
 }
 
 /// The calling lane's share of a 16 × 8 B operand (`k` rows, `n` columns; PTX's `.col`
-/// operand): 4 elements.
+/// operand): 4 elements. `Default` is all zeros.
 #[derive(Clone, Copy)]
 pub struct FragB<E: MmaInput> {
     registers: [u32; 2],
@@ -202,6 +202,33 @@ pub struct FragB<E: MmaInput> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FragC {
     values: [f32; 4],
+}
+
+impl<E: MmaInput> Default for FragA<E> {
+    #[inline]
+    fn default() -> Self {
+        FragA {
+            registers: [0; 4],
+            _element: PhantomData,
+        }
+    }
+}
+
+impl<E: MmaInput> Default for FragB<E> {
+    #[inline]
+    fn default() -> Self {
+        FragB {
+            registers: [0; 2],
+            _element: PhantomData,
+        }
+    }
+}
+
+impl Default for FragC {
+    #[inline]
+    fn default() -> Self {
+        FragC::zero()
+    }
 }
 
 impl<E: MmaInput> FragA<E> {

@@ -147,8 +147,7 @@ where
 }
 
 /// `Stages<T, S>` as a plain shared array (its `init`): chunk `i` of each stage is thread
-/// `i mod T`'s, as a [`Pipeline`]'s fills give them (the same rule, so a block in which some
-/// threads `init` and others make a pipeline still gives every chunk one owner).
+/// `i mod T`'s, the rule a [`Pipeline`]'s fills follow too.
 // SAFETY: chunk `(stage, i)` is owned by thread `i % n` alone; `own_slot` and `for_each_own`
 // give a thread exactly those, each slot `stage · CHUNKS + slot(i)` (a stage is `CHUNKS` chunks
 // with no padding: arrays of 16-byte, 16-aligned chunks), below `LEN`.
@@ -158,7 +157,12 @@ unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
     type Index = (usize, (usize, usize, usize));
     /// The `k`-th chunk the thread owns, stage by stage.
     type Own = usize;
-    const LEN: usize = S * T::CHUNKS;
+    const LEN: usize = {
+        // A stage is its chunks and nothing else (a tuple of chunk arrays has no padding:
+        // checked, as the slots assume it).
+        assert!(core::mem::size_of::<T>() == T::CHUNKS * core::mem::size_of::<Vec8<T::Elem>>());
+        S * T::CHUNKS
+    };
 
     #[inline]
     fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, Self::Index)> {
@@ -171,6 +175,13 @@ unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
         let stage = k / per_stage;
         let i = (k % per_stage) * n + t;
         (stage < S).then(|| (stage * T::CHUNKS + T::slot(i), (stage, T::position(i))))
+    }
+
+    /// Waits for every copy of this thread (`cp.async.wait_all`): whatever became of its
+    /// pipeline (dropped, or forgotten with `mem::forget`), none lands after the block.
+    #[inline]
+    fn end_of_kernel() {
+        copies::wait_all();
     }
 
     #[inline]
@@ -210,38 +221,52 @@ impl<'a, E> Source<'a, E> {
 }
 
 /// A multi-stage pipeline of asynchronous copies into `S` stages of `T` (see the module).
-pub struct Pipeline<'k, T: StageTiles, const S: usize> {
+///
+/// `'s` is how long the sources of its copies stay borrowed: until the pipeline is dropped
+/// (which waits for the copies), so nothing writes a source while a copy may still read it.
+pub struct Pipeline<'k, 's, T: StageTiles, const S: usize> {
     stages: *mut T,
     /// Groups this thread committed: the next fill is group `issued`, into stage `issued % S`.
     issued: Cell<usize>,
     /// Waits this thread passed: stage `waited - 1` is the one being read.
     waited: usize,
+    /// A fill is running (its closure must not start another).
+    filling: Cell<bool>,
     _view: PhantomData<(&'k mut Stages<T, S>, *mut ())>,
+    _sources: PhantomData<&'s [T::Elem]>,
 }
 
 /// The stage the last [`Pipeline::wait`] completed: read it with [`tiles`](Self::tiles), and
 /// start the next fill with [`fill`](Self::fill) while reading.
-pub struct Ready<'p, 'k, T: StageTiles, const S: usize> {
-    pipe: &'p Pipeline<'k, T, S>,
+pub struct Ready<'p, 'k, 's, T: StageTiles, const S: usize> {
+    pipe: &'p Pipeline<'k, 's, T, S>,
 }
 
 impl<'k, T: StageTiles, const S: usize> Shared<'k, Stages<T, S>> {
     /// The stages as an empty pipeline.
     #[inline]
-    pub fn pipeline(self) -> Pipeline<'k, T, S> {
-        const { assert!(S >= 2 && S <= 4, "a pipeline has 2 to 4 stages") };
+    pub fn pipeline<'s>(self) -> Pipeline<'k, 's, T, S> {
+        const {
+            assert!(S >= 2 && S <= 4, "a pipeline has 2 to 4 stages");
+            assert!(
+                core::mem::size_of::<T>() == T::CHUNKS * core::mem::size_of::<Vec8<T::Elem>>(),
+                "a stage is its chunks and nothing else"
+            );
+        };
         let stages = self.base.cast::<T>();
         copies::start(stages.addr());
         Pipeline {
             stages,
             issued: Cell::new(0),
             waited: 0,
+            filling: Cell::new(false),
             _view: PhantomData,
+            _sources: PhantomData,
         }
     }
 }
 
-impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
+impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
     /// The pipeline's name for the CPU's copies (its stages' address).
     #[inline]
     fn key(&self) -> usize {
@@ -256,7 +281,7 @@ impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
     /// thread that missed a fill), as every fill of a thread that does not fill with the block.
     #[track_caller]
     #[inline]
-    pub fn fill<'s>(&mut self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+    pub fn fill(&mut self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
         self.fill_next(source);
     }
 
@@ -267,7 +292,7 @@ impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
     /// When this thread did not fill that stage.
     #[track_caller]
     #[inline]
-    pub fn wait(&mut self) -> Ready<'_, '_, T, S> {
+    pub fn wait(&mut self) -> Ready<'_, '_, 's, T, S> {
         let step = self.waited;
         let issued = self.issued.get();
         assert!(
@@ -284,7 +309,12 @@ impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
     /// The fill of group `issued` into stage `issued % S`, after checking it free.
     #[track_caller]
     #[inline]
-    fn fill_next<'s>(&self, mut source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+    fn fill_next(&self, mut source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+        // A fill started from a fill's own closure would take the same group and stage.
+        assert!(
+            !self.filling.replace(true),
+            "a pipeline fill started inside another fill's closure"
+        );
         let group = self.issued.get();
         // The stage's last group, `group - S`, was read in step `group - S`, whose reads ended
         // before the wait that began step `group - S + 1`: free once this thread has passed
@@ -305,10 +335,11 @@ impl<T: StageTiles, const S: usize> Pipeline<'_, T, S> {
         }
         copies::commit_group(self.key());
         self.issued.set(group + 1);
+        self.filling.set(false);
     }
 }
 
-impl<T: StageTiles, const S: usize> Drop for Pipeline<'_, T, S> {
+impl<T: StageTiles, const S: usize> Drop for Pipeline<'_, '_, T, S> {
     /// Waits for this thread's copies: none may land after the block (whose shared memory the
     /// GPU gives to the next block).
     #[inline]
@@ -317,7 +348,7 @@ impl<T: StageTiles, const S: usize> Drop for Pipeline<'_, T, S> {
     }
 }
 
-impl<'p, T: StageTiles, const S: usize> Ready<'p, '_, T, S> {
+impl<'s, T: StageTiles, const S: usize> Ready<'_, '_, 's, T, S> {
     /// The ready stage's tiles, for the fragment loads.
     #[inline]
     pub fn tiles(&self) -> T::Tiles<'_> {
@@ -333,7 +364,48 @@ impl<'p, T: StageTiles, const S: usize> Ready<'p, '_, T, S> {
     /// [`Pipeline::fill`] while this stage is read: the next fill goes to another stage.
     #[track_caller]
     #[inline]
-    pub fn fill<'s>(&self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+    pub fn fill(&self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
         self.pipe.fill_next(source);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bf16;
+
+    type Pair = ([[Vec8<bf16>; 3]; 5], [[Vec8<bf16>; 17]; 2]);
+
+    /// Every chunk of every stage has one owner, `own_slot` reaches what `for_each_own`
+    /// visits, the slots cover the array, and chunk `i` of a stage is thread `i mod n`'s (the
+    /// fills' rule), for blocks smaller and larger than a stage.
+    #[test]
+    fn stages_ownership_is_the_fills_partition() {
+        fn check<T: StageTiles, const S: usize>(threads: u32) {
+            let len = <Stages<T, S> as SharedLayout>::LEN;
+            let mut owner = vec![None; len];
+            for t in 0..threads {
+                let me = BlockPosition::for_test([t, 0, 0], [threads, 1, 1]);
+                let mut visited = Vec::new();
+                Stages::<T, S>::for_each_own(me, |slot, (stage, at)| {
+                    visited.push(slot);
+                    assert!(owner[slot].replace(t).is_none(), "slot {slot} owned twice");
+                    let i = (0..T::CHUNKS).find(|&i| T::position(i) == at).unwrap();
+                    assert_eq!(i % threads as usize, t as usize, "stage {stage} chunk {i}");
+                    assert_eq!(slot, stage * T::CHUNKS + T::slot(i));
+                });
+                let reached: Vec<usize> = (0..len)
+                    .map_while(|k| Stages::<T, S>::own_slot(k, me).map(|(s, _)| s))
+                    .collect();
+                assert_eq!(reached, visited, "thread {t}");
+            }
+            assert!(owner.iter().all(Option::is_some));
+        }
+        for threads in [1, 7, 32, 64, 200] {
+            check::<Pair, 2>(threads);
+            check::<Pair, 3>(threads);
+            check::<[[Vec8<bf16>; 5]; 128], 2>(threads);
+        }
+        assert_eq!(<Pair as StageTiles>::CHUNKS, 15 + 34);
     }
 }

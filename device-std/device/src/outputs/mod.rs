@@ -15,6 +15,7 @@
 //! | [`WarpSlots<T>`] | slot `w`: lane 0 of the grid's warp `w` (`slot_mut`) | `&mut DeviceBuffer<T>` |
 //! | [`BlockWindows<T, W>`] | window `b` of `W` elements: block `b`, in phases (all read; each thread its residues written; a barrier between) | `&mut DeviceBuffer<T>` |
 //! | [`WaveTiles<T, R, C>`] | in the launch of wave `d`, tile `(d - b, b)`: block `b`, each thread its residues; earlier waves' tiles readable | `Wave::new(&mut buf, width, d)?` |
+//! | [`MmaTiles<T, R, C, WR, WC>`] | the `R × C` tile of block `(x, y)`, its `WR × WC` region of warp `w`, and in it `(r, c)`: the lane whose `m16n8k16` accumulator holds it (`4·(r mod 8) + (c mod 8)/2`) | as `DisjointRows<T>` |
 //! | [`BlockTiles<T, R, C>`] | the `R × C` tile at tile `(block y, block x)`: its block, each thread the rows and columns of its residues | as `DisjointRows<T>` |
 //!
 //! `T` is the grid's thread count. The 2-D shapes get their shape from the launch (the host's
@@ -25,6 +26,7 @@
 //! thread owns an element outside the rectangle.
 
 mod chunks;
+mod mma_tiles;
 mod pairs;
 mod rows;
 mod slots;
@@ -35,6 +37,7 @@ mod wave;
 mod windows;
 
 pub use chunks::{ChunkStride, DisjointChunks};
+pub use mma_tiles::{FromAccumulator, MmaTile, MmaTiles};
 pub use pairs::DisjointPairs;
 pub use rows::{BlockTile, BlockTiles, DisjointRows, WarpRow, WarpRows};
 pub use slots::{BlockSlots, WarpSlots};

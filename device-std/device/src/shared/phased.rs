@@ -97,6 +97,12 @@ impl BlockPosition {
         }
     }
 
+    /// The position of thread `thread` in a block of `block` threads (for tests of layouts).
+    #[cfg(test)]
+    pub(crate) fn for_test(thread: [u32; 3], block: [u32; 3]) -> BlockPosition {
+        BlockPosition { thread, block }
+    }
+
     /// The thread's linear number in its block (x fastest), and the block's thread count.
     #[inline]
     pub(crate) fn linear(self) -> (usize, usize) {
@@ -147,6 +153,12 @@ pub unsafe trait SharedLayout: Sized + 'static {
     fn own_slot(own: Self::Own, me: BlockPosition) -> Option<(usize, Self::Index)>;
     /// Calls `f` with the flat slot and the position of every slot the thread owns.
     fn for_each_own(me: BlockPosition, f: impl FnMut(usize, Self::Index));
+
+    /// What every thread does when the kernel's body has returned: nothing, except for arrays
+    /// that asynchronous copies may still be writing (`oxide::mma::Stages` waits for them).
+    #[doc(hidden)]
+    #[inline]
+    fn end_of_kernel() {}
 }
 
 /// `[T; N]`: thread `t` of a block of `n` threads (numbered x fastest) owns slots `t`, `t + n`,

@@ -82,6 +82,7 @@ impl Kernel {
         outer.sig.unsafety = Some(Default::default());
         outer.sig.inputs = Default::default();
         let mut call_args = Vec::new();
+        let mut ends = Vec::new();
         for (name, ty, kind) in &self.args {
             match kind {
                 ArgKind::DynShared(elem) => {
@@ -101,6 +102,9 @@ impl Kernel {
                     }});
                 }
                 ArgKind::Shared(array) => {
+                    ends.push(quote_spanned! {array.span()=>
+                        <#array as ::oxide::shared::SharedLayout>::end_of_kernel();
+                    });
                     // The static lives in a block of its own, which nothing else can name.
                     // SAFETY (quote drops comments): the launch enters this function once per
                     // thread (it is `unsafe` to call otherwise), and nothing else names the
@@ -141,11 +145,24 @@ impl Kernel {
                 }
             })
         });
+        // After the body, each shared array's end-of-kernel duty (a pipeline's copies must all
+        // have landed before the block's shared memory goes to the next block, however the body
+        // left its pipeline: `mem::forget` included).
+        let run = quote!(#body_fn #turbofish (#(#call_args),*));
+        let run = if ends.is_empty() {
+            run
+        } else {
+            quote! {{
+                let __oxide_result = #run;
+                #(#ends)*
+                __oxide_result
+            }}
+        };
         let block = quote! {{
             #body
             #(#facts)*
             let #call = ();
-            #body_fn #turbofish (#(#call_args),*)
+            #run
         }};
         // The user's body was parsed as a block already; this block only wraps it.
         *outer.block = syn::parse_quote!(#block);

@@ -102,6 +102,17 @@ waits! {
     wait_3: 3, "cp.async.wait_group 3;";
 }
 
+/// `cp.async.wait_all`: every copy of this thread has landed (on the CPU, those of every
+/// pipeline it has).
+#[oxide_gpu::ptx(template = "cp.async.wait_all;", constraints = "~{memory}", volatile)]
+#[inline(never)]
+pub(super) fn wait_all() {
+    let keys: Vec<usize> = QUEUES.with(|q| q.borrow().keys().copied().collect());
+    for key in keys {
+        land(key, 0);
+    }
+}
+
 /// Whether `p` is in the global window (`isspacep.global`; on the CPU every address is).
 #[oxide_gpu::ptx(
     template = "{ .reg .pred %oxp; isspacep.global %oxp, $1; selp.u32 $0, 1, 0, %oxp; }",
@@ -161,10 +172,14 @@ pub(super) fn copy_chunk<E: MmaInput>(dst: *mut Vec8<E>, from: Option<(&[E], usi
             cp_async_16(dst.expose_provenance(), src, bytes, key);
             return;
         }
-        let mut words = [0u16; 8];
-        for (e, w) in words.iter_mut().enumerate().take(available) {
-            *w = super::super::bits_of(slice[start + e]);
-        }
+        // A constant count of lanes, so the array stays in registers.
+        let words: [u16; 8] = core::array::from_fn(|e| {
+            if e < available {
+                super::super::bits_of(slice[start + e])
+            } else {
+                0
+            }
+        });
         // SAFETY: `dst` is a chunk this thread owns in a stage no thread reads (the pipeline's
         // checks), and no copy of this thread into it is in flight (its last fill's group
         // landed before the stage was read).

@@ -1,0 +1,215 @@
+//! hgemm: `C = A·B` on the tensor cores, bf16 `A` (`M × K`) and `B` (`K × N`), both row-major,
+//! f32 accumulation and an f32 `C`. Each block of 256 threads computes a 128 × 128 tile of `C`,
+//! its eight warps 64 × 32 regions of it (`MmaTiles`), walking `k` in steps of 32 through a
+//! two-stage `cp.async` pipeline of shared tiles (128 × 32 of A, 32 × 128 of B, each row padded
+//! by one 16-byte chunk so `ldmatrix` hits every bank once); per step of 16 a warp loads four A
+//! fragments (`ldmatrix.x4`) and four B fragments (`ldmatrix.x4.trans`, two at a time) and
+//! issues sixteen `mma.sync.m16n8k16`. No `unsafe`.
+
+use std::process::ExitCode;
+
+use oxide::MmaTiles;
+use oxide::host::{Error, Rows};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
+use oxide::prelude::*;
+use oxide_bench as bench;
+
+/// The block's tile of C, the step of `k`, and a warp's region of the tile.
+const BM: usize = 128;
+const BN: usize = 128;
+const BK: usize = 32;
+const WM: usize = 64;
+const WN: usize = 32;
+/// The largest side run: 8192, the size the issue's 400 TFLOP/s bar is set at.
+const MAX_SIDE: usize = 8192;
+
+/// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`), each row
+/// with one padding chunk.
+type ATile = [[Vec8<bf16>; BK / 8 + 1]; BM];
+type BTile = [[Vec8<bf16>; BN / 8 + 1]; BK];
+
+#[kernel(block = "256")]
+pub fn hgemm(
+    a: &[bf16],
+    b: &[bf16],
+    k: usize,
+    mut c: MmaTiles<f32, BM, BN, WM, WN>,
+    stages: Shared<Stages<(ATile, BTile), 2>>,
+) {
+    let (m, n) = (c.rows(), c.width());
+    let (m0, n0) = (
+        thread::block_idx_y() as usize * BM,
+        thread::block_idx_x() as usize * BN,
+    );
+    let steps = k.div_ceil(BK);
+    // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
+    // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..`; zeros outside
+    // the matrices and in the padding chunks.
+    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+        let k0 = t * BK;
+        if tile == 0 && chunk < BK / 8 && t < steps && m0 + row < m && k0 + 8 * chunk < k {
+            Source::chunk(a, (m0 + row) * k + k0 + 8 * chunk)
+        } else if tile == 1 && chunk < BN / 8 && k0 + row < k && n0 + 8 * chunk < n {
+            Source::chunk(b, (k0 + row) * n + n0 + 8 * chunk)
+        } else {
+            Source::zeros()
+        }
+    };
+    let mut pipe = stages.pipeline();
+    pipe.fill(|at| source(0, at));
+    let w = oxide::warp::warp_in_block() as usize;
+    let (wm, wn) = (w / (BN / WN), w % (BN / WN));
+    let mut acc = [[FragC::zero(); WN / 8]; WM / 16];
+    for t in 0..steps {
+        let ready = pipe.wait();
+        ready.fill(|at| source(t + 1, at));
+        let (a_tile, b_tile) = ready.tiles();
+        for kk in unroll(0..BK / 16) {
+            let mut fa = [FragA::default(); WM / 16];
+            for i in unroll(0..WM / 16) {
+                fa[i] = FragA::load(a_tile, wm * WM + 16 * i, 2 * kk);
+            }
+            let mut fb = [FragB::default(); WN / 8];
+            for p in unroll(0..WN / 16) {
+                [fb[2 * p], fb[2 * p + 1]] =
+                    FragB::load_k_rows_pair(b_tile, 16 * kk, wn * WN / 8 + 2 * p);
+            }
+            for i in unroll(0..WM / 16) {
+                for j in unroll(0..WN / 8) {
+                    acc[i][j] = mma(&fa[i], &fb[j], acc[i][j]);
+                }
+            }
+        }
+    }
+    if let Some(mut region) = c.warp_region() {
+        for i in unroll(0..WM / 16) {
+            for j in unroll(0..WN / 8) {
+                region.store(&acc[i][j], i, j);
+            }
+        }
+    }
+}
+
+/// The side run for `n`: the largest multiple of 128 whose square is at most `n`, within
+/// 128..=8192 (2^28 gives 8192³, 2^20 + 3 gives 1024³).
+fn side(n: usize) -> usize {
+    (n.isqrt() / BM * BM).clamp(BM, MAX_SIDE)
+}
+
+fn shape(m: usize, n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (n.div_ceil(BN) as u32, m.div_ceil(BM) as u32, 1),
+        block: (256, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// Inputs exact in bf16: multiples of 1/8 in [-1, 1].
+fn inputs(m: usize, n: usize, k: usize) -> (Vec<bf16>, Vec<bf16>) {
+    let a = (0..m * k)
+        .map(|i| bf16::from_f32(((i * 7 + 3) % 17) as f32 / 8.0 - 1.0))
+        .collect();
+    let b = (0..k * n)
+        .map(|i| bf16::from_f32(((i * 5 + 1) % 13) as f32 / 8.0 - 0.75))
+        .collect();
+    (a, b)
+}
+
+/// Whether `got` is `C[r][c]` within the f32 accumulation's error: `K` roundings of at most
+/// half an ulp of the running sum each, bounded by 2e-3 of the sum of magnitudes (the tensor
+/// cores' order and rounding differ from the CPU's; docs/tensor-cores.md).
+fn check(
+    (a, b): (&[bf16], &[bf16]),
+    (n, k): (usize, usize),
+    (r, c): (usize, usize),
+    got: f32,
+) -> Result<(), (f64, f64)> {
+    let (mut exact, mut magnitude) = (0.0f64, 0.0f64);
+    for p in 0..k {
+        let product = a[r * k + p].to_f64() * b[p * n + c].to_f64();
+        exact += product;
+        magnitude += product.abs();
+    }
+    let bound = 2e-3 * magnitude + 1e-4;
+    if (f64::from(got) - exact).abs() <= bound {
+        Ok(())
+    } else {
+        Err((exact, bound))
+    }
+}
+
+/// 64 × 64 positions spread over an `m × n` matrix, its corners among them.
+fn samples(m: usize, n: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..64).flat_map(move |p| (0..64).map(move |q| (p * (m - 1) / 63, q * (n - 1) / 63)))
+}
+
+fn main() -> ExitCode {
+    bench::main("hgemm", 1 << 28, run)
+}
+
+fn run(count: usize) -> Result<bool, Error> {
+    let gpu = Gpu::new(0)?;
+    hgemm::load(&gpu)?;
+    let s = side(count);
+    let (m, n, k) = (s, s, s);
+    let (a, b) = inputs(m, n, k);
+    let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let mut dc = gpu.alloc_zeroed::<f32>(m * n)?;
+    let cfg = shape(m, n);
+    hgemm::launch(&gpu, cfg, &da, &db, k, Rows::new(&mut dc, n)?)?;
+    let got = gpu.dtoh(&dc)?;
+    for (r, c) in samples(m, n) {
+        if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), got[r * n + c]) {
+            println!(
+                "hgemm n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {} expected {exact} (tolerance {bound})",
+                got[r * n + c]
+            );
+            return Ok(false);
+        }
+    }
+    let bytes = ((m * k + k * n) * 2 + m * n * 4) as u64;
+    let flops = 2 * (m * n * k) as u64;
+    bench::report_timed_flops(
+        &gpu,
+        "hgemm",
+        count,
+        &format!("({m} x {n} x {k})"),
+        (bytes, flops),
+        || hgemm::launch(&gpu, cfg, &da, &db, k, Rows::new(&mut dc, n)?),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sides() {
+        assert_eq!(side(1 << 28), 8192);
+        assert_eq!(side(1_048_579), 1024);
+        assert_eq!(side(1), 128);
+        assert!(samples(1024, 512).any(|p| p == (1023, 511)));
+    }
+
+    /// The emulator's product at sizes with partial tiles everywhere (rows, columns and a `k`
+    /// that is no multiple of 32), against the f64 product, every element.
+    #[test]
+    fn the_emulator_multiplies() {
+        for (m, n, k) in [(128, 128, 64), (136, 200, 40)] {
+            let (a, b) = inputs(m, n, k);
+            let mut out = vec![f32::NAN; m * n];
+            let rows = Rows::new(&mut out[..], n).unwrap();
+            hgemm::emulate(&shape(m, n), &a, &b, k, rows).unwrap();
+            for r in 0..m {
+                for c in 0..n {
+                    if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), out[r * n + c]) {
+                        panic!(
+                            "{m}x{n}x{k} ({r}, {c}): got {} expected {exact} ± {bound}",
+                            out[r * n + c]
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
