@@ -3,6 +3,7 @@
 //! The fragment layouts are written here again from the PTX ISA's figures, independently of
 //! the library's.
 
+use oxide::MmaTiles;
 use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
 use oxide::prelude::*;
 
@@ -376,4 +377,57 @@ fn a_fill_inside_a_fill_fails() {
     };
     let e = nested_fill::emulate(&cfg, &a).unwrap_err();
     assert!(e.to_string().contains("inside another fill"), "{e}");
+}
+
+/// Every lane stores, into each 16 × 8 tile of its warp's region, accumulators that say where
+/// they are (`1 + row · 1000 + col` of the region's element): the output must hold each
+/// element's own position exactly once (the emulator's race detector fails a second write),
+/// also in a rectangle lent from inside a bigger buffer.
+#[kernel(block = "128")]
+pub fn mark_regions(mut out: MmaTiles<f32, 64, 32, 32, 16>) {
+    if let Some(mut region) = out.warp_region() {
+        let (r0, c0) = region.origin();
+        for i in 0..2 {
+            for j in 0..2 {
+                let acc =
+                    FragC::from_fn(|r, c| (1 + (r0 + 16 * i + r) * 1000 + c0 + 8 * j + c) as f32);
+                region.store(&acc, i, j);
+            }
+        }
+    }
+}
+
+#[test]
+fn mma_tiles_give_each_element_to_the_lane_that_holds_it() {
+    for (pitch, rows, (top, left), (h, w)) in [
+        (70usize, 100usize, (0usize, 0usize), (100usize, 70usize)),
+        (70, 100, (3, 5), (90, 61)),
+        (32, 64, (0, 0), (64, 32)),
+    ] {
+        let mut buf = vec![0.0f32; pitch * rows];
+        let grid = (w.div_ceil(32) as u32, h.div_ceil(64) as u32, 1);
+        let cfg = LaunchConfig {
+            grid,
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let rows_of = oxide::host::Rows::new(&mut buf[..], pitch)
+            .unwrap()
+            .rect(top..top + h, left..left + w)
+            .unwrap();
+        mark_regions::emulate(&cfg, rows_of).unwrap();
+        for (i, &v) in buf.iter().enumerate() {
+            let (row, col) = (i / pitch, i % pitch);
+            let inside = (top..top + h).contains(&row) && (left..left + w).contains(&col);
+            let want = if inside {
+                (1 + (row - top) * 1000 + col - left) as f32
+            } else {
+                0.0
+            };
+            assert_eq!(
+                v, want,
+                "element ({row}, {col}) of {pitch} x {rows}, rect {top},{left} {h}x{w}"
+            );
+        }
+    }
 }

@@ -91,6 +91,32 @@ fn from_bits<E: MmaInput>(bits: u16) -> E {
     unsafe { core::mem::transmute_copy::<u16, E>(&bits) }
 }
 
+/// `cvt.rn.bf16x2.f32`: `lo` and `hi` rounded to bf16, `lo` in the low half.
+#[oxide_gpu::ptx(template = "cvt.rn.bf16x2.f32 $0, $2, $1;", constraints = "=r,f,f")]
+#[inline(never)]
+fn cvt_bf16x2(lo: f32, hi: f32) -> u32 {
+    u32::from(bf16::from_f32_const(lo).to_bits())
+        | u32::from(bf16::from_f32_const(hi).to_bits()) << 16
+}
+
+/// `cvt.rn.f16x2.f32`: `lo` and `hi` rounded to f16, `lo` in the low half.
+#[oxide_gpu::ptx(template = "cvt.rn.f16x2.f32 $0, $2, $1;", constraints = "=r,f,f")]
+#[inline(never)]
+fn cvt_f16x2(lo: f32, hi: f32) -> u32 {
+    u32::from(f16::from_f32_const(lo).to_bits())
+        | u32::from(f16::from_f32_const(hi).to_bits()) << 16
+}
+
+/// Two accumulators rounded to `E` and packed as one register, the first in the low half.
+#[inline]
+fn pack_rounded<E: MmaInput>(lo: f32, hi: f32) -> u32 {
+    if E::IS_BF16 {
+        cvt_bf16x2(lo, hi)
+    } else {
+        cvt_f16x2(lo, hi)
+    }
+}
+
 /// The warp's `mma.sync` for `E`.
 #[inline]
 fn mma_m16n8k16<E: MmaInput>(
@@ -263,6 +289,26 @@ impl<E: MmaInput> FragA<E> {
     #[inline]
     pub fn get(&self, i: usize) -> E {
         unpack(&self.registers, i)
+    }
+}
+
+impl<E: MmaInput> FragA<E> {
+    /// The 16 × 16 A tile made of two 16 × 8 accumulator tiles side by side (`left` its
+    /// columns 0..8, `right` 8..16), each value rounded to `E` (`cvt.rn.bf16x2.f32`): an
+    /// accumulator's layout is the A operand's, so no lane exchanges anything. Attention's
+    /// `P = softmax(S)` feeds `P·V` this way.
+    #[inline]
+    pub fn from_accumulators(left: &FragC, right: &FragC) -> Self {
+        let ([l0, l1, l2, l3], [r0, r1, r2, r3]) = (left.values, right.values);
+        FragA {
+            registers: [
+                pack_rounded::<E>(l0, l1),
+                pack_rounded::<E>(l2, l3),
+                pack_rounded::<E>(r0, r1),
+                pack_rounded::<E>(r2, r3),
+            ],
+            _element: PhantomData,
+        }
     }
 }
 

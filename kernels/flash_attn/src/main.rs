@@ -1,0 +1,339 @@
+//! flash_attn: the FlashAttention-2 forward pass on the tensor cores, bf16 `Q`, `K`, `V` and
+//! output, head dimension 64, causal or not, grouped-query (several query heads per K/V head).
+//! Layout `[batch, heads, seq, 64]` for each tensor (`K` and `V` with `kv_heads`). Each block of
+//! four warps takes 64 query rows of one head, each warp 16 of them with its `Q` fragments in
+//! registers, and walks the keys 64 at a time through a two-stage `cp.async` pipeline of `K`
+//! and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x2` of `K`'s rows), the online softmax on the
+//! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
+//! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
+//! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). No `unsafe`.
+
+use std::process::ExitCode;
+
+use oxide::MmaTiles;
+use oxide::host::{Error, Rows};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
+use oxide::prelude::*;
+use oxide::warp;
+use oxide_bench as bench;
+
+/// The head dimension, the query rows of a block and the keys of a step.
+const D: usize = 64;
+const BQ: usize = 64;
+const BKV: usize = 64;
+
+/// A stage's 64 rows of `K` or `V` (each row one key's 64 elements and a padding chunk).
+type KvTile = [[Vec8<bf16>; D / 8 + 1]; BKV];
+
+/// `(heads, kv_heads, seq, causal)`, `causal` 0 or 1.
+pub type Shape = (usize, usize, usize, usize);
+
+#[kernel(block = "128")]
+pub fn flash_attn(
+    q: &[bf16],
+    k: &[bf16],
+    v: &[bf16],
+    shape: Shape,
+    scale: f32,
+    mut out: MmaTiles<bf16, BQ, D, 16, D>,
+    stages: Shared<Stages<(KvTile, KvTile), 2>>,
+) {
+    let (heads, kv_heads, seq, causal) = shape;
+    let q_tiles = seq / BQ;
+    let y = thread::block_idx_y() as usize;
+    let (head, q_tile) = (y / q_tiles, y % q_tiles);
+    let (b, h) = (head / heads, head % heads);
+    let kv_head = b * kv_heads + h / (heads / kv_heads);
+    let (q_base, kv_base) = (head * seq * D, kv_head * seq * D);
+    let steps = if causal != 0 { q_tile + 1 } else { seq / BKV };
+    let w = warp::warp_in_block() as usize;
+    let row0 = q_tile * BQ + 16 * w;
+
+    // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..` of `K`
+    // (tile 0) or `V` (tile 1).
+    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+        if chunk < D / 8 && t < steps {
+            let at = kv_base + (t * BKV + row) * D + 8 * chunk;
+            Source::chunk(if tile == 0 { k } else { v }, at)
+        } else {
+            Source::zeros()
+        }
+    };
+    let mut pipe = stages.pipeline();
+    pipe.fill(|at| source(0, at));
+
+    let mut qf = [FragA::default(); D / 16];
+    for kk in unroll(0..D / 16) {
+        qf[kk] = FragA::from_fn(|r, c| {
+            q.get(q_base + (row0 + r) * D + 16 * kk + c)
+                .copied()
+                .unwrap_or(bf16::ZERO)
+        });
+    }
+    // Each lane holds rows `g` and `g + 8` of its warp's 16: their running maximum (of the
+    // scores in base 2) and sum.
+    let mut m = [f32::NEG_INFINITY; 2];
+    let mut l = [0.0f32; 2];
+    let mut o = [FragC::zero(); D / 8];
+    let scale2 = scale * core::f32::consts::LOG2_E;
+    for t in 0..steps {
+        let ready = pipe.wait();
+        ready.fill(|at| source(t + 1, at));
+        let (k_tile, v_tile) = ready.tiles();
+        // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
+        let mut s = [FragC::zero(); BKV / 8];
+        for kk in unroll(0..D / 16) {
+            for j in unroll(0..BKV / 8) {
+                s[j] = mma(&qf[kk], &FragB::load_n_rows(k_tile, 8 * j, 2 * kk), s[j]);
+            }
+        }
+        let diagonal = causal != 0 && t == q_tile;
+        for (j, s) in s.iter_mut().enumerate() {
+            *s = s.map(|(r, c), x| {
+                let key = t * BKV + 8 * j + c;
+                if diagonal && key > row0 + r {
+                    f32::NEG_INFINITY
+                } else {
+                    x * scale2
+                }
+            });
+        }
+        // The rows' new maxima: over the lane's values, then over the four lanes of the row.
+        let mut new_m = m;
+        for s in &s {
+            let x = s.values();
+            new_m[0] = new_m[0].max(x[0]).max(x[1]);
+            new_m[1] = new_m[1].max(x[2]).max(x[3]);
+        }
+        for half in unroll(0..2) {
+            new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
+            new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
+        }
+        let correction = [(m[0] - new_m[0]).fast_exp2(), (m[1] - new_m[1]).fast_exp2()];
+        m = new_m;
+        let mut sums = [0.0f32; 2];
+        for s in s.iter_mut() {
+            *s = s.map(|(r, _), x| {
+                let p = (x - m[r / 8]).fast_exp2();
+                sums[r / 8] += p;
+                p
+            });
+        }
+        for half in unroll(0..2) {
+            sums[half] += warp::shuffle_xor(sums[half], 1);
+            sums[half] += warp::shuffle_xor(sums[half], 2);
+            l[half] = l[half] * correction[half] + sums[half];
+        }
+        for o in o.iter_mut() {
+            *o = o.map(|(r, _), x| x * correction[r / 8]);
+        }
+        // O += P·V, P as bf16 A fragments straight from the accumulators.
+        for kk in unroll(0..BKV / 16) {
+            let p = FragA::<bf16>::from_accumulators(&s[2 * kk], &s[2 * kk + 1]);
+            for jp in unroll(0..D / 16) {
+                let [b0, b1] = FragB::load_k_rows_pair(v_tile, 16 * kk, 2 * jp);
+                o[2 * jp] = mma(&p, &b0, o[2 * jp]);
+                o[2 * jp + 1] = mma(&p, &b1, o[2 * jp + 1]);
+            }
+        }
+    }
+    if let Some(mut region) = out.warp_region() {
+        for j in unroll(0..D / 8) {
+            region.store(&o[j].map(|(r, _), x| x / l[r / 8]), 0, j);
+        }
+    }
+}
+
+/// `(batch, heads, kv_heads, seq)` run for `n`: batch·seq = 16384 and heads·64 = 2048 (32
+/// heads, 8 K/V heads: grouped-query) as in the FlashAttention papers, seq the largest of 2048,
+/// 8192, 16384 not above `n / 2^14` (at least 2048: 2^28 gives 16384), or for small `n` one
+/// batch of 2 heads (1 K/V head) and seq `n / 2^10` (at least 128; 2^20 + 3 gives 1024).
+fn problem(n: usize) -> (usize, usize, usize, usize) {
+    if n >= 1 << 25 {
+        let seq = [16384, 8192, 2048]
+            .into_iter()
+            .find(|&s| s <= n >> 14)
+            .unwrap_or(2048);
+        (16384 / seq, 32, 8, seq)
+    } else {
+        (1, 2, 1, ((n >> 10) / BQ * BQ).max(2 * BQ))
+    }
+}
+
+/// Inputs in bf16: smooth values in [-1, 1] (scaled by 1/8 for `Q` so scores stay moderate).
+fn inputs(len: usize, seed: usize, amplitude: f32) -> Vec<bf16> {
+    (0..len)
+        .map(|i| {
+            let x = ((i * (2 * seed + 7) + seed) % 1013) as f32 / 506.5 - 1.0;
+            bf16::from_f32(amplitude * x)
+        })
+        .collect()
+}
+
+/// Row `row` of head `(b, h)` of the attention, in f64: softmax(q·Kᵀ·scale)·V over the keys
+/// the row may see.
+#[allow(clippy::too_many_arguments)]
+fn reference_row(
+    (q, k, v): (&[bf16], &[bf16], &[bf16]),
+    (heads, kv_heads, seq, causal): Shape,
+    scale: f32,
+    (b, h, row): (usize, usize, usize),
+) -> [f64; D] {
+    let qb = ((b * heads + h) * seq + row) * D;
+    let kvh = b * kv_heads + h / (heads / kv_heads);
+    let keys = if causal != 0 { row + 1 } else { seq };
+    let scores: Vec<f64> = (0..keys)
+        .map(|key| {
+            let kb = (kvh * seq + key) * D;
+            (0..D)
+                .map(|d| q[qb + d].to_f64() * k[kb + d].to_f64())
+                .sum::<f64>()
+                * f64::from(scale)
+        })
+        .collect();
+    let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
+    let total: f64 = weights.iter().sum();
+    core::array::from_fn(|d| {
+        (0..keys)
+            .map(|key| weights[key] * v[(kvh * seq + key) * D + d].to_f64())
+            .sum::<f64>()
+            / total
+    })
+}
+
+/// The largest absolute error allowed in the rows checked: bf16's own rounding of
+/// `P` and of the output (2^-8 relative each) on values below 1 in magnitude.
+const TOLERANCE: f64 = 8e-3;
+
+fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (1, (batch * heads * seq / BQ) as u32, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+fn main() -> ExitCode {
+    bench::main("flash_attn", 1 << 28, run)
+}
+
+fn run(n: usize) -> Result<bool, Error> {
+    let gpu = Gpu::new(0)?;
+    flash_attn::load(&gpu)?;
+    let (batch, heads, kv_heads, seq) = problem(n);
+    let scale = 1.0 / (D as f32).sqrt();
+    let (q, k, v) = (
+        inputs(batch * heads * seq * D, 1, 1.0),
+        inputs(batch * kv_heads * seq * D, 2, 1.0),
+        inputs(batch * kv_heads * seq * D, 3, 1.0),
+    );
+    let (dq, dk, dv) = (gpu.htod(&q)?, gpu.htod(&k)?, gpu.htod(&v)?);
+    let mut dout = gpu.alloc_zeroed::<bf16>(q.len())?;
+    let cfg = config(batch, heads, seq);
+    let mut pass = true;
+    for causal in [0, 1] {
+        let shape = (heads, kv_heads, seq, causal);
+        flash_attn::launch(
+            &gpu,
+            cfg,
+            &dq,
+            &dk,
+            &dv,
+            shape,
+            scale,
+            Rows::new(&mut dout, D)?,
+        )?;
+        let got = gpu.dtoh(&dout)?;
+        let mut worst = 0.0f64;
+        for (b, h, row) in [
+            (0, 0, 0),
+            (0, 1, seq / 2 + 3),
+            (batch - 1, heads - 1, seq - 1),
+        ] {
+            let want = reference_row((&q, &k, &v), shape, scale, (b, h, row));
+            let at = ((b * heads + h) * seq + row) * D;
+            for d in 0..D {
+                worst = worst.max((got[at + d].to_f64() - want[d]).abs());
+            }
+        }
+        if worst > TOLERANCE {
+            println!("flash_attn n={n} FAIL (causal {causal}): error {worst:e} over {TOLERANCE:e}");
+            pass = false;
+            continue;
+        }
+        let flops = 4 * batch * heads * seq * seq * D / if causal != 0 { 2 } else { 1 };
+        let bytes = 2 * (2 * q.len() + 2 * k.len()) as u64;
+        bench::report_timed_flops(
+            &gpu,
+            "flash_attn",
+            n,
+            &format!(
+                "(b {batch} h {heads}/{kv_heads} s {seq} d {D} causal {causal}, error {worst:.1e})"
+            ),
+            (bytes, flops as u64),
+            || {
+                flash_attn::launch(
+                    &gpu,
+                    cfg,
+                    &dq,
+                    &dk,
+                    &dv,
+                    shape,
+                    scale,
+                    Rows::new(&mut dout, D)?,
+                )
+            },
+        )?;
+    }
+    Ok(pass)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The emulator's attention against the f64 reference, every row, causal and not, with
+    /// grouped-query heads.
+    #[test]
+    fn the_emulator_attends() {
+        let (batch, heads, kv_heads, seq) = (1, 2, 1, 128);
+        let scale = 1.0 / (D as f32).sqrt();
+        let (q, k, v) = (
+            inputs(batch * heads * seq * D, 1, 1.0),
+            inputs(batch * kv_heads * seq * D, 2, 1.0),
+            inputs(batch * kv_heads * seq * D, 3, 1.0),
+        );
+        for causal in [0, 1] {
+            let shape = (heads, kv_heads, seq, causal);
+            let mut out = vec![bf16::NAN; q.len()];
+            let rows = Rows::new(&mut out[..], D).unwrap();
+            flash_attn::emulate(&config(batch, heads, seq), &q, &k, &v, shape, scale, rows)
+                .unwrap();
+            let mut worst = 0.0f64;
+            for h in 0..heads {
+                for row in 0..seq {
+                    let want = reference_row((&q, &k, &v), shape, scale, (0, h, row));
+                    let at = (h * seq + row) * D;
+                    for d in 0..D {
+                        let got = out[at + d].to_f64();
+                        worst = worst.max((got - want[d]).abs());
+                        assert!(
+                            (got - want[d]).abs() <= TOLERANCE,
+                            "causal {causal} head {h} row {row} dim {d}: {got} vs {}",
+                            want[d]
+                        );
+                    }
+                }
+            }
+            println!("causal {causal}: largest error {worst:e}");
+        }
+    }
+
+    #[test]
+    fn problems() {
+        assert_eq!(problem(1 << 28), (1, 32, 8, 16384));
+        assert_eq!(problem(1 << 27), (2, 32, 8, 8192));
+        assert_eq!(problem(1_048_579), (1, 2, 1, 1024));
+    }
+}
