@@ -160,7 +160,7 @@ fn problem(n: usize) -> (usize, usize, usize, usize) {
     }
 }
 
-/// Inputs in bf16: smooth values in [-1, 1] (scaled by 1/8 for `Q` so scores stay moderate).
+/// Inputs in bf16: values in [-1, 1] on a coarse grid (`amplitude` scales them).
 fn inputs(len: usize, seed: usize, amplitude: f32) -> Vec<bf16> {
     (0..len)
         .map(|i| {

@@ -1,0 +1,288 @@
+// nvcc twin of kernels/flash_attn: the FlashAttention-2 forward pass, bf16 Q, K, V and output in
+// [batch, heads, seq, 64] (K and V with kv_heads: grouped-query), causal and not, the same
+// algorithm as the oxide kernel: blocks of 128 threads, 64 query rows a block, 16 a warp with its
+// Q fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
+// at a time through a two-stage cp.async pipeline of K and V tiles (rows padded by one 16-byte
+// chunk; chunk i of a stage, K's 64 x 9 then V's, copied by thread i % 128), S = Q·Kᵀ with
+// ldmatrix.x2 of K, the online softmax in base 2 on the accumulators (row maxima and sums over a
+// row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
+// A fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
+// sizes, inputs, check and timing as the oxide binary. Prints, for causal 0 then 1,
+// `flash_attn-nvcc n=<n> (...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <cuda_bf16.h>
+
+#include "common.cuh"
+
+constexpr int D = 64, BQ = 64, BKV = 64, THREADS = 128;
+constexpr int ROW_CHUNKS = D / 8 + 1;
+constexpr int STAGE_CHUNKS = 2 * BKV * ROW_CHUNKS;
+
+struct alignas(16) Chunk {
+    uint32_t w[4];
+};
+
+struct Stage {
+    Chunk k[BKV][ROW_CHUNKS];
+    Chunk v[BKV][ROW_CHUNKS];
+};
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+    return uint32_t(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void fill(Stage& s, const __nv_bfloat16* k, const __nv_bfloat16* v, size_t kv_base,
+                                     size_t len, int t, int steps, int tid) {
+    for (int i = tid; i < STAGE_CHUNKS; i += THREADS) {
+        const bool is_v = i >= BKV * ROW_CHUNKS;
+        const int j = is_v ? i - BKV * ROW_CHUNKS : i, row = j / ROW_CHUNKS, chunk = j % ROW_CHUNKS;
+        Chunk* dst = is_v ? &s.v[row][chunk] : &s.k[row][chunk];
+        if (chunk < D / 8 && t < steps) {
+            size_t at = kv_base + size_t(t * BKV + row) * D + 8 * chunk;
+            int avail = int(min(size_t(8), len - at));
+            const __nv_bfloat16* src = (is_v ? v : k) + at;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
+                         "r"(2 * avail)
+                         : "memory");
+        } else {
+            *dst = Chunk{{0, 0, 0, 0}};
+        }
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], uint32_t b0, uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+__device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
+    uint32_t r;
+    asm("cvt.rn.bf16x2.f32 %0, %2, %1;\n" : "=r"(r) : "f"(lo), "f"(hi));
+    return r;
+}
+
+__device__ __forceinline__ float ex2(float x) {
+    float r;
+    asm("ex2.approx.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+    return r;
+}
+
+__global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __restrict__ q,
+                                                      const __nv_bfloat16* __restrict__ k,
+                                                      const __nv_bfloat16* __restrict__ v,
+                                                      __nv_bfloat16* __restrict__ out, int heads, int kv_heads,
+                                                      int seq, int causal, float scale, size_t q_len,
+                                                      size_t kv_len) {
+    __shared__ Stage stages[2];
+    const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
+    const int q_tiles = seq / BQ, y = blockIdx.y;
+    const int head = y / q_tiles, q_tile = y % q_tiles;
+    const int b = head / heads, h = head % heads;
+    const int kv_head = b * kv_heads + h / (heads / kv_heads);
+    const size_t q_base = size_t(head) * seq * D, kv_base = size_t(kv_head) * seq * D;
+    const int steps = causal ? q_tile + 1 : seq / BKV;
+    const int row0 = q_tile * BQ + 16 * w;
+    const int g = lane / 4, p2 = 2 * (lane % 4);
+    fill(stages[0], k, v, kv_base, kv_len, 0, steps, tid);
+
+    uint32_t qf[D / 16][4];
+#pragma unroll
+    for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+            // Register r: row g (+8 for odd r), columns p2 (+8 for r >= 2), two elements.
+            int row = row0 + g + 8 * (r % 2), col = 16 * kk + p2 + 8 * (r / 2);
+            size_t at = q_base + size_t(row) * D + col;
+            __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
+            __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
+            qf[kk][r] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
+        }
+    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    float o[D / 8][4] = {};
+    const float scale2 = scale * 1.4426950408889634f;
+    for (int t = 0; t < steps; ++t) {
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        __syncthreads();
+        fill(stages[(t + 1) % 2], k, v, kv_base, kv_len, t + 1, steps, tid);
+        const Stage& st = stages[t % 2];
+        float s[BKV / 8][4] = {};
+#pragma unroll
+        for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+            for (int j = 0; j < BKV / 8; ++j) {
+                uint32_t b0, b1;
+                asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
+                             : "=r"(b0), "=r"(b1)
+                             : "r"(shared_address(&st.k[8 * j + lane % 8][2 * kk + (lane / 8) % 2]))
+                             : "memory");
+                mma_bf16(s[j], qf[kk], b0, b1);
+            }
+        const bool diagonal = causal && t == q_tile;
+        float new_m[2] = {m[0], m[1]};
+#pragma unroll
+        for (int j = 0; j < BKV / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                int key = t * BKV + 8 * j + p2 + e % 2, row = row0 + g + 8 * (e / 2);
+                s[j][e] = diagonal && key > row ? -INFINITY : s[j][e] * scale2;
+                new_m[e / 2] = fmaxf(new_m[e / 2], s[j][e]);
+            }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 1));
+            new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 2));
+        }
+        const float correction[2] = {ex2(m[0] - new_m[0]), ex2(m[1] - new_m[1])};
+        m[0] = new_m[0];
+        m[1] = new_m[1];
+        float sums[2] = {0.0f, 0.0f};
+#pragma unroll
+        for (int j = 0; j < BKV / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                s[j][e] = ex2(s[j][e] - m[e / 2]);
+                sums[e / 2] += s[j][e];
+            }
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 1);
+            sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 2);
+            l[half] = l[half] * correction[half] + sums[half];
+        }
+#pragma unroll
+        for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) o[j][e] *= correction[e / 2];
+#pragma unroll
+        for (int kk = 0; kk < BKV / 16; ++kk) {
+            const uint32_t p[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
+                                   pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                   pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+            for (int jp = 0; jp < D / 16; ++jp) {
+                uint32_t r[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                             : "r"(shared_address(&st.v[16 * kk + lane % 16][2 * jp + lane / 16]))
+                             : "memory");
+                mma_bf16(o[2 * jp], p, r[0], r[1]);
+                mma_bf16(o[2 * jp + 1], p, r[2], r[3]);
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+#pragma unroll
+    for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+            int row = row0 + g + 8 * (e / 2), col = 8 * j + p2 + e % 2;
+            out[q_base + size_t(row) * D + col] = __float2bfloat16(o[j][e] / l[e / 2]);
+        }
+}
+
+// The oxide binary's problem for `n` (kernels/flash_attn: `problem`).
+static void problem(size_t n, int* batch, int* heads, int* kv_heads, int* seq) {
+    if (n >= (size_t(1) << 25)) {
+        *seq = 2048;
+        for (int s : {16384, 8192, 2048})
+            if (size_t(s) <= (n >> 14)) {
+                *seq = s;
+                break;
+            }
+        *batch = 16384 / *seq;
+        *heads = 32;
+        *kv_heads = 8;
+    } else {
+        *batch = 1;
+        *heads = 2;
+        *kv_heads = 1;
+        *seq = std::max(int((n >> 10) / BQ * BQ), 2 * BQ);
+    }
+}
+
+static std::vector<float> inputs(size_t len, size_t seed, std::vector<__nv_bfloat16>* bf) {
+    std::vector<float> x(len);
+    bf->resize(len);
+    for (size_t i = 0; i < len; ++i) {
+        float value = float((i * (2 * seed + 7) + seed) % 1013) / 506.5f - 1.0f;
+        (*bf)[i] = __float2bfloat16(value);
+        x[i] = __bfloat162float((*bf)[i]);
+    }
+    return x;
+}
+
+int main(int argc, char** argv) {
+    size_t n;
+    int reps;
+    parse_args(argc, argv, &n, &reps);
+    int batch, heads, kv_heads, seq;
+    problem(n, &batch, &heads, &kv_heads, &seq);
+    const size_t q_len = size_t(batch) * heads * seq * D, kv_len = size_t(batch) * kv_heads * seq * D;
+    std::vector<__nv_bfloat16> qb, kb, vb, ob(q_len);
+    std::vector<float> qf = inputs(q_len, 1, &qb), kf = inputs(kv_len, 2, &kb), vf = inputs(kv_len, 3, &vb);
+    __nv_bfloat16 *dq, *dk, *dv, *dout;
+    CHECK(cudaMalloc(&dq, q_len * 2));
+    CHECK(cudaMalloc(&dk, kv_len * 2));
+    CHECK(cudaMalloc(&dv, kv_len * 2));
+    CHECK(cudaMalloc(&dout, q_len * 2));
+    CHECK(cudaMemcpy(dq, qb.data(), q_len * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dk, kb.data(), kv_len * 2, cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dv, vb.data(), kv_len * 2, cudaMemcpyHostToDevice));
+    const float scale = 1.0f / std::sqrt(float(D));
+    dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ)), block(THREADS);
+    for (int causal = 0; causal < 2; ++causal) {
+        CHECK(cudaMemset(dout, 0xff, q_len * 2));
+        auto launch = [&] {
+            flash_attn<<<grid, block>>>(dq, dk, dv, dout, heads, kv_heads, seq, causal, scale, q_len, kv_len);
+        };
+        launch();
+        CHECK(cudaGetLastError());
+        CHECK(cudaMemcpy(ob.data(), dout, q_len * 2, cudaMemcpyDeviceToHost));
+        double worst = 0.0;
+        const int rows[3][3] = {{0, 0, 0}, {0, 1, seq / 2 + 3}, {batch - 1, heads - 1, seq - 1}};
+        for (const auto& r : rows) {
+            int b = r[0], h = r[1], row = r[2];
+            size_t qb0 = ((size_t(b) * heads + h) * seq + row) * D;
+            size_t kvh = size_t(b) * kv_heads + h / (heads / kv_heads);
+            int keys = causal ? row + 1 : seq;
+            std::vector<double> scores(keys);
+            double mx = -INFINITY, total = 0.0;
+            for (int key = 0; key < keys; ++key) {
+                double acc = 0.0;
+                for (int d = 0; d < D; ++d) acc += double(qf[qb0 + d]) * kf[(kvh * seq + key) * D + d];
+                scores[key] = acc * scale;
+                mx = std::max(mx, scores[key]);
+            }
+            for (int key = 0; key < keys; ++key) total += (scores[key] = std::exp(scores[key] - mx));
+            for (int d = 0; d < D; ++d) {
+                double want = 0.0;
+                for (int key = 0; key < keys; ++key) want += scores[key] * vf[(kvh * seq + key) * D + d];
+                want /= total;
+                worst = std::max(worst, std::fabs(double(__bfloat162float(ob[qb0 + d])) - want));
+            }
+        }
+        if (!(worst <= 8e-3)) {
+            std::printf("flash_attn-nvcc n=%zu FAIL (causal %d): error %g\n", n, causal, worst);
+            return 1;
+        }
+        float ms = time_ms(reps, launch);
+        double flops = 4.0 * batch * heads * double(seq) * seq * D / (causal ? 2 : 1);
+        double bytes = 2.0 * (2 * q_len + 2 * kv_len);
+        std::printf("flash_attn-nvcc n=%zu (b %d h %d/%d s %d d %d causal %d, error %.1e) %.1f TFLOP/s %.1f GB/s %.4f ms\n",
+                    n, batch, heads, kv_heads, seq, D, causal, worst, flops / (ms * 1e-3) / 1e12,
+                    bytes / (ms * 1e-3) / 1e9, ms);
+    }
+    CHECK(cudaFree(dq));
+    CHECK(cudaFree(dk));
+    CHECK(cudaFree(dv));
+    CHECK(cudaFree(dout));
+    return 0;
+}
