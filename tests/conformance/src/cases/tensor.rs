@@ -6,7 +6,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
-use oxide::mma::{FragA, FragB, FragC, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, KernelCase};
@@ -174,6 +174,90 @@ fn ldmatrix_reference(input: &[u64]) -> Vec<u128> {
         .collect()
 }
 
+/// The bf16 matrices of the pipelined cases, from the inputs: `A` is `rows × 64` (each block's
+/// 64 rows, its threads' inputs), `B` is `64 × 16`, both small integers.
+fn pipelined_matrices(input: &[u64]) -> (Vec<bf16>, Vec<bf16>) {
+    let rows = input.len().div_ceil(BLOCK) * 64;
+    let a = (0..rows * 64)
+        .map(|i| bf16::from_f32(small(input, (i / 64) * 2 + i % 5, (i % 7) as u32)))
+        .collect();
+    let b = (0..64 * 16)
+        .map(|i| bf16::from_f32(small(input, i % 97, 9 + (i % 4) as u32)))
+        .collect();
+    (a, b)
+}
+
+/// A stage: 64 rows of A and 16 rows of B, 16 elements each and a padding chunk.
+type PipedA = [[Vec8<bf16>; 3]; 64];
+type PipedB = [[Vec8<bf16>; 3]; 16];
+
+/// Each block's 64 × 16 slice of `A·B` (`k` = 64 in four steps through a two-stage `cp.async`
+/// pipeline, so every stage is refilled), warp `w` rows `16w..`; each thread packs its
+/// accumulators of the first `n8` tile plus twice the second's. Then `C`'s first tile goes back
+/// through the tensor cores as an A operand (`FragA::from_accumulators`, exact for small
+/// integers) against the identity's left half, which must give it back.
+#[kernel(block = "128")]
+pub fn mma_pipelined(
+    a: &[bf16],
+    b: &[bf16],
+    mut out: DisjointSlice<u128>,
+    stages: Shared<Stages<(PipedA, PipedB), 2>>,
+) {
+    let m0 = thread::block_idx_x() as usize * 64;
+    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+        if chunk == 2 || t >= 4 {
+            Source::zeros()
+        } else if tile == 0 {
+            Source::chunk(a, (m0 + row) * 64 + 16 * t + 8 * chunk)
+        } else {
+            Source::chunk(b, (16 * t + row) * 16 + 8 * chunk)
+        }
+    };
+    let mut pipe = stages.pipeline();
+    pipe.fill(|at| source(0, at));
+    let w = oxide::warp::warp_in_block() as usize;
+    let mut acc = [FragC::zero(); 2];
+    for t in 0..4 {
+        let ready = pipe.wait();
+        ready.fill(|at| source(t + 1, at));
+        let (a_tile, b_tile) = ready.tiles();
+        let fa = FragA::load(a_tile, 16 * w, 0);
+        let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
+        acc[0] = mma(&fa, &b0, acc[0]);
+        acc[1] = mma(&fa, &b1, acc[1]);
+    }
+    let identity = FragB::from_fn(|k, n| if k == n { bf16::ONE } else { bf16::ZERO });
+    let back = mma(
+        &FragA::<bf16>::from_accumulators(&acc[0], &acc[1]),
+        &identity,
+        FragC::zero(),
+    );
+    let (x, y, z) = (acc[0].values(), acc[1].values(), back.values());
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = pack(core::array::from_fn(|e| x[e] + 2.0 * y[e] + 3.0 * z[e]));
+    }
+}
+
+fn pipelined_reference(input: &[u64]) -> Vec<u128> {
+    let (a, b) = pipelined_matrices(input);
+    (0..input.len())
+        .map(|i| {
+            let (block, w, lane) = (i / BLOCK, (i % BLOCK) / WARP, i % WARP);
+            pack(core::array::from_fn(|e| {
+                let (r, c) = c_at(lane, e);
+                let row = 64 * block + 16 * w + r;
+                let dot = |col: usize| -> f32 {
+                    (0..64)
+                        .map(|p| a[row * 64 + p].to_f32() * b[p * 16 + col].to_f32())
+                        .sum()
+                };
+                // `back` is `C`'s first n8 tile again (the identity's left half).
+                dot(c) + 2.0 * dot(c + 8) + 3.0 * dot(c)
+            }))
+        })
+        .collect()
+}
+
 macro_rules! tile_case {
     ($name:ident, $reference:expr) => {
         Box::new(KernelCase::<u128> {
@@ -204,5 +288,23 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
         input, false
     )));
     all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
+    all.push(Box::new(KernelCase::<u128> {
+        name: "mma_pipelined",
+        check: Check::Exact,
+        reference: pipelined_reference,
+        launch: |gpu: &Gpu,
+                 _,
+                 input: &DeviceBuffer<u64>,
+                 out: &mut DeviceBuffer<u128>|
+         -> Result<(), Error> {
+            let (a, b) = pipelined_matrices(&gpu.dtoh(input)?);
+            let (a, b) = (gpu.htod(&a)?, gpu.htod(&b)?);
+            mma_pipelined::launch(gpu, config(input.len()), &a, &b, out)
+        },
+        emulate: |_, input: &[u64], out: &mut [u128]| -> Result<(), KernelFailure> {
+            let (a, b) = pipelined_matrices(input);
+            mma_pipelined::emulate(&config(input.len()), &a, &b, out)
+        },
+    }));
     all
 }
