@@ -2,12 +2,13 @@
 // nvcc twin of kernels/hgemm: C = A·B for square side x side row-major bf16 A and B (side the
 // largest multiple of 128 whose square is at most n, within 128..8192), f32 accumulation and an
 // f32 C, the same algorithm as the oxide kernel: blocks of 256 threads each computing a 128 x 128
-// tile of C, warp w the 64 x 32 region (w / 4, w % 4); k in steps of 32 through a two-stage
-// cp.async pipeline of shared tiles (128 x 32 of A and 32 x 128 of B, each row padded by one
-// 16-byte chunk), chunk i of a stage (A's 128 x 5 chunks, then B's 32 x 17) copied by thread
-// i % 256 with cp.async.cg (zero-filled outside the matrices, padding chunks stored as zeros);
-// per step: cp.async.wait_group 0, __syncthreads, the next stage's copies, then for each k16 four
-// ldmatrix.x4 of A, two ldmatrix.x4.trans of B and sixteen mma.sync.m16n8k16 bf16. The same
+// tile of C, warp w the 64 x 32 region (w / 4, w % 4); k in steps of 32 through a three-stage
+// cp.async pipeline in dynamic shared memory (128 x 32 of A and 32 x 128 of B a stage, each row
+// padded by one 16-byte chunk), chunk i of stage s (A's 128 x 5 chunks, then B's 32 x 17) copied
+// by thread (s * 1184 + i) % 256 with cp.async.cg (zero-filled outside the matrices, padding
+// chunks stored as zeros); two stages filled ahead, then per step: cp.async.wait_group 1,
+// __syncthreads, the copies of the step two ahead, then for each k16 four ldmatrix.x4 of A, two
+// ldmatrix.x4.trans of B and sixteen mma.sync.m16n8k16 bf16. The same
 // inputs, check and timing; then cuBLAS (cublasGemmEx, bf16 in, f32 out, f32 compute) on the same
 // matrices as the roof. Prints `hgemm-cublas n=<n> ...` and then `hgemm-nvcc n=<n> (side x side x
 // side) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms` (the twin's line last: run.sh reads its ms).
@@ -23,7 +24,7 @@
 
 #include "common.cuh"
 
-constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, THREADS = 256;
+constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, THREADS = 256, STAGES = 3;
 constexpr int A_CHUNKS = BK / 8 + 1, B_CHUNKS = BN / 8 + 1;  // a row's chunks, padding included
 constexpr int STAGE_CHUNKS = BM * A_CHUNKS + BK * B_CHUNKS;
 constexpr size_t MAX_SIDE = 8192;
@@ -48,11 +49,13 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int byte
                  : "memory");
 }
 
-// Thread `tid`'s chunks of the stage of step `t`.
-__device__ __forceinline__ void fill(Stage& s, const __nv_bfloat16* a, const __nv_bfloat16* b, int m, int n,
+// Thread `tid`'s chunks of the stage of step `t` (chunk c of the stages is thread c % THREADS's).
+__device__ __forceinline__ void fill(Stage* stages, const __nv_bfloat16* a, const __nv_bfloat16* b, int m, int n,
                                      int k, int m0, int n0, int t, int tid) {
-    const int k0 = t * BK;
-    for (int i = tid; i < STAGE_CHUNKS; i += THREADS) {
+    const int k0 = t * BK, stage = t % STAGES;
+    Stage& s = stages[stage];
+    const int start = stage * STAGE_CHUNKS % THREADS;
+    for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
         Chunk* dst;
         const __nv_bfloat16* src = nullptr;
         int avail = 0;
@@ -106,18 +109,18 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], 
 __global__ void __launch_bounds__(THREADS) hgemm(const __nv_bfloat16* __restrict__ a,
                                                  const __nv_bfloat16* __restrict__ b, float* __restrict__ c,
                                                  int m, int n, int k) {
-    __shared__ Stage stages[2];
+    extern __shared__ Stage stages[];
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const int wm = w / (BN / WN), wn = w % (BN / WN);
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int steps = (k + BK - 1) / BK;
     float acc[WM / 16][WN / 8][4] = {};
-    fill(stages[0], a, b, m, n, k, m0, n0, 0, tid);
+    for (int t = 0; t < STAGES - 1; ++t) fill(stages, a, b, m, n, k, m0, n0, t, tid);
     for (int t = 0; t < steps; ++t) {
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
         __syncthreads();
-        fill(stages[(t + 1) % 2], a, b, m, n, k, m0, n0, t + 1, tid);
-        const Stage& s = stages[t % 2];
+        fill(stages, a, b, m, n, k, m0, n0, t + STAGES - 1, tid);
+        const Stage& s = stages[t % STAGES];
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk) {
             uint32_t fa[WM / 16][4], fb[WN / 8][2];
@@ -176,7 +179,9 @@ int main(int argc, char** argv) {
     // Poisoned, so that an element no block writes fails the check.
     CHECK(cudaMemset(dc, 0xff, c.size() * sizeof(float)));
     dim3 grid(unsigned((s + BN - 1) / BN), unsigned((s + BM - 1) / BM)), block(THREADS);
-    auto launch = [&] { hgemm<<<grid, block>>>(da, db, dc, s, s, s); };
+    const int smem = STAGES * int(sizeof(Stage));
+    CHECK(cudaFuncSetAttribute(hgemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    auto launch = [&] { hgemm<<<grid, block, smem>>>(da, db, dc, s, s, s); };
     auto check = [&](const char* name) {
         CHECK(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
         for (size_t p = 0; p < 64; ++p)

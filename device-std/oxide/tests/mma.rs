@@ -431,3 +431,96 @@ fn mma_tiles_give_each_element_to_the_lane_that_holds_it() {
         }
     }
 }
+
+/// `pipelined_product` with three stages in the launch's dynamic shared memory (the form for
+/// pipelines past 48 KB): two fills ahead, the third stage refilled each step.
+#[kernel(block = "128")]
+pub fn pipelined_product_dynamic(
+    a: &[bf16],
+    b: &[bf16],
+    shape: (usize, usize, usize),
+    mut out: DisjointSlice<[f32; 8]>,
+    chunks: DynShared<Vec8<bf16>>,
+) {
+    let (m, n, k) = shape;
+    let (m0, n0) = (
+        thread::block_idx_y() as usize * 64,
+        thread::block_idx_x() as usize * 16,
+    );
+    let tiles = k.div_ceil(16);
+    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+        let k0 = 16 * t + 8 * chunk;
+        if chunk == 2 || t >= tiles {
+            Source::zeros()
+        } else if tile == 0 && m0 + row < m && k0 < k {
+            Source::chunk(a, (m0 + row) * k + k0)
+        } else if tile == 1 && 16 * t + row < k && n0 + 8 * chunk < n {
+            Source::chunk(b, (16 * t + row) * n + n0 + 8 * chunk)
+        } else {
+            Source::zeros()
+        }
+    };
+    let mut pipe = chunks.pipeline::<(ATile, BTile), 3>();
+    for t in 0..2 {
+        pipe.fill(|at| source(t, at));
+    }
+    let w = oxide::warp::warp_in_block() as usize;
+    let mut acc = [FragC::zero(); 2];
+    for t in 0..tiles {
+        let ready = pipe.wait();
+        ready.fill(|at| source(t + 2, at));
+        let (a_tile, b_tile) = ready.tiles();
+        let fa = FragA::load(a_tile, 16 * w, 0);
+        let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
+        acc[0] = mma(&fa, &b0, acc[0]);
+        acc[1] = mma(&fa, &b1, acc[1]);
+    }
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        let (x, y) = (acc[0].values(), acc[1].values());
+        *o = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
+    }
+}
+
+#[test]
+fn a_pipeline_in_dynamic_shared_memory_multiplies_too() {
+    let stage_chunks = 64 * 3 + 16 * 3;
+    for (m, n, k, chunks) in [
+        (128, 32, 80, 3 * stage_chunks),
+        (64, 16, 72, 3 * stage_chunks + 5),
+    ] {
+        let (a, b) = (values(m * k, 9, false), values(k * n, 10, false));
+        let grid = (n.div_ceil(16) as u32, m.div_ceil(64) as u32, 1);
+        let threads = (grid.0 * grid.1) as usize * 128;
+        let mut out = vec![[f32::NAN; 8]; threads];
+        let cfg = LaunchConfig {
+            grid,
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        pipelined_product_dynamic::emulate(&cfg, &a, &b, (m, n, k), &mut out, chunks).unwrap();
+        let expected = product(&a, &b, &vec![0.0; m * n], (m, n, k));
+        for (thread, values) in out.iter().enumerate() {
+            let block = thread / 128;
+            let (by, bx) = (block / grid.0 as usize, block % grid.0 as usize);
+            let (warp, lane) = ((thread % 128) / 32, thread % 32);
+            for (i, &v) in values.iter().enumerate() {
+                let (r, col) = c_at(lane, i % 4);
+                let (r, col) = (64 * by + 16 * warp + r, 16 * bx + 8 * (i / 4) + col);
+                if r < m && col < n {
+                    assert_eq!(f64::from(v), expected[r * n + col], "({r}, {col})");
+                }
+            }
+        }
+    }
+    // Too few chunks for three stages: refused before anything is copied.
+    let (a, b) = (values(64 * 16, 9, false), values(16 * 16, 10, false));
+    let mut out = vec![[0.0; 8]; 128];
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let e = pipelined_product_dynamic::emulate(&cfg, &a, &b, (64, 16, 16), &mut out, stage_chunks)
+        .unwrap_err();
+    assert!(e.to_string().contains("more dynamic shared memory"), "{e}");
+}

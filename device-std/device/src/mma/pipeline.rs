@@ -146,16 +146,17 @@ where
     }
 }
 
-/// `Stages<T, S>` as a plain shared array (its `init`): chunk `i` of each stage is thread
-/// `i mod T`'s, the rule a [`Pipeline`]'s fills follow too.
-// SAFETY: chunk `(stage, i)` is owned by thread `i % n` alone; `own_slot` and `for_each_own`
-// give a thread exactly those, each slot `stage · CHUNKS + slot(i)` (a stage is `CHUNKS` chunks
-// with no padding: arrays of 16-byte, 16-aligned chunks), below `LEN`.
+/// `Stages<T, S>` as a plain shared array (its `init`): chunk `c` of the array (chunk `i` of
+/// stage `s` is `c = s · CHUNKS + i`) is thread `c mod T`'s, the rule a [`Pipeline`]'s fills
+/// follow too, and the rule of a `DynShared<Vec8<E>>`'s slots, which a pipeline may also use.
+// SAFETY: chunk `c < S · CHUNKS` is owned by thread `c % n` alone; `own_slot` and `for_each_own`
+// give a thread exactly those, at slot `s · CHUNKS + slot(i)` (a stage is `CHUNKS` chunks with
+// no padding: arrays of 16-byte, 16-aligned chunks, checked in `LEN`), below `LEN`.
 unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
     type Elem = Vec8<T::Elem>;
     /// `(stage, (tile, row, chunk))`.
     type Index = (usize, (usize, usize, usize));
-    /// The `k`-th chunk the thread owns, stage by stage.
+    /// The `k`-th chunk the thread owns: chunk `t + k·n` of the array.
     type Own = usize;
     const LEN: usize = {
         // A stage is its chunks and nothing else (a tuple of chunk arrays has no padding:
@@ -167,14 +168,19 @@ unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
     #[inline]
     fn own_slot(k: usize, me: BlockPosition) -> Option<(usize, Self::Index)> {
         let (t, n) = me.linear();
-        // The thread's chunks per stage: `t, t + n, ...` below `CHUNKS`.
-        let per_stage = T::CHUNKS.checked_sub(t)?.div_ceil(n);
-        if per_stage == 0 {
-            return None;
+        let c = k.checked_mul(n)?.checked_add(t)?;
+        (c < Self::LEN).then(|| Self::at(c))
+    }
+
+    #[inline]
+    fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, Self::Index)) {
+        let (t, n) = me.linear();
+        let mut c = t;
+        while c < Self::LEN {
+            let (slot, index) = Self::at(c);
+            f(slot, index);
+            c += n;
         }
-        let stage = k / per_stage;
-        let i = (k % per_stage) * n + t;
-        (stage < S).then(|| (stage * T::CHUNKS + T::slot(i), (stage, T::position(i))))
     }
 
     /// Waits for every copy of this thread (`cp.async.wait_all`): whatever became of its
@@ -183,18 +189,24 @@ unsafe impl<T: StageTiles, const S: usize> SharedLayout for Stages<T, S> {
     fn end_of_kernel() {
         copies::wait_all();
     }
+}
 
+impl<T: StageTiles, const S: usize> Stages<T, S> {
+    /// The slot and the position of chunk `c` of the array.
     #[inline]
-    fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, Self::Index)) {
-        let (t, n) = me.linear();
-        for stage in 0..S {
-            let mut i = t;
-            while i < T::CHUNKS {
-                f(stage * T::CHUNKS + T::slot(i), (stage, T::position(i)));
-                i += n;
-            }
-        }
+    fn at(c: usize) -> (usize, (usize, (usize, usize, usize))) {
+        let (stage, i) = (c / T::CHUNKS, c % T::CHUNKS);
+        (stage * T::CHUNKS + T::slot(i), (stage, T::position(i)))
     }
+}
+
+/// Thread `t`'s (of `n`) first chunk of stage `stage` under the array's rule (chunk `c` of the
+/// array is thread `c mod n`'s): the first `i` with `stage · CHUNKS + i ≡ t (mod n)`; its others
+/// are every `n`-th after it.
+#[inline]
+fn first_own_chunk<T: StageTiles>(stage: usize, t: usize, n: usize) -> usize {
+    let start = stage * T::CHUNKS % n;
+    (t + n - start) % n
 }
 
 /// Where a chunk comes from: 8 elements of a slice from `start` (fewer at its end, the rest
@@ -246,6 +258,15 @@ impl<'k, T: StageTiles, const S: usize> Shared<'k, Stages<T, S>> {
     /// The stages as an empty pipeline.
     #[inline]
     pub fn pipeline<'s>(self) -> Pipeline<'k, 's, T, S> {
+        Pipeline::over(self.base.cast::<T>())
+    }
+}
+
+impl<'k, T: StageTiles, const S: usize> Pipeline<'k, '_, T, S> {
+    /// An empty pipeline over the `S` stages at `stages`: block-shared memory of this block,
+    /// which only this pipeline's fills write (each thread its chunks) for `'k`.
+    #[inline]
+    fn over(stages: *mut T) -> Self {
         const {
             assert!(S >= 2 && S <= 4, "a pipeline has 2 to 4 stages");
             assert!(
@@ -253,7 +274,6 @@ impl<'k, T: StageTiles, const S: usize> Shared<'k, Stages<T, S>> {
                 "a stage is its chunks and nothing else"
             );
         };
-        let stages = self.base.cast::<T>();
         copies::start(stages.addr());
         Pipeline {
             stages,
@@ -264,6 +284,33 @@ impl<'k, T: StageTiles, const S: usize> Shared<'k, Stages<T, S>> {
             _sources: PhantomData,
         }
     }
+}
+
+impl<'k, E: MmaInput> crate::shared::DynShared<'k, Vec8<E>> {
+    /// The launch's dynamic shared memory as the `S` stages of `T` of a pipeline, for stages
+    /// past the 48 KB of a static array (`hgemm`'s third and fourth stage): pass the launch at
+    /// least `S · T::CHUNKS` chunks. Chunk `c` is thread `c mod n`'s, for the fills as for the
+    /// array's own `init`.
+    ///
+    /// # Panics
+    /// When the launch gave fewer chunks.
+    #[track_caller]
+    #[inline]
+    pub fn pipeline<'s, T: StageTiles<Elem = E>, const S: usize>(self) -> Pipeline<'k, 's, T, S> {
+        let (base, len) = self.into_parts();
+        assert!(
+            len >= S * T::CHUNKS,
+            "a pipeline's stages need more dynamic shared memory than the launch gave"
+        );
+        Pipeline::over(base.cast::<T>())
+    }
+}
+
+/// [`StageTiles::Elem`]'s copies all landed (`cp.async.wait_all`): the end of every kernel
+/// with a `DynShared<Vec8<E>>`.
+#[inline]
+pub(super) fn wait_for_every_copy() {
+    copies::wait_all();
 }
 
 impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
@@ -327,7 +374,7 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         );
         let stage = self.stages.wrapping_add(group % S).cast::<Vec8<T::Elem>>();
         let (t, n) = BlockPosition::current().linear();
-        let mut i = t;
+        let mut i = first_own_chunk::<T>(group % S, t, n);
         while i < T::CHUNKS {
             let Source { from } = source(T::position(i));
             copies::copy_chunk(stage.wrapping_add(T::slot(i)), from, self.key());
@@ -377,8 +424,8 @@ mod tests {
     type Pair = ([[Vec8<bf16>; 3]; 5], [[Vec8<bf16>; 17]; 2]);
 
     /// Every chunk of every stage has one owner, `own_slot` reaches what `for_each_own`
-    /// visits, the slots cover the array, and chunk `i` of a stage is thread `i mod n`'s (the
-    /// fills' rule), for blocks smaller and larger than a stage.
+    /// visits, the slots cover the array, and chunk `c` of the array is thread `c mod n`'s (the
+    /// fills' rule, and a `DynShared`'s), for blocks smaller and larger than a stage.
     #[test]
     fn stages_ownership_is_the_fills_partition() {
         fn check<T: StageTiles, const S: usize>(threads: u32) {
@@ -391,9 +438,25 @@ mod tests {
                     visited.push(slot);
                     assert!(owner[slot].replace(t).is_none(), "slot {slot} owned twice");
                     let i = (0..T::CHUNKS).find(|&i| T::position(i) == at).unwrap();
-                    assert_eq!(i % threads as usize, t as usize, "stage {stage} chunk {i}");
+                    let c = stage * T::CHUNKS + i;
+                    assert_eq!(c % threads as usize, t as usize, "stage {stage} chunk {i}");
                     assert_eq!(slot, stage * T::CHUNKS + T::slot(i));
                 });
+                // The fills walk the same chunks, stage by stage.
+                for stage in 0..S {
+                    let mut from_fill = Vec::new();
+                    let mut i = first_own_chunk::<T>(stage, t as usize, threads as usize);
+                    while i < T::CHUNKS {
+                        from_fill.push(stage * T::CHUNKS + T::slot(i));
+                        i += threads as usize;
+                    }
+                    let from_layout: Vec<usize> = visited
+                        .iter()
+                        .copied()
+                        .filter(|slot| slot / T::CHUNKS == stage)
+                        .collect();
+                    assert_eq!(from_fill, from_layout, "thread {t}, stage {stage}");
+                }
                 let reached: Vec<usize> = (0..len)
                     .map_while(|k| Stages::<T, S>::own_slot(k, me).map(|(s, _)| s))
                     .collect();

@@ -108,6 +108,12 @@ pub(crate) fn linear_in_block() -> (usize, usize) {
 }
 
 impl<'k, T: SharedElem> DynShared<'k, T> {
+    /// The array's first element and length, for a view that consumes it (a pipeline's stages).
+    #[inline]
+    pub(crate) fn into_parts(self) -> (*mut T, usize) {
+        (self.base, self.len)
+    }
+
     /// The calling thread's view of its block's dynamic shared memory, `len` elements. What
     /// `#[kernel]` calls, once, at the start of the kernel.
     ///

@@ -50,7 +50,14 @@ use crate::thread;
     label = "not a `SharedElem`",
     note = "integers, floats (`bf16` and `f16` too), `bool`, the integer atomics and `AtomicF32`/`AtomicF64` are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
 )]
-pub trait SharedElem: Sized + Send + Sync {}
+pub trait SharedElem: Sized + Send + Sync {
+    /// What every thread does when the kernel's body has returned, for a `DynShared` array of
+    /// these: nothing, except for elements that asynchronous copies may still be writing
+    /// (`oxide::mma::Vec8` waits for them).
+    #[doc(hidden)]
+    #[inline]
+    fn end_of_kernel() {}
+}
 
 macro_rules! shared_elems {
     ($($t:ty),*) => {$( impl SharedElem for $t {} )*};

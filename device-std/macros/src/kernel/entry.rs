@@ -86,6 +86,9 @@ impl Kernel {
         for (name, ty, kind) in &self.args {
             match kind {
                 ArgKind::DynShared(elem) => {
+                    ends.push(quote_spanned! {elem.span()=>
+                        <#elem as ::oxide::shared::SharedElem>::end_of_kernel();
+                    });
                     let region = Ident::new("__OXIDE_DYNAMIC_SHARED", Span::mixed_site());
                     outer
                         .sig
