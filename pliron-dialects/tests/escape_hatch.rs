@@ -105,16 +105,23 @@ fn escape_hatch_ops_lower_to_intrinsic_calls_and_inline_asm() {
                 v9 = llvm.call_intrinsic @"llvm.nvvm.read.ptx.sreg.laneid" () : llvm.func <builtin.integer i32() variadic = false>;
                 v2 = llvm.constant <builtin.integer <-1: i32>> : builtin.integer i32;
                 v10 = llvm.call_intrinsic @"llvm.nvvm.bar.warp.sync" (v2) : llvm.func <llvm.void (builtin.integer i32) variadic = false>;
-                v11 = llvm.inline_asm "shfl.sync.idx.b32 $0, $1, $2, 0x1f, $3;", "=r,r,r,r" side_effects = true  (v9, v9, v2) : builtin.integer i32;
-                v12 = llvm.inline_asm "mov.u64 $0, %clock64;", "=l" side_effects = true  () : builtin.integer i64;
-                v13 = llvm.inline_asm "mov.u32 $0, %warpid;\n\tmov.u32 $1, %nwarpid;", "=r,=r" side_effects = false  () : llvm.struct <{ builtin.integer i32, builtin.integer i32 } : Unpacked>;
-                v14 = llvm.inline_asm "nanosleep.u32 $0;", "r,~{memory}" side_effects = true  (v9) : llvm.void ;
+                v11 = llvm.inline_asm "shfl.sync.idx.b32 $0, $1, $2, 0x1f, $3;", "=r,r,r,r" side_effects = true attrs : !outlined (v9, v9, v2) : builtin.integer i32 !0;
+                v12 = llvm.inline_asm "mov.u64 $0, %clock64;", "=l" side_effects = true attrs : !outlined () : builtin.integer i64 !1;
+                v13 = llvm.inline_asm "mov.u32 $0, %warpid;\n\tmov.u32 $1, %nwarpid;", "=r,=r" side_effects = false attrs : !outlined () : llvm.struct <{ builtin.integer i32, builtin.integer i32 } : Unpacked> !2;
+                v14 = llvm.inline_asm "nanosleep.u32 $0;", "r,~{memory}" side_effects = true attrs : !outlined (v9) : llvm.void  !3;
                 llvm.store *v0 <- v11 [align : 4];
                 v15 = llvm.gep <builtin.integer i8> (v0)<INBOUNDS>[Constant(8)] : llvm.ptr (0);
                 llvm.store *v15 <- v12 [align : 8];
                 llvm.return 
             }
-        }"#]]
+        }
+
+        outlined_attributes:
+        !0 = [llvm_inline_asm_attrs = llvm.attributes ["convergent"]]
+        !1 = [llvm_inline_asm_attrs = llvm.attributes ["convergent"]]
+        !2 = [llvm_inline_asm_attrs = llvm.attributes ["convergent", "memory" = 0]]
+        !3 = [llvm_inline_asm_attrs = llvm.attributes ["convergent"]]
+    "#]]
     .assert_eq(&llvm);
 }
 
