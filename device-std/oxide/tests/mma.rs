@@ -4,7 +4,7 @@
 //! the library's.
 
 use oxide::MmaTiles;
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Pipeline, Source, Stages, Vec8, mma};
 use oxide::prelude::*;
 
 /// `(row, col)` of accumulator `i` of lane `lane` (PTX ISA, m16n8k16 C/D fragment).
@@ -225,7 +225,17 @@ pub fn pipelined_product(
     mut out: DisjointSlice<[f32; 8]>,
     stages: Shared<Stages<(ATile, BTile), 3>>,
 ) {
-    let (m, n, k) = shape;
+    product_through(stages.pipeline(), (a, b), shape, &mut out);
+}
+
+/// The product of `pipelined_product` through `pipe`, whatever its stages are in: `S - 1` fills
+/// ahead, each wait refilling the stage read before.
+fn product_through<'s, const S: usize>(
+    mut pipe: Pipeline<'_, 's, (ATile, BTile), S>,
+    (a, b): (&'s [bf16], &'s [bf16]),
+    (m, n, k): (usize, usize, usize),
+    out: &mut DisjointSlice<[f32; 8]>,
+) {
     let (m0, n0) = (
         thread::block_idx_y() as usize * 64,
         thread::block_idx_x() as usize * 16,
@@ -235,27 +245,22 @@ pub fn pipelined_product(
         let k0 = 16 * t + 8 * chunk;
         if chunk == 2 || t >= tiles {
             Source::zeros()
-        } else if tile == 0 {
-            if m0 + row < m && k0 < k {
-                Source::chunk(a, (m0 + row) * k + k0)
-            } else {
-                Source::zeros()
-            }
-        } else if 16 * t + row < k && n0 + 8 * chunk < n {
+        } else if tile == 0 && m0 + row < m && k0 < k {
+            Source::chunk(a, (m0 + row) * k + k0)
+        } else if tile == 1 && 16 * t + row < k && n0 + 8 * chunk < n {
             Source::chunk(b, (16 * t + row) * n + n0 + 8 * chunk)
         } else {
             Source::zeros()
         }
     };
-    let mut pipe = stages.pipeline();
-    for t in 0..2 {
+    for t in 0..S - 1 {
         pipe.fill(|at| source(t, at));
     }
     let w = oxide::warp::warp_in_block() as usize;
     let mut acc = [FragC::zero(); 2];
     for t in 0..tiles {
         let ready = pipe.wait();
-        ready.fill(|at| source(t + 2, at));
+        ready.fill(|at| source(t + S - 1, at));
         let (a_tile, b_tile) = ready.tiles();
         let fa = FragA::load(a_tile, 16 * w, 0);
         let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
@@ -268,36 +273,47 @@ pub fn pipelined_product(
     }
 }
 
+/// Checks `out` (one `[f32; 8]` per thread of `pipelined_product`'s grid) against the f64
+/// product of `a` (`m × k`) and `b` (`k × n`).
+fn check_pipelined(out: &[[f32; 8]], (a, b): (&[bf16], &[bf16]), (m, n, k): (usize, usize, usize)) {
+    let columns = n.div_ceil(16);
+    let expected = product(a, b, &vec![0.0; m * n], (m, n, k));
+    for (thread, values) in out.iter().enumerate() {
+        let block = thread / 128;
+        let (by, bx) = (block / columns, block % columns);
+        let (warp, lane) = ((thread % 128) / 32, thread % 32);
+        for (i, &v) in values.iter().enumerate() {
+            let (r, col) = c_at(lane, i % 4);
+            let (r, col) = (64 * by + 16 * warp + r, 16 * bx + 8 * (i / 4) + col);
+            if r < m && col < n {
+                assert_eq!(
+                    f64::from(v),
+                    expected[r * n + col],
+                    "{m}x{n}x{k}: ({r}, {col})"
+                );
+            }
+        }
+    }
+}
+
+/// The launch shape of `pipelined_product` for an `m × n` product.
+fn pipelined_config(m: usize, n: usize) -> LaunchConfig {
+    LaunchConfig {
+        grid: (n.div_ceil(16) as u32, m.div_ceil(64) as u32, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 #[test]
 fn a_pipelined_product_is_the_plain_product() {
     for (m, n, k) in [(128, 32, 80), (64, 16, 72), (100, 24, 40)] {
         let (a, b) = (values(m * k, 5, false), values(k * n, 6, false));
-        let grid = (n.div_ceil(16) as u32, m.div_ceil(64) as u32, 1);
-        let threads = (grid.0 * grid.1) as usize * 128;
+        let cfg = pipelined_config(m, n);
+        let threads = (cfg.grid.0 * cfg.grid.1) as usize * 128;
         let mut out = vec![[f32::NAN; 8]; threads];
-        let cfg = LaunchConfig {
-            grid,
-            block: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
         pipelined_product::emulate(&cfg, &a, &b, (m, n, k), &mut out).unwrap();
-        let expected = product(&a, &b, &vec![0.0; m * n], (m, n, k));
-        for (thread, values) in out.iter().enumerate() {
-            let block = thread / 128;
-            let (by, bx) = (block / grid.0 as usize, block % grid.0 as usize);
-            let (warp, lane) = ((thread % 128) / 32, thread % 32);
-            for (i, &v) in values.iter().enumerate() {
-                let (r, col) = c_at(lane, i % 4);
-                let (r, col) = (64 * by + 16 * warp + r, 16 * bx + 8 * (i / 4) + col);
-                if r < m && col < n {
-                    assert_eq!(
-                        f64::from(v),
-                        expected[r * n + col],
-                        "{m}x{n}x{k}: ({r}, {col})"
-                    );
-                }
-            }
-        }
+        check_pipelined(&out, (&a, &b), (m, n, k));
     }
 }
 
@@ -433,7 +449,7 @@ fn mma_tiles_give_each_element_to_the_lane_that_holds_it() {
 }
 
 /// `pipelined_product` with three stages in the launch's dynamic shared memory (the form for
-/// pipelines past 48 KB): two fills ahead, the third stage refilled each step.
+/// pipelines past 48 KB).
 #[kernel(block = "128")]
 pub fn pipelined_product_dynamic(
     a: &[bf16],
@@ -442,43 +458,12 @@ pub fn pipelined_product_dynamic(
     mut out: DisjointSlice<[f32; 8]>,
     chunks: DynShared<Vec8<bf16>>,
 ) {
-    let (m, n, k) = shape;
-    let (m0, n0) = (
-        thread::block_idx_y() as usize * 64,
-        thread::block_idx_x() as usize * 16,
+    product_through(
+        chunks.pipeline::<(ATile, BTile), 3>(),
+        (a, b),
+        shape,
+        &mut out,
     );
-    let tiles = k.div_ceil(16);
-    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
-        let k0 = 16 * t + 8 * chunk;
-        if chunk == 2 || t >= tiles {
-            Source::zeros()
-        } else if tile == 0 && m0 + row < m && k0 < k {
-            Source::chunk(a, (m0 + row) * k + k0)
-        } else if tile == 1 && 16 * t + row < k && n0 + 8 * chunk < n {
-            Source::chunk(b, (16 * t + row) * n + n0 + 8 * chunk)
-        } else {
-            Source::zeros()
-        }
-    };
-    let mut pipe = chunks.pipeline::<(ATile, BTile), 3>();
-    for t in 0..2 {
-        pipe.fill(|at| source(t, at));
-    }
-    let w = oxide::warp::warp_in_block() as usize;
-    let mut acc = [FragC::zero(); 2];
-    for t in 0..tiles {
-        let ready = pipe.wait();
-        ready.fill(|at| source(t + 2, at));
-        let (a_tile, b_tile) = ready.tiles();
-        let fa = FragA::load(a_tile, 16 * w, 0);
-        let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
-        acc[0] = mma(&fa, &b0, acc[0]);
-        acc[1] = mma(&fa, &b1, acc[1]);
-    }
-    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
-        let (x, y) = (acc[0].values(), acc[1].values());
-        *o = [x[0], x[1], x[2], x[3], y[0], y[1], y[2], y[3]];
-    }
 }
 
 #[test]
@@ -489,38 +474,23 @@ fn a_pipeline_in_dynamic_shared_memory_multiplies_too() {
         (64, 16, 72, 3 * stage_chunks + 5),
     ] {
         let (a, b) = (values(m * k, 9, false), values(k * n, 10, false));
-        let grid = (n.div_ceil(16) as u32, m.div_ceil(64) as u32, 1);
-        let threads = (grid.0 * grid.1) as usize * 128;
+        let cfg = pipelined_config(m, n);
+        let threads = (cfg.grid.0 * cfg.grid.1) as usize * 128;
         let mut out = vec![[f32::NAN; 8]; threads];
-        let cfg = LaunchConfig {
-            grid,
-            block: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
         pipelined_product_dynamic::emulate(&cfg, &a, &b, (m, n, k), &mut out, chunks).unwrap();
-        let expected = product(&a, &b, &vec![0.0; m * n], (m, n, k));
-        for (thread, values) in out.iter().enumerate() {
-            let block = thread / 128;
-            let (by, bx) = (block / grid.0 as usize, block % grid.0 as usize);
-            let (warp, lane) = ((thread % 128) / 32, thread % 32);
-            for (i, &v) in values.iter().enumerate() {
-                let (r, col) = c_at(lane, i % 4);
-                let (r, col) = (64 * by + 16 * warp + r, 16 * bx + 8 * (i / 4) + col);
-                if r < m && col < n {
-                    assert_eq!(f64::from(v), expected[r * n + col], "({r}, {col})");
-                }
-            }
-        }
+        check_pipelined(&out, (&a, &b), (m, n, k));
     }
     // Too few chunks for three stages: refused before anything is copied.
     let (a, b) = (values(64 * 16, 9, false), values(16 * 16, 10, false));
     let mut out = vec![[0.0; 8]; 128];
-    let cfg = LaunchConfig {
-        grid: (1, 1, 1),
-        block: (128, 1, 1),
-        shared_mem_bytes: 0,
-    };
-    let e = pipelined_product_dynamic::emulate(&cfg, &a, &b, (64, 16, 16), &mut out, stage_chunks)
-        .unwrap_err();
+    let e = pipelined_product_dynamic::emulate(
+        &pipelined_config(64, 16),
+        &a,
+        &b,
+        (64, 16, 16),
+        &mut out,
+        stage_chunks,
+    )
+    .unwrap_err();
     assert!(e.to_string().contains("more dynamic shared memory"), "{e}");
 }

@@ -186,9 +186,33 @@ fn require_inside(inside: bool) {
     assert!(inside, "a fragment load reaches outside its shared tile");
 }
 
+/// A fragment load: the warp-collective checks, each lane's row address from its position
+/// `(row + dr, chunk + dc)` (`at(lane)` gives `(dr, dc)`), `ldmatrix`, then the lane's panic if its
+/// position was outside the tile.
+#[track_caller]
+#[inline]
+fn load_registers<E, const C: usize, const R: usize, const N: usize>(
+    tile: impl ReadTile<E, C, R>,
+    (row, chunk): (usize, usize),
+    at: impl FnOnce(usize) -> (usize, usize),
+    ldmatrix: impl FnOnce(*const u8) -> [u32; N],
+) -> [u32; N]
+where
+    E: MmaInput + Send + Sync,
+{
+    crate::warp::collective::warp_collective();
+    require_whole_warps();
+    let (dr, dc) = at(crate::warp::lane_id() as usize);
+    let (address, inside) = chunk_address(&tile, (row, dr), (chunk, dc));
+    let registers = ldmatrix(address);
+    require_inside(inside);
+    registers
+}
+
 impl<E: MmaInput + Send + Sync> FragA<E> {
     /// The 16 × 16 A tile whose top-left element is column `8 · chunk` of row `row` of `tile`
-    /// (`&shared_read` or a pipeline stage's tile; `ldmatrix.x4`): a warp collective. The tile is row-major: a row of A is a row of chunks.
+    /// (`&shared_read` or a pipeline stage's tile; `ldmatrix.x4`): a warp collective. The tile
+    /// is row-major: a row of A is a row of chunks.
     ///
     /// # Panics
     /// Where the 16 rows and 2 chunks reach outside the tile, or in a block that is not whole
@@ -200,14 +224,9 @@ impl<E: MmaInput + Send + Sync> FragA<E> {
         row: usize,
         chunk: usize,
     ) -> Self {
-        crate::warp::collective::warp_collective();
-        require_whole_warps();
-        let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(&tile, (row, lane % 16), (chunk, lane / 16));
-        let registers = ldmatrix_x4(address);
-        require_inside(inside);
+        let at = |lane: usize| (lane % 16, lane / 16);
         FragA {
-            registers,
+            registers: load_registers(tile, (row, chunk), at, ldmatrix_x4),
             _element: PhantomData,
         }
     }
@@ -227,14 +246,9 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         k: usize,
         chunk: usize,
     ) -> Self {
-        crate::warp::collective::warp_collective();
-        require_whole_warps();
-        let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(&tile, (k, lane % 16), (chunk, 0));
-        let registers = ldmatrix_x2_trans(address);
-        require_inside(inside);
+        let at = |lane: usize| (lane % 16, 0);
         FragB {
-            registers,
+            registers: load_registers(tile, (k, chunk), at, ldmatrix_x2_trans),
             _element: PhantomData,
         }
     }
@@ -252,14 +266,9 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         n: usize,
         chunk: usize,
     ) -> Self {
-        crate::warp::collective::warp_collective();
-        require_whole_warps();
-        let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(&tile, (n, lane % 8), (chunk, (lane / 8) % 2));
-        let registers = ldmatrix_x2(address);
-        require_inside(inside);
+        let at = |lane: usize| (lane % 8, (lane / 8) % 2);
         FragB {
-            registers,
+            registers: load_registers(tile, (n, chunk), at, ldmatrix_x2),
             _element: PhantomData,
         }
     }
@@ -277,21 +286,12 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         k: usize,
         chunk: usize,
     ) -> [Self; 2] {
-        crate::warp::collective::warp_collective();
-        require_whole_warps();
-        let lane = crate::warp::lane_id() as usize;
-        let (address, inside) = chunk_address(&tile, (k, lane % 16), (chunk, lane / 16));
-        let [r0, r1, r2, r3] = ldmatrix_x4_trans(address);
-        require_inside(inside);
-        [
-            FragB {
-                registers: [r0, r1],
-                _element: PhantomData,
-            },
-            FragB {
-                registers: [r2, r3],
-                _element: PhantomData,
-            },
-        ]
+        let at = |lane: usize| (lane % 16, lane / 16);
+        let [r0, r1, r2, r3] = load_registers(tile, (k, chunk), at, ldmatrix_x4_trans);
+        let fragment = |registers| FragB {
+            registers,
+            _element: PhantomData,
+        };
+        [fragment([r0, r1]), fragment([r2, r3])]
     }
 }

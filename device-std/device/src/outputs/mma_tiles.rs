@@ -3,7 +3,7 @@
 
 use core::marker::PhantomData;
 
-use super::rows::{Frame, rows_type};
+use super::rows::{Frame, calling_block_tile_origin, rows_type};
 use super::tile_order::{GridOrder, TileOrder};
 use crate::mma::FragC;
 
@@ -54,7 +54,12 @@ impl<T, const R: usize, const C: usize, const WR: usize, const WC: usize, O: Til
     pub fn warp_region(&mut self) -> Option<MmaTile<'_, T, WR, WC>> {
         const {
             assert!(
-                WR > 0 && WC > 0 && R.is_multiple_of(WR) && C.is_multiple_of(WC),
+                WR > 0
+                    && WC > 0
+                    && R >= WR
+                    && C >= WC
+                    && R.is_multiple_of(WR)
+                    && C.is_multiple_of(WC),
                 "a warp's region divides the block's tile"
             );
             assert!(
@@ -62,16 +67,10 @@ impl<T, const R: usize, const C: usize, const WR: usize, const WC: usize, O: Til
                 "a warp's region is whole 16 × 8 accumulator tiles"
             );
         };
-        let tiles = (self.rows.div_ceil(R), self.width.div_ceil(C));
-        let (tile_row, tile_col) = super::tile_order::calling_block_tile::<O>(tiles)?;
-        // Checked, as `BlockTiles::tile_mut`: a wrapped origin would be another block's tile.
-        let top = tile_row.checked_mul(R)?;
-        let left = tile_col.checked_mul(C)?;
-        top.checked_add(R)?;
-        left.checked_add(C)?;
+        let (top, left) = calling_block_tile_origin::<O, R, C>(self.rows, self.width)?;
         let warp = crate::warp::warp_in_block() as usize;
         let across = C / WC;
-        if warp >= (R / WR) * across || top >= self.rows || left >= self.width {
+        if warp >= (R / WR) * across {
             return None;
         }
         Some(MmaTile {

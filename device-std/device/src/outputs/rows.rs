@@ -331,28 +331,39 @@ impl<T, const R: usize, const C: usize, O: TileOrder> BlockTiles<'_, T, R, C, O>
         if R == 0 || C == 0 {
             return None;
         }
-        let tiles = (self.rows.div_ceil(R), self.width.div_ceil(C));
-        let (tile_row, tile_col) = super::tile_order::calling_block_tile::<O>(tiles)?;
-        // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a
-        // release build and block 2 would get block 0's tile (issue 18). And the tile's end
-        // must fit too, so that `origin + position` cannot wrap in `own_mut` for any position
-        // inside the tile. A tile that fails either is nobody's: one that starts past
-        // `usize::MAX` is outside any buffer, and one that starts inside a buffer and ends past
-        // `usize::MAX` needs zero-sized elements (a real buffer has fewer than 2^63 rows and
-        // columns, so a tile starting inside it ends by 2^64). With a small constant `R` and
-        // `C` all four checks fold away: a `u32` block index times a constant below 2^32, plus
-        // that constant, cannot overflow.
-        let top = tile_row.checked_mul(R)?;
-        let left = tile_col.checked_mul(C)?;
-        top.checked_add(R)?;
-        left.checked_add(C)?;
-        (top < self.rows && left < self.width).then(|| BlockTile {
+        let (top, left) = calling_block_tile_origin::<O, R, C>(self.rows, self.width)?;
+        Some(BlockTile {
             ptr: self.ptr,
             frame: self.frame(),
             origin: (top, left),
             _borrow: PhantomData,
         })
     }
+}
+
+/// The `(row, col)` of the first element of the calling block's `R × C` tile under the
+/// block → tile map `O`, in a rectangle of `rows × width`: `None` when the block has no tile,
+/// or its tile starts outside the rectangle, or the tile's end does not fit in `usize`.
+#[inline]
+pub(super) fn calling_block_tile_origin<O: TileOrder, const R: usize, const C: usize>(
+    rows: usize,
+    width: usize,
+) -> Option<(usize, usize)> {
+    let tiles = (rows.div_ceil(R), width.div_ceil(C));
+    let (tile_row, tile_col) = super::tile_order::calling_block_tile::<O>(tiles)?;
+    // Checked, not `block · R`: with a huge `R` or `C` (`C = 2^63`) the product wraps in a
+    // release build and block 2 would get block 0's tile (issue 18). And the tile's end must
+    // fit too, so that `origin + position` cannot wrap for any position inside the tile. A
+    // tile that fails either is nobody's: one that starts past `usize::MAX` is outside any
+    // buffer, and one that starts inside a buffer and ends past `usize::MAX` needs zero-sized
+    // elements (a real buffer has fewer than 2^63 rows and columns, so a tile starting inside
+    // it ends by 2^64). With a small constant `R` and `C` all four checks fold away: a `u32`
+    // block index times a constant below 2^32, plus that constant, cannot overflow.
+    let top = tile_row.checked_mul(R)?;
+    let left = tile_col.checked_mul(C)?;
+    top.checked_add(R)?;
+    left.checked_add(C)?;
+    (top < rows && left < width).then_some((top, left))
 }
 
 /// The calling thread's `(i, j)`-th position in its block's tile, `(ty + i·block_dim_y, tx +
