@@ -132,14 +132,16 @@ for bin in "$here"/bin/*; do
                 torch_out=$(python3 "$here/torch_sdpa.py" "$n" 2>&1)
                 sed "s/^/  [torch n=$n] /" <<<"$torch_out"
             fi
-            for causal in 0 1; do
-                pick() { sed -nE "s/^$1 n=[0-9]+ .*causal $causal.* ([0-9]+(\.[0-9]+)?) TFLOP\/s.*/\1/p" <<<"$2" | tail -n1; }
-                o_tf=$(pick flash_attn "$out")
-                n_tf=$(pick flash_attn-nvcc "$tout")
-                f_tf=$(pick flash_attn-torch-flash "$torch_out")
-                c_tf=$(pick flash_attn-torch-cudnn "$torch_out")
-                summary+=("$(printf '%-8s n=%-10s causal %s TFLOP/s: oxide %s | nvcc %s | torch flash %s | torch cuDNN %s | oxide/nvcc %s | oxide/flash %s' \
-                    "$kernel" "$n" "$causal" "${o_tf:-n/a}" "${n_tf:-n/a}" "${f_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$f_tf")")")
+            for d in 64 128; do
+                for causal in 0 1; do
+                    pick() { sed -nE "s/^$1 n=[0-9]+ .*d $d causal $causal.* ([0-9]+(\.[0-9]+)?) TFLOP\/s.*/\1/p" <<<"$2" | tail -n1; }
+                    o_tf=$(pick flash_attn "$out")
+                    n_tf=$(pick flash_attn-nvcc "$tout")
+                    f_tf=$(pick flash_attn-torch-flash "$torch_out")
+                    c_tf=$(pick flash_attn-torch-cudnn "$torch_out")
+                    summary+=("$(printf '%-8s n=%-10s d %s causal %s TFLOP/s: oxide %s | nvcc %s | torch flash %s | torch cuDNN %s | oxide/nvcc %s | oxide/flash %s' \
+                        "$kernel" "$n" "$d" "$causal" "${o_tf:-n/a}" "${n_tf:-n/a}" "${f_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$f_tf")")")
+                done
             done
         fi
         # launch_cost also times a CUDA graph of 100 launches (issue 20's bar: oxide/nvcc <= 1.0).

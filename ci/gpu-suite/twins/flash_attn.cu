@@ -1,14 +1,15 @@
 // nvcc twin of kernels/flash_attn: the FlashAttention-2 forward pass, bf16 Q, K, V and output in
-// [batch, heads, seq, 64] (K and V with kv_heads: grouped-query), causal and not, the same
-// algorithm as the oxide kernel: blocks of 128 threads, 64 query rows a block, 16 a warp with its
+// [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
+// causal and not, the same algorithm as the oxide kernels: blocks of 128 threads, 64 query rows a block, 16 a warp with its
 // Q fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
-// at a time through a two-stage cp.async pipeline of K and V tiles (rows padded by one 16-byte
-// chunk; chunk i of a stage, K's 64 x 9 then V's, copied by thread i % 128), S = Q·Kᵀ with
+// at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (rows
+// padded by one 16-byte chunk; chunk c of the stages, each K's 64 x (D/8 + 1) then V's, copied by
+// thread c % 128), S = Q·Kᵀ with
 // ldmatrix.x2 of K, the online softmax in base 2 on the accumulators (row maxima and sums over a
 // row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
 // A fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
-// sizes, inputs, check and timing as the oxide binary. Prints, for causal 0 then 1,
-// `flash_attn-nvcc n=<n> (...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
+// sizes, inputs, check and timing as the oxide binary. Prints, for D 64 then 128, causal 0 then
+// 1, `flash_attn-nvcc n=<n> (... d <D> causal <c> ...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,15 +19,14 @@
 
 #include "common.cuh"
 
-constexpr int D = 64, BQ = 64, BKV = 64, THREADS = 128;
-constexpr int ROW_CHUNKS = D / 8 + 1;
-constexpr int STAGE_CHUNKS = 2 * BKV * ROW_CHUNKS;
+constexpr int BQ = 64, BKV = 64, THREADS = 128, STAGES = 2;
 
 struct alignas(16) Chunk {
     uint32_t w[4];
 };
 
-struct Stage {
+template <int D> struct Stage {
+    static constexpr int ROW_CHUNKS = D / 8 + 1, CHUNKS = 2 * BKV * ROW_CHUNKS;
     Chunk k[BKV][ROW_CHUNKS];
     Chunk v[BKV][ROW_CHUNKS];
 };
@@ -35,9 +35,13 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
     return uint32_t(__cvta_generic_to_shared(p));
 }
 
-__device__ __forceinline__ void fill(Stage& s, const __nv_bfloat16* k, const __nv_bfloat16* v, size_t kv_base,
-                                     size_t len, int t, int steps, int tid) {
-    for (int i = tid; i < STAGE_CHUNKS; i += THREADS) {
+template <int D>
+__device__ __forceinline__ void fill(Stage<D>* stages, const __nv_bfloat16* k, const __nv_bfloat16* v,
+                                     size_t kv_base, size_t len, int t, int steps, int tid) {
+    constexpr int ROW_CHUNKS = Stage<D>::ROW_CHUNKS, STAGE_CHUNKS = Stage<D>::CHUNKS;
+    Stage<D>& s = stages[t % STAGES];
+    const int start = (t % STAGES) * STAGE_CHUNKS % THREADS;
+    for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
         const bool is_v = i >= BKV * ROW_CHUNKS;
         const int j = is_v ? i - BKV * ROW_CHUNKS : i, row = j / ROW_CHUNKS, chunk = j % ROW_CHUNKS;
         Chunk* dst = is_v ? &s.v[row][chunk] : &s.k[row][chunk];
@@ -75,13 +79,15 @@ __device__ __forceinline__ float ex2(float x) {
     return r;
 }
 
+template <int D>
 __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __restrict__ q,
                                                       const __nv_bfloat16* __restrict__ k,
                                                       const __nv_bfloat16* __restrict__ v,
                                                       __nv_bfloat16* __restrict__ out, int heads, int kv_heads,
                                                       int seq, int causal, float scale, size_t q_len,
                                                       size_t kv_len) {
-    __shared__ Stage stages[2];
+    extern __shared__ Chunk dynamic[];
+    Stage<D>* stages = reinterpret_cast<Stage<D>*>(dynamic);
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const int q_tiles = seq / BQ, y = blockIdx.y;
     const int head = y / q_tiles, q_tile = y % q_tiles;
@@ -91,7 +97,7 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
     const int steps = causal ? q_tile + 1 : seq / BKV;
     const int row0 = q_tile * BQ + 16 * w;
     const int g = lane / 4, p2 = 2 * (lane % 4);
-    fill(stages[0], k, v, kv_base, kv_len, 0, steps, tid);
+    fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
 
     uint32_t qf[D / 16][4];
 #pragma unroll
@@ -111,8 +117,8 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
     for (int t = 0; t < steps; ++t) {
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
         __syncthreads();
-        fill(stages[(t + 1) % 2], k, v, kv_base, kv_len, t + 1, steps, tid);
-        const Stage& st = stages[t % 2];
+        fill<D>(stages, k, v, kv_base, kv_len, t + 1, steps, tid);
+        const Stage<D>& st = stages[t % STAGES];
         float s[BKV / 8][4] = {};
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk)
@@ -189,7 +195,7 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
 }
 
 // The oxide binary's problem for `n` (kernels/flash_attn: `problem`).
-static void problem(size_t n, int* batch, int* heads, int* kv_heads, int* seq) {
+static void problem(size_t n, int d, int* batch, int* heads, int* kv_heads, int* seq) {
     if (n >= (size_t(1) << 25)) {
         *seq = 2048;
         for (int s : {16384, 8192, 2048})
@@ -198,8 +204,8 @@ static void problem(size_t n, int* batch, int* heads, int* kv_heads, int* seq) {
                 break;
             }
         *batch = 16384 / *seq;
-        *heads = 32;
-        *kv_heads = 8;
+        *heads = 2048 / d;
+        *kv_heads = *heads / 4;
     } else {
         *batch = 1;
         *heads = 2;
@@ -219,12 +225,9 @@ static std::vector<float> inputs(size_t len, size_t seed, std::vector<__nv_bfloa
     return x;
 }
 
-int main(int argc, char** argv) {
-    size_t n;
-    int reps;
-    parse_args(argc, argv, &n, &reps);
+template <int D> static int run(size_t n, int reps) {
     int batch, heads, kv_heads, seq;
-    problem(n, &batch, &heads, &kv_heads, &seq);
+    problem(n, D, &batch, &heads, &kv_heads, &seq);
     const size_t q_len = size_t(batch) * heads * seq * D, kv_len = size_t(batch) * kv_heads * seq * D;
     std::vector<__nv_bfloat16> qb, kb, vb, ob(q_len);
     std::vector<float> qf = inputs(q_len, 1, &qb), kf = inputs(kv_len, 2, &kb), vf = inputs(kv_len, 3, &vb);
@@ -238,10 +241,13 @@ int main(int argc, char** argv) {
     CHECK(cudaMemcpy(dv, vb.data(), kv_len * 2, cudaMemcpyHostToDevice));
     const float scale = 1.0f / std::sqrt(float(D));
     dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ)), block(THREADS);
+    const int smem = STAGES * int(sizeof(Stage<D>));
+    CHECK(cudaFuncSetAttribute(flash_attn<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     for (int causal = 0; causal < 2; ++causal) {
         CHECK(cudaMemset(dout, 0xff, q_len * 2));
         auto launch = [&] {
-            flash_attn<<<grid, block>>>(dq, dk, dv, dout, heads, kv_heads, seq, causal, scale, q_len, kv_len);
+            flash_attn<D><<<grid, block, smem>>>(dq, dk, dv, dout, heads, kv_heads, seq, causal, scale, q_len,
+                                                 kv_len);
         };
         launch();
         CHECK(cudaGetLastError());
@@ -285,4 +291,12 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(dv));
     CHECK(cudaFree(dout));
     return 0;
+}
+
+int main(int argc, char** argv) {
+    size_t n;
+    int reps;
+    parse_args(argc, argv, &n, &reps);
+    if (int rc = run<64>(n, reps)) return rc;
+    return run<128>(n, reps);
 }

@@ -12,181 +12,204 @@ use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::host::{Error, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Vec8, mma};
 use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
 
-/// The head dimension, the query rows of a block and the keys of a step.
-const D: usize = 64;
+/// The query rows of a block, the keys of a step, and the pipeline's stages.
 const BQ: usize = 64;
 const BKV: usize = 64;
-
-/// A stage's 64 rows of `K` or `V` (each row one key's 64 elements and a padding chunk).
-type KvTile = [[Vec8<bf16>; D / 8 + 1]; BKV];
+const STAGES: usize = 2;
 
 /// `(heads, kv_heads, seq, causal)`, `causal` 0 or 1.
 pub type Shape = (usize, usize, usize, usize);
 
-#[kernel(block = "128")]
-pub fn flash_attn(
-    q: &[bf16],
-    k: &[bf16],
-    v: &[bf16],
-    shape: Shape,
-    scale: f32,
-    mut out: MmaTiles<bf16, BQ, D, 16, D>,
-    stages: Shared<Stages<(KvTile, KvTile), 2>>,
-) {
-    let (heads, kv_heads, seq, causal) = shape;
-    let q_tiles = seq / BQ;
-    let y = thread::block_idx_y() as usize;
-    let (head, q_tile) = (y / q_tiles, y % q_tiles);
-    let (b, h) = (head / heads, head % heads);
-    let kv_head = b * kv_heads + h / (heads / kv_heads);
-    let (q_base, kv_base) = (head * seq * D, kv_head * seq * D);
-    let steps = if causal != 0 { q_tile + 1 } else { seq / BKV };
-    let w = warp::warp_in_block() as usize;
-    let row0 = q_tile * BQ + 16 * w;
-
-    // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..` of `K`
-    // (tile 0) or `V` (tile 1).
-    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
-        if chunk < D / 8 && t < steps {
-            let at = kv_base + (t * BKV + row) * D + 8 * chunk;
-            Source::chunk(if tile == 0 { k } else { v }, at)
-        } else {
-            Source::zeros()
-        }
-    };
-    let mut pipe = stages.pipeline();
-    pipe.fill(|at| source(0, at));
-
-    let mut qf = [FragA::default(); D / 16];
-    for kk in unroll(0..D / 16) {
-        qf[kk] = FragA::from_fn(|r, c| {
-            q.get(q_base + (row0 + r) * D + 16 * kk + c)
-                .copied()
-                .unwrap_or(bf16::ZERO)
-        });
-    }
-    // Each lane holds rows `g` and `g + 8` of its warp's 16: their running maximum (of the
-    // scores in base 2) and sum.
-    let mut m = [f32::NEG_INFINITY; 2];
-    let mut l = [0.0f32; 2];
-    let mut o = [FragC::zero(); D / 8];
-    let scale2 = scale * core::f32::consts::LOG2_E;
-    for t in 0..steps {
-        let ready = pipe.wait();
-        ready.fill(|at| source(t + 1, at));
-        let (k_tile, v_tile) = ready.tiles();
-        // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
-        let mut s = [FragC::zero(); BKV / 8];
-        for kk in unroll(0..D / 16) {
-            for j in unroll(0..BKV / 8) {
-                s[j] = mma(&qf[kk], &FragB::load_n_rows(k_tile, 8 * j, 2 * kk), s[j]);
-            }
-        }
-        let diagonal = causal != 0 && t == q_tile;
-        for (j, s) in s.iter_mut().enumerate() {
-            *s = s.map(|(r, c), x| {
-                let key = t * BKV + 8 * j + c;
-                if diagonal && key > row0 + r {
-                    f32::NEG_INFINITY
-                } else {
-                    x * scale2
-                }
-            });
-        }
-        // The rows' new maxima: over the lane's values, then over the four lanes of the row.
-        let mut new_m = m;
-        for s in &s {
-            let x = s.values();
-            new_m[0] = new_m[0].max(x[0]).max(x[1]);
-            new_m[1] = new_m[1].max(x[2]).max(x[3]);
-        }
-        for half in unroll(0..2) {
-            new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
-            new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
-        }
-        let correction = [(m[0] - new_m[0]).fast_exp2(), (m[1] - new_m[1]).fast_exp2()];
-        m = new_m;
-        let mut sums = [0.0f32; 2];
-        for s in s.iter_mut() {
-            *s = s.map(|(r, _), x| {
-                let p = (x - m[r / 8]).fast_exp2();
-                sums[r / 8] += p;
-                p
-            });
-        }
-        for half in unroll(0..2) {
-            sums[half] += warp::shuffle_xor(sums[half], 1);
-            sums[half] += warp::shuffle_xor(sums[half], 2);
-            l[half] = l[half] * correction[half] + sums[half];
-        }
-        for o in o.iter_mut() {
-            *o = o.map(|(r, _), x| x * correction[r / 8]);
-        }
-        // O += P·V, P as bf16 A fragments straight from the accumulators.
-        for kk in unroll(0..BKV / 16) {
-            let p = FragA::<bf16>::from_accumulators(&s[2 * kk], &s[2 * kk + 1]);
-            for jp in unroll(0..D / 16) {
-                let [b0, b1] = FragB::load_k_rows_pair(v_tile, 16 * kk, 2 * jp);
-                o[2 * jp] = mma(&p, &b0, o[2 * jp]);
-                o[2 * jp + 1] = mma(&p, &b1, o[2 * jp + 1]);
-            }
-        }
-    }
-    if let Some(mut region) = out.warp_region() {
-        for j in unroll(0..D / 8) {
-            region.store(&o[j].map(|(r, _), x| x / l[r / 8]), 0, j);
-        }
-    }
+/// The dynamic shared memory a kernel of head dimension `d` takes, in 16-byte chunks: `STAGES`
+/// stages of a `K` and a `V` tile, `BKV` rows of `d / 8` chunks and a padding one.
+const fn chunks(d: usize) -> usize {
+    STAGES * 2 * BKV * (d / 8 + 1)
 }
 
-/// `(batch, heads, kv_heads, seq)` run for `n`: batch·seq = 16384 and heads·64 = 2048 (32
-/// heads, 8 K/V heads: grouped-query) as in the FlashAttention papers, seq the largest of 2048,
-/// 8192, 16384 not above `n / 2^14` (at least 2048: 2^28 gives 16384), or for small `n` one
-/// batch of 2 heads (1 K/V head) and seq `n / 2^10` (at least 128; 2^20 + 3 gives 1024).
-fn problem(n: usize) -> (usize, usize, usize, usize) {
+/// The attention kernel of head dimension `$d`, one body for every head dimension.
+macro_rules! attention {
+    ($(#[$doc:meta])* $name:ident, $d:literal) => {
+        $(#[$doc])*
+        // `#[kernel]` gives the entry its `# Safety` section, which clippy does not see through
+        // `macro_rules!`.
+        #[allow(clippy::missing_safety_doc)]
+        #[kernel(block = "128")]
+        pub fn $name(
+            q: &[bf16],
+            k: &[bf16],
+            v: &[bf16],
+            shape: Shape,
+            scale: f32,
+            mut out: MmaTiles<bf16, BQ, $d, 16, $d>,
+            chunks: DynShared<Vec8<bf16>>,
+        ) {
+            const D: usize = $d;
+            /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements and a padding chunk.
+            type KvTile = [[Vec8<bf16>; $d / 8 + 1]; BKV];
+            let (heads, kv_heads, seq, causal) = shape;
+            let q_tiles = seq / BQ;
+            let y = thread::block_idx_y() as usize;
+            let (head, q_tile) = (y / q_tiles, y % q_tiles);
+            let (b, h) = (head / heads, head % heads);
+            let kv_head = b * kv_heads + h / (heads / kv_heads);
+            let (q_base, kv_base) = (head * seq * D, kv_head * seq * D);
+            let steps = if causal != 0 { q_tile + 1 } else { seq / BKV };
+            let w = warp::warp_in_block() as usize;
+            let row0 = q_tile * BQ + 16 * w;
+
+            // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..` of `K`
+            // (tile 0) or `V` (tile 1).
+            let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+                if chunk < D / 8 && t < steps {
+                    let at = kv_base + (t * BKV + row) * D + 8 * chunk;
+                    Source::chunk(if tile == 0 { k } else { v }, at)
+                } else {
+                    Source::zeros()
+                }
+            };
+            let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
+            pipe.fill(|at| source(0, at));
+
+            let mut qf = [FragA::default(); D / 16];
+            for kk in unroll(0..D / 16) {
+                qf[kk] = FragA::from_fn(|r, c| {
+                    q.get(q_base + (row0 + r) * D + 16 * kk + c)
+                        .copied()
+                        .unwrap_or(bf16::ZERO)
+                });
+            }
+            // Each lane holds rows `g` and `g + 8` of its warp's 16: their running maximum (of the
+            // scores in base 2) and sum.
+            let mut m = [f32::NEG_INFINITY; 2];
+            let mut l = [0.0f32; 2];
+            let mut o = [FragC::zero(); D / 8];
+            let scale2 = scale * core::f32::consts::LOG2_E;
+            for t in 0..steps {
+                let ready = pipe.wait();
+                ready.fill(|at| source(t + 1, at));
+                let (k_tile, v_tile) = ready.tiles();
+                // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
+                let mut s = [FragC::zero(); BKV / 8];
+                for kk in unroll(0..D / 16) {
+                    for j in unroll(0..BKV / 8) {
+                        s[j] = mma(&qf[kk], &FragB::load_n_rows(k_tile, 8 * j, 2 * kk), s[j]);
+                    }
+                }
+                let diagonal = causal != 0 && t == q_tile;
+                for (j, s) in s.iter_mut().enumerate() {
+                    *s = s.map(|(r, c), x| {
+                        let key = t * BKV + 8 * j + c;
+                        if diagonal && key > row0 + r {
+                            f32::NEG_INFINITY
+                        } else {
+                            x * scale2
+                        }
+                    });
+                }
+                // The rows' new maxima: over the lane's values, then over the four lanes of the row.
+                let mut new_m = m;
+                for s in &s {
+                    let x = s.values();
+                    new_m[0] = new_m[0].max(x[0]).max(x[1]);
+                    new_m[1] = new_m[1].max(x[2]).max(x[3]);
+                }
+                for half in unroll(0..2) {
+                    new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
+                    new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
+                }
+                let correction = [(m[0] - new_m[0]).fast_exp2(), (m[1] - new_m[1]).fast_exp2()];
+                m = new_m;
+                let mut sums = [0.0f32; 2];
+                for s in s.iter_mut() {
+                    *s = s.map(|(r, _), x| {
+                        let p = (x - m[r / 8]).fast_exp2();
+                        sums[r / 8] += p;
+                        p
+                    });
+                }
+                for half in unroll(0..2) {
+                    sums[half] += warp::shuffle_xor(sums[half], 1);
+                    sums[half] += warp::shuffle_xor(sums[half], 2);
+                    l[half] = l[half] * correction[half] + sums[half];
+                }
+                for o in o.iter_mut() {
+                    *o = o.map(|(r, _), x| x * correction[r / 8]);
+                }
+                // O += P·V, P as bf16 A fragments straight from the accumulators.
+                for kk in unroll(0..BKV / 16) {
+                    let p = FragA::<bf16>::from_accumulators(&s[2 * kk], &s[2 * kk + 1]);
+                    for jp in unroll(0..D / 16) {
+                        let [b0, b1] = FragB::load_k_rows_pair(v_tile, 16 * kk, 2 * jp);
+                        o[2 * jp] = mma(&p, &b0, o[2 * jp]);
+                        o[2 * jp + 1] = mma(&p, &b1, o[2 * jp + 1]);
+                    }
+                }
+            }
+            if let Some(mut region) = out.warp_region() {
+                for j in unroll(0..D / 8) {
+                    region.store(&o[j].map(|(r, _), x| x / l[r / 8]), 0, j);
+                }
+            }
+        }
+    };
+}
+
+attention! {
+    /// Head dimension 64 (36,864 bytes of stages).
+    flash_attn, 64
+}
+
+attention! {
+    /// Head dimension 128 (69,632 bytes of stages).
+    flash_attn_128, 128
+}
+
+/// `(batch, heads, kv_heads, seq)` run for `n` and head dimension `d`: for `n` ≥ 2^25, batch·seq
+/// = 16384 and heads·d = 2048 with four query heads per K/V head (grouped-query), as in the
+/// FlashAttention papers, seq the largest of 16384, 8192, 2048 not above `n / 2^14` (2^28 gives
+/// 16384); below, one batch of 2 heads and 1 K/V head with seq `n / 2^10` (at least 128; 2^20 +
+/// 3 gives 1024).
+fn problem(n: usize, d: usize) -> (usize, usize, usize, usize) {
     if n >= 1 << 25 {
         let seq = [16384, 8192, 2048]
             .into_iter()
             .find(|&s| s <= n >> 14)
             .unwrap_or(2048);
-        (16384 / seq, 32, 8, seq)
+        let heads = 2048 / d;
+        (16384 / seq, heads, heads / 4, seq)
     } else {
         (1, 2, 1, ((n >> 10) / BQ * BQ).max(2 * BQ))
     }
 }
 
-/// Inputs in bf16: values in [-1, 1] on a coarse grid (`amplitude` scales them).
-fn inputs(len: usize, seed: usize, amplitude: f32) -> Vec<bf16> {
+/// Inputs in bf16: values in [-1, 1] on a coarse grid.
+fn inputs(len: usize, seed: usize) -> Vec<bf16> {
     (0..len)
-        .map(|i| {
-            let x = ((i * (2 * seed + 7) + seed) % 1013) as f32 / 506.5 - 1.0;
-            bf16::from_f32(amplitude * x)
-        })
+        .map(|i| bf16::from_f32(((i * (2 * seed + 7) + seed) % 1013) as f32 / 506.5 - 1.0))
         .collect()
 }
 
-/// Row `row` of head `(b, h)` of the attention, in f64: softmax(q·Kᵀ·scale)·V over the keys
-/// the row may see.
-#[allow(clippy::too_many_arguments)]
+/// Row `row` of head `(b, h)` of the attention of head dimension `d`, in f64:
+/// softmax(q·Kᵀ·scale)·V over the keys the row may see.
 fn reference_row(
     (q, k, v): (&[bf16], &[bf16], &[bf16]),
-    (heads, kv_heads, seq, causal): Shape,
+    ((heads, kv_heads, seq, causal), d): (Shape, usize),
     scale: f32,
     (b, h, row): (usize, usize, usize),
-) -> [f64; D] {
-    let qb = ((b * heads + h) * seq + row) * D;
+) -> Vec<f64> {
+    let qb = ((b * heads + h) * seq + row) * d;
     let kvh = b * kv_heads + h / (heads / kv_heads);
     let keys = if causal != 0 { row + 1 } else { seq };
     let scores: Vec<f64> = (0..keys)
         .map(|key| {
-            let kb = (kvh * seq + key) * D;
-            (0..D)
-                .map(|d| q[qb + d].to_f64() * k[kb + d].to_f64())
+            let kb = (kvh * seq + key) * d;
+            (0..d)
+                .map(|i| q[qb + i].to_f64() * k[kb + i].to_f64())
                 .sum::<f64>()
                 * f64::from(scale)
         })
@@ -194,16 +217,18 @@ fn reference_row(
     let max = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let weights: Vec<f64> = scores.iter().map(|s| (s - max).exp()).collect();
     let total: f64 = weights.iter().sum();
-    core::array::from_fn(|d| {
-        (0..keys)
-            .map(|key| weights[key] * v[(kvh * seq + key) * D + d].to_f64())
-            .sum::<f64>()
-            / total
-    })
+    (0..d)
+        .map(|i| {
+            (0..keys)
+                .map(|key| weights[key] * v[(kvh * seq + key) * d + i].to_f64())
+                .sum::<f64>()
+                / total
+        })
+        .collect()
 }
 
-/// The largest absolute error allowed in the rows checked: bf16's own rounding of
-/// `P` and of the output (2^-8 relative each) on values below 1 in magnitude.
+/// The largest absolute error allowed in the rows checked: bf16's own rounding of `P` and of
+/// the output (2^-8 relative each) on values below 1 in magnitude.
 const TOLERANCE: f64 = 8e-3;
 
 fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
@@ -214,6 +239,80 @@ fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
     }
 }
 
+/// One problem's inputs, and its launches on the GPU and the CPU.
+struct Attention {
+    d: usize,
+    batch: usize,
+    heads: usize,
+    kv_heads: usize,
+    seq: usize,
+    q: Vec<bf16>,
+    k: Vec<bf16>,
+    v: Vec<bf16>,
+}
+
+impl Attention {
+    fn new(d: usize, (batch, heads, kv_heads, seq): (usize, usize, usize, usize)) -> Self {
+        let (q_len, kv_len) = (batch * heads * seq * d, batch * kv_heads * seq * d);
+        Attention {
+            d,
+            batch,
+            heads,
+            kv_heads,
+            seq,
+            q: inputs(q_len, 1),
+            k: inputs(kv_len, 2),
+            v: inputs(kv_len, 3),
+        }
+    }
+
+    fn shape(&self, causal: usize) -> Shape {
+        (self.heads, self.kv_heads, self.seq, causal)
+    }
+
+    fn config(&self) -> LaunchConfig {
+        config(self.batch, self.heads, self.seq)
+    }
+
+    /// The largest error of `out` against the f64 reference over `rows` (`(b, h, row)`).
+    fn error(&self, out: &[bf16], causal: usize, rows: &[(usize, usize, usize)]) -> f64 {
+        let scale = 1.0 / (self.d as f32).sqrt();
+        let mut worst = 0.0f64;
+        for &(b, h, row) in rows {
+            let want = reference_row(
+                (&self.q, &self.k, &self.v),
+                (self.shape(causal), self.d),
+                scale,
+                (b, h, row),
+            );
+            let at = ((b * self.heads + h) * self.seq + row) * self.d;
+            for (i, want) in want.iter().enumerate() {
+                worst = worst.max((out[at + i].to_f64() - want).abs());
+            }
+        }
+        worst
+    }
+}
+
+/// The kernel of head dimension `d` on the GPU.
+fn launch(
+    gpu: &Gpu,
+    (d, cfg): (usize, LaunchConfig),
+    (q, k, v): (
+        &DeviceBuffer<bf16>,
+        &DeviceBuffer<bf16>,
+        &DeviceBuffer<bf16>,
+    ),
+    (shape, scale): (Shape, f32),
+    out: &mut DeviceBuffer<bf16>,
+) -> Result<(), Error> {
+    let rows = Rows::new(out, d)?;
+    match d {
+        64 => flash_attn::launch(gpu, cfg, q, k, v, shape, scale, rows, chunks(64)),
+        _ => flash_attn_128::launch(gpu, cfg, q, k, v, shape, scale, rows, chunks(128)),
+    }
+}
+
 fn main() -> ExitCode {
     bench::main("flash_attn", 1 << 28, run)
 }
@@ -221,70 +320,45 @@ fn main() -> ExitCode {
 fn run(n: usize) -> Result<bool, Error> {
     let gpu = Gpu::new(0)?;
     flash_attn::load(&gpu)?;
-    let (batch, heads, kv_heads, seq) = problem(n);
-    let scale = 1.0 / (D as f32).sqrt();
-    let (q, k, v) = (
-        inputs(batch * heads * seq * D, 1, 1.0),
-        inputs(batch * kv_heads * seq * D, 2, 1.0),
-        inputs(batch * kv_heads * seq * D, 3, 1.0),
-    );
-    let (dq, dk, dv) = (gpu.htod(&q)?, gpu.htod(&k)?, gpu.htod(&v)?);
-    let mut dout = gpu.alloc_zeroed::<bf16>(q.len())?;
-    let cfg = config(batch, heads, seq);
     let mut pass = true;
-    for causal in [0, 1] {
-        let shape = (heads, kv_heads, seq, causal);
-        flash_attn::launch(
-            &gpu,
-            cfg,
-            &dq,
-            &dk,
-            &dv,
-            shape,
-            scale,
-            Rows::new(&mut dout, D)?,
-        )?;
-        let got = gpu.dtoh(&dout)?;
-        let mut worst = 0.0f64;
-        for (b, h, row) in [
+    for d in [64, 128] {
+        let att = Attention::new(d, problem(n, d));
+        let (dq, dk, dv) = (gpu.htod(&att.q)?, gpu.htod(&att.k)?, gpu.htod(&att.v)?);
+        let mut dout = gpu.alloc_zeroed::<bf16>(att.q.len())?;
+        let scale = 1.0 / (d as f32).sqrt();
+        let (batch, heads, seq) = (att.batch, att.heads, att.seq);
+        let rows = [
             (0, 0, 0),
             (0, 1, seq / 2 + 3),
             (batch - 1, heads - 1, seq - 1),
-        ] {
-            let want = reference_row((&q, &k, &v), shape, scale, (b, h, row));
-            let at = ((b * heads + h) * seq + row) * D;
-            for d in 0..D {
-                worst = worst.max((got[at + d].to_f64() - want[d]).abs());
+        ];
+        for causal in [0, 1] {
+            let (cfg, shape) = (att.config(), att.shape(causal));
+            let buffers = (&dq, &dk, &dv);
+            launch(&gpu, (d, cfg), buffers, (shape, scale), &mut dout)?;
+            let worst = att.error(&gpu.dtoh(&dout)?, causal, &rows);
+            if worst > TOLERANCE {
+                println!(
+                    "flash_attn n={n} FAIL (d {d} causal {causal}): error {worst:e} over {TOLERANCE:e}"
+                );
+                pass = false;
+                continue;
             }
+            let flops = 4 * batch * heads * seq * seq * d / if causal != 0 { 2 } else { 1 };
+            let bytes = 2 * (2 * att.q.len() + 2 * att.k.len()) as u64;
+            let detail = format!(
+                "(b {batch} h {heads}/{} s {seq} d {d} causal {causal}, error {worst:.1e})",
+                att.kv_heads
+            );
+            bench::report_timed_flops(
+                &gpu,
+                "flash_attn",
+                n,
+                &detail,
+                (bytes, flops as u64),
+                || launch(&gpu, (d, cfg), buffers, (shape, scale), &mut dout),
+            )?;
         }
-        if worst > TOLERANCE {
-            println!("flash_attn n={n} FAIL (causal {causal}): error {worst:e} over {TOLERANCE:e}");
-            pass = false;
-            continue;
-        }
-        let flops = 4 * batch * heads * seq * seq * D / if causal != 0 { 2 } else { 1 };
-        let bytes = 2 * (2 * q.len() + 2 * k.len()) as u64;
-        bench::report_timed_flops(
-            &gpu,
-            "flash_attn",
-            n,
-            &format!(
-                "(b {batch} h {heads}/{kv_heads} s {seq} d {D} causal {causal}, error {worst:.1e})"
-            ),
-            (bytes, flops as u64),
-            || {
-                flash_attn::launch(
-                    &gpu,
-                    cfg,
-                    &dq,
-                    &dk,
-                    &dv,
-                    shape,
-                    scale,
-                    Rows::new(&mut dout, D)?,
-                )
-            },
-        )?;
     }
     Ok(pass)
 }
@@ -294,46 +368,37 @@ mod tests {
     use super::*;
 
     /// The emulator's attention against the f64 reference, every row, causal and not, with
-    /// grouped-query heads.
+    /// grouped-query heads, for both head dimensions.
     #[test]
     fn the_emulator_attends() {
-        let (batch, heads, kv_heads, seq) = (1, 2, 1, 128);
-        let scale = 1.0 / (D as f32).sqrt();
-        let (q, k, v) = (
-            inputs(batch * heads * seq * D, 1, 1.0),
-            inputs(batch * kv_heads * seq * D, 2, 1.0),
-            inputs(batch * kv_heads * seq * D, 3, 1.0),
-        );
-        for causal in [0, 1] {
-            let shape = (heads, kv_heads, seq, causal);
-            let mut out = vec![bf16::NAN; q.len()];
-            let rows = Rows::new(&mut out[..], D).unwrap();
-            flash_attn::emulate(&config(batch, heads, seq), &q, &k, &v, shape, scale, rows)
-                .unwrap();
-            let mut worst = 0.0f64;
-            for h in 0..heads {
-                for row in 0..seq {
-                    let want = reference_row((&q, &k, &v), shape, scale, (0, h, row));
-                    let at = (h * seq + row) * D;
-                    for d in 0..D {
-                        let got = out[at + d].to_f64();
-                        worst = worst.max((got - want[d]).abs());
-                        assert!(
-                            (got - want[d]).abs() <= TOLERANCE,
-                            "causal {causal} head {h} row {row} dim {d}: {got} vs {}",
-                            want[d]
-                        );
-                    }
+        for d in [64, 128] {
+            let att = Attention::new(d, (1, 2, 1, 128));
+            let scale = 1.0 / (d as f32).sqrt();
+            let every_row: Vec<(usize, usize, usize)> = (0..2)
+                .flat_map(|h| (0..128).map(move |r| (0, h, r)))
+                .collect();
+            for causal in [0, 1] {
+                let mut out = vec![bf16::NAN; att.q.len()];
+                let rows = Rows::new(&mut out[..], d).unwrap();
+                let (cfg, shape) = (att.config(), att.shape(causal));
+                let (q, k, v) = (&att.q, &att.k, &att.v);
+                match d {
+                    64 => flash_attn::emulate(&cfg, q, k, v, shape, scale, rows, chunks(64)),
+                    _ => flash_attn_128::emulate(&cfg, q, k, v, shape, scale, rows, chunks(128)),
                 }
+                .unwrap();
+                let worst = att.error(&out, causal, &every_row);
+                println!("d {d} causal {causal}: largest error {worst:e}");
+                assert!(worst <= TOLERANCE, "d {d} causal {causal}: error {worst:e}");
             }
-            println!("causal {causal}: largest error {worst:e}");
         }
     }
 
     #[test]
     fn problems() {
-        assert_eq!(problem(1 << 28), (1, 32, 8, 16384));
-        assert_eq!(problem(1 << 27), (2, 32, 8, 8192));
-        assert_eq!(problem(1_048_579), (1, 2, 1, 1024));
+        assert_eq!(problem(1 << 28, 64), (1, 32, 8, 16384));
+        assert_eq!(problem(1 << 28, 128), (1, 16, 4, 16384));
+        assert_eq!(problem(1 << 27, 64), (2, 32, 8, 8192));
+        assert_eq!(problem(1_048_579, 128), (1, 2, 1, 1024));
     }
 }
