@@ -4,10 +4,7 @@
 use std::collections::BTreeSet;
 
 use rustc_middle::{
-    mir::{
-        self, CastKind, Operand, Place, ProjectionElem, Rvalue, StatementKind,
-        interpret::GlobalAlloc,
-    },
+    mir::{self, Operand, Place, ProjectionElem, Rvalue, StatementKind, interpret::GlobalAlloc},
     ty::{self, TypingEnv},
 };
 
@@ -92,21 +89,19 @@ impl<'tcx> FnAnalysis<'_, '_, 'tcx> {
                 Abs::pointer(target.div, target.locs)
             }
             Rvalue::ThreadLocalRef(_) => Abs::pointer(None, [Loc::Shared]),
-            Rvalue::Cast(kind, op, to) => {
+            Rvalue::Cast(_, op, to) => {
                 let mut value = self.operand(op, state);
                 let tcx = self.an.tcx;
                 let from = monomorphize(tcx, self.instance, op.ty(self.body, tcx));
                 let to = monomorphize(tcx, self.instance, *to);
                 let is_ptr = |t: ty::Ty<'tcx>| t.is_raw_ptr() || t.is_ref();
-                let exposes = matches!(kind, CastKind::PointerExposeProvenance)
-                    || (matches!(kind, CastKind::Transmute) && is_ptr(from) && !is_ptr(to));
-                if exposes && value.pts.iter().any(|l| l.is_tracked()) {
-                    // Each thread's own variables have their own addresses.
-                    let cause = self
-                        .an
-                        .cause("the address of a thread's own variable".into(), self.span);
-                    value.diverge(Some(cause));
-                }
+                // A thread's own variable's address, as an integer, is no more divergent than the
+                // offset that made it: on the GPU each thread sees its local memory through the
+                // same window of the generic space at the same addresses (the frame is one
+                // `.local` array per thread), so `&x as usize` is one number in every thread, and
+                // so is a slice iterator's `end - ptr` over a thread's own array. (The CPU
+                // emulator's threads have stacks of their own: there such an address differs, and
+                // a barrier under a branch on it fails at run time, `BarrierDivergence`.)
                 if is_ptr(to) && value.pts.is_empty() && !is_ptr(from) {
                     value.pts.insert(Loc::Shared);
                 }
