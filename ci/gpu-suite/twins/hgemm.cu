@@ -10,8 +10,11 @@
 // __syncthreads, the copies of the step two ahead, then for each k16 four ldmatrix.x4 of A, two
 // ldmatrix.x4.trans of B and sixteen mma.sync.m16n8k16 bf16. The same
 // inputs, check and timing; then cuBLAS (cublasGemmEx, bf16 in, f32 out, f32 compute) on the same
-// matrices as the roof. Prints `hgemm-cublas n=<n> ...` and then `hgemm-nvcc n=<n> (side x side x
-// side) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms` (the twin's line last: run.sh reads its ms).
+// matrices as the roof. With HGEMM_VARIANTS=1 it also runs the oxide binary's other variants
+// (the same templates: 128 x 256 and 256 x 128 tiles of 64 x 64 warps, steps of 64, four stages),
+// each as `hgemm-nvcc[<variant>] n=<n> ...`. Prints `hgemm-cublas n=<n> ...` first and the
+// default's `hgemm-nvcc n=<n> (side x side x side, <variant>) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`
+// last (run.sh reads its ms).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -24,18 +27,23 @@
 
 #include "common.cuh"
 
-constexpr int BM = 128, BN = 128, BK = 32, WM = 64, WN = 32, THREADS = 256, STAGES = 3;
-constexpr int A_CHUNKS = BK / 8 + 1, B_CHUNKS = BN / 8 + 1;  // a row's chunks, padding included
-constexpr int STAGE_CHUNKS = BM * A_CHUNKS + BK * B_CHUNKS;
+constexpr int THREADS = 256;
 constexpr size_t MAX_SIDE = 8192;
 
 struct alignas(16) Chunk {
     uint32_t w[4];
 };
 
-struct Stage {
-    Chunk a[BM][A_CHUNKS];
-    Chunk b[BK][B_CHUNKS];
+// A variant: block tile BM x BN, steps of BK, warp regions WM x WN (eight of them), STAGES.
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_> struct Config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+    static constexpr int A_CHUNKS = BK / 8 + 1, B_CHUNKS = BN / 8 + 1;  // a row's chunks, padding included
+    static constexpr int STAGE_CHUNKS = BM * A_CHUNKS + BK * B_CHUNKS;
+    static_assert((BM / WM) * (BN / WN) == 8, "eight warps of 32: 256 threads");
+    struct Stage {
+        Chunk a[BM][A_CHUNKS];
+        Chunk b[BK][B_CHUNKS];
+    };
 };
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -50,10 +58,13 @@ __device__ __forceinline__ void cp_async_16(void* dst, const void* src, int byte
 }
 
 // Thread `tid`'s chunks of the stage of step `t` (chunk c of the stages is thread c % THREADS's).
-__device__ __forceinline__ void fill(Stage* stages, const __nv_bfloat16* a, const __nv_bfloat16* b, int m, int n,
+template <typename C>
+__device__ __forceinline__ void fill(typename C::Stage* stages, const __nv_bfloat16* a, const __nv_bfloat16* b, int m, int n,
                                      int k, int m0, int n0, int t, int tid) {
-    const int k0 = t * BK, stage = t % STAGES;
-    Stage& s = stages[stage];
+    constexpr int BM = C::BM, BN = C::BN, BK = C::BK, A_CHUNKS = C::A_CHUNKS, B_CHUNKS = C::B_CHUNKS;
+    constexpr int STAGE_CHUNKS = C::STAGE_CHUNKS;
+    const int k0 = t * BK, stage = t % C::STAGES;
+    typename C::Stage& s = stages[stage];
     const int start = stage * STAGE_CHUNKS % THREADS;
     for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
         Chunk* dst;
@@ -106,21 +117,30 @@ __device__ __forceinline__ void mma_bf16(float (&d)[4], const uint32_t (&a)[4], 
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+template <typename C>
 __global__ void __launch_bounds__(THREADS) hgemm(const __nv_bfloat16* __restrict__ a,
                                                  const __nv_bfloat16* __restrict__ b, float* __restrict__ c,
                                                  int m, int n, int k) {
-    extern __shared__ Stage stages[];
+    constexpr int BM = C::BM, BN = C::BN, BK = C::BK, WM = C::WM, WN = C::WN, STAGES = C::STAGES;
+    extern __shared__ Chunk dynamic[];
+    typename C::Stage* stages = reinterpret_cast<typename C::Stage*>(dynamic);
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const int wm = w / (BN / WN), wn = w % (BN / WN);
     const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
     const int steps = (k + BK - 1) / BK;
     float acc[WM / 16][WN / 8][4] = {};
-    for (int t = 0; t < STAGES - 1; ++t) fill(stages, a, b, m, n, k, m0, n0, t, tid);
+    for (int t = 0; t < STAGES - 1; ++t) fill<C>(stages, a, b, m, n, k, m0, n0, t, tid);
     for (int t = 0; t < steps; ++t) {
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        // All but the newest STAGES - 2 groups complete (the oxide pipeline's count).
+        if constexpr (STAGES == 2)
+            asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        else if constexpr (STAGES == 3)
+            asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+        else
+            asm volatile("cp.async.wait_group 2;\n" ::: "memory");
         __syncthreads();
-        fill(stages, a, b, m, n, k, m0, n0, t + STAGES - 1, tid);
-        const Stage& s = stages[t % STAGES];
+        fill<C>(stages, a, b, m, n, k, m0, n0, t + STAGES - 1, tid);
+        const typename C::Stage& s = stages[t % STAGES];
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk) {
             uint32_t fa[WM / 16][4], fb[WN / 8][2];
@@ -154,35 +174,17 @@ __global__ void __launch_bounds__(THREADS) hgemm(const __nv_bfloat16* __restrict
             }
 }
 
-int main(int argc, char** argv) {
-    size_t count;
+// One product's matrices on both sides, and how to check and report a run.
+struct Problem {
+    size_t count, side;
     int reps;
-    parse_args(argc, argv, &count, &reps);
-    size_t side = size_t(std::sqrt(double(count))) / BM * BM;
-    side = std::min(std::max<size_t>(side, BM), MAX_SIDE);
-    const int s = int(side);
-    std::vector<__nv_bfloat16> a(side * side), b(side * side);
-    std::vector<float> af(side * side), bf(side * side), c(side * side);
-    for (size_t i = 0; i < side * side; ++i) {
-        af[i] = float((i * 7 + 3) % 17) / 8.0f - 1.0f;
-        bf[i] = float((i * 5 + 1) % 13) / 8.0f - 0.75f;
-        a[i] = __float2bfloat16(af[i]);
-        b[i] = __float2bfloat16(bf[i]);
-    }
+    std::vector<float> af, bf, c;
     __nv_bfloat16 *da, *db;
     float* dc;
-    CHECK(cudaMalloc(&da, a.size() * sizeof(__nv_bfloat16)));
-    CHECK(cudaMalloc(&db, b.size() * sizeof(__nv_bfloat16)));
-    CHECK(cudaMalloc(&dc, c.size() * sizeof(float)));
-    CHECK(cudaMemcpy(da, a.data(), a.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(db, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
-    // Poisoned, so that an element no block writes fails the check.
-    CHECK(cudaMemset(dc, 0xff, c.size() * sizeof(float)));
-    dim3 grid(unsigned((s + BN - 1) / BN), unsigned((s + BM - 1) / BM)), block(THREADS);
-    const int smem = STAGES * int(sizeof(Stage));
-    CHECK(cudaFuncSetAttribute(hgemm, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    auto launch = [&] { hgemm<<<grid, block, smem>>>(da, db, dc, s, s, s); };
-    auto check = [&](const char* name) {
+    double flops, bytes;
+
+    // Whether C holds A·B at 64 x 64 positions, the corners among them.
+    bool check(const char* name) {
         CHECK(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
         for (size_t p = 0; p < 64; ++p)
             for (size_t q = 0; q < 64; ++q) {
@@ -201,9 +203,51 @@ int main(int argc, char** argv) {
                 }
             }
         return true;
-    };
-    const double flops = 2.0 * double(side) * side * side;
-    const double bytes = 2.0 * 2 * side * side + 4.0 * side * side;
+    }
+};
+
+// Variant `C`: checked on poisoned output, then timed.
+template <typename C> static bool run(Problem& pr, const char* name, const char* label) {
+    const int s = int(pr.side);
+    dim3 grid(unsigned((s + C::BN - 1) / C::BN), unsigned((s + C::BM - 1) / C::BM)), block(THREADS);
+    const int smem = C::STAGES * int(sizeof(typename C::Stage));
+    CHECK(cudaFuncSetAttribute(hgemm<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    auto launch = [&] { hgemm<C><<<grid, block, smem>>>(pr.da, pr.db, pr.dc, s, s, s); };
+    CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
+    launch();
+    CHECK(cudaGetLastError());
+    CHECK(cudaDeviceSynchronize());
+    if (!pr.check(name)) return false;
+    float ms = time_ms(pr.reps, launch);
+    std::printf("%s n=%zu (%zu x %zu x %zu, %s) %.1f TFLOP/s %.1f GB/s %.4f ms\n", name, pr.count, pr.side, pr.side,
+                pr.side, label, pr.flops / (ms * 1e-3) / 1e12, pr.bytes / (ms * 1e-3) / 1e9, ms);
+    return true;
+}
+
+int main(int argc, char** argv) {
+    Problem pr;
+    parse_args(argc, argv, &pr.count, &pr.reps);
+    size_t side = size_t(std::sqrt(double(pr.count))) / 128 * 128;
+    side = std::min(std::max<size_t>(side, 128), MAX_SIDE);
+    pr.side = side;
+    const int s = int(side);
+    std::vector<__nv_bfloat16> a(side * side), b(side * side);
+    pr.af.resize(side * side);
+    pr.bf.resize(side * side);
+    pr.c.resize(side * side);
+    for (size_t i = 0; i < side * side; ++i) {
+        pr.af[i] = float((i * 7 + 3) % 17) / 8.0f - 1.0f;
+        pr.bf[i] = float((i * 5 + 1) % 13) / 8.0f - 0.75f;
+        a[i] = __float2bfloat16(pr.af[i]);
+        b[i] = __float2bfloat16(pr.bf[i]);
+    }
+    CHECK(cudaMalloc(&pr.da, a.size() * sizeof(__nv_bfloat16)));
+    CHECK(cudaMalloc(&pr.db, b.size() * sizeof(__nv_bfloat16)));
+    CHECK(cudaMalloc(&pr.dc, pr.c.size() * sizeof(float)));
+    CHECK(cudaMemcpy(pr.da, a.data(), a.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(pr.db, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+    pr.flops = 2.0 * double(side) * side * side;
+    pr.bytes = 2.0 * 2 * side * side + 4.0 * side * side;
 #ifndef NO_CUBLAS
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
@@ -213,27 +257,33 @@ int main(int argc, char** argv) {
     const float one = 1.0f, zero = 0.0f;
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B first.
     auto cublas = [&] {
-        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, db, CUDA_R_16BF, s, da, CUDA_R_16BF, s, &zero,
-                     dc, CUDA_R_32F, s, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, pr.db, CUDA_R_16BF, s, pr.da, CUDA_R_16BF, s,
+                     &zero, pr.dc, CUDA_R_32F, s, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
+    CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
     cublas();
     CHECK(cudaGetLastError());
-    if (!check("hgemm-cublas")) return 1;
-    float cublas_ms = time_ms(reps, cublas);
-    std::printf("hgemm-cublas n=%zu (%zu x %zu x %zu) %.1f TFLOP/s %.1f GB/s (cuBLAS)\n", count, side, side, side,
-                flops / (cublas_ms * 1e-3) / 1e12, bytes / (cublas_ms * 1e-3) / 1e9);
-    CHECK(cudaMemset(dc, 0xff, c.size() * sizeof(float)));
+    if (!pr.check("hgemm-cublas")) return 1;
+    float cublas_ms = time_ms(pr.reps, cublas);
+    std::printf("hgemm-cublas n=%zu (%zu x %zu x %zu) %.1f TFLOP/s %.1f GB/s (cuBLAS)\n", pr.count, side, side, side,
+                pr.flops / (cublas_ms * 1e-3) / 1e12, pr.bytes / (cublas_ms * 1e-3) / 1e9);
     cublasDestroy(handle);
 #endif
-    launch();
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    if (!check("hgemm-nvcc")) return 1;
-    float ms = time_ms(reps, launch);
-    std::printf("hgemm-nvcc n=%zu (%zu x %zu x %zu) %.1f TFLOP/s %.1f GB/s %.4f ms\n", count, side, side, side,
-                flops / (ms * 1e-3) / 1e12, bytes / (ms * 1e-3) / 1e9, ms);
-    CHECK(cudaFree(da));
-    CHECK(cudaFree(db));
-    CHECK(cudaFree(dc));
+    // The variants (HGEMM_VARIANTS=1), then the default last: run.sh reads the last line's ms.
+    const char* all = std::getenv("HGEMM_VARIANTS");
+    if (all != nullptr && all[0] == '1') {
+        if (!run<Config<128, 256, 32, 64, 64, 3>>(pr, "hgemm-nvcc[128x256x32 w64x64 s3]", "128x256x32 w64x64 s3"))
+            return 1;
+        if (!run<Config<256, 128, 32, 64, 64, 3>>(pr, "hgemm-nvcc[256x128x32 w64x64 s3]", "256x128x32 w64x64 s3"))
+            return 1;
+        if (!run<Config<128, 128, 64, 64, 32, 3>>(pr, "hgemm-nvcc[128x128x64 w64x32 s3]", "128x128x64 w64x32 s3"))
+            return 1;
+        if (!run<Config<128, 128, 32, 64, 32, 4>>(pr, "hgemm-nvcc[128x128x32 w64x32 s4]", "128x128x32 w64x32 s4"))
+            return 1;
+    }
+    if (!run<Config<128, 128, 32, 64, 32, 3>>(pr, "hgemm-nvcc", "128x128x32 w64x32 s3")) return 1;
+    CHECK(cudaFree(pr.da));
+    CHECK(cudaFree(pr.db));
+    CHECK(cudaFree(pr.dc));
     return 0;
 }

@@ -9,93 +9,173 @@
 use std::process::ExitCode;
 
 use oxide::MmaTiles;
+use oxide::emulate::KernelFailure;
 use oxide::host::{Error, Rows};
 use oxide::mma::{FragA, FragB, FragC, Source, Vec8, mma};
 use oxide::prelude::*;
 use oxide_bench as bench;
 
-/// The block's tile of C, the step of `k`, and a warp's region of the tile.
-const BM: usize = 128;
-const BN: usize = 128;
-const BK: usize = 32;
-const WM: usize = 64;
-const WN: usize = 32;
 /// The largest side run: 8192, the size the 400 TFLOP/s bar is set at.
 const MAX_SIDE: usize = 8192;
-/// Stages of the copy pipeline: three (56,832 bytes), in dynamic shared memory (past the
-/// 48 KB a static array may have).
-const STAGES: usize = 3;
-/// The dynamic shared memory the launch gives, in 16-byte chunks.
-const CHUNKS: usize = STAGES * (BM * (BK / 8 + 1) + BK * (BN / 8 + 1));
+/// The rows of the default kernel's block tile (the sides run are multiples of it).
+const BM: usize = 128;
 
-/// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`), each row
-/// with one padding chunk.
-type ATile = [[Vec8<bf16>; BK / 8 + 1]; BM];
-type BTile = [[Vec8<bf16>; BN / 8 + 1]; BK];
+/// The dynamic shared memory a kernel takes, in 16-byte chunks: `stages` stages of a `bm × bk`
+/// slice of A and a `bk × bn` slice of B, each row with one padding chunk.
+const fn chunks(bm: usize, bn: usize, bk: usize, stages: usize) -> usize {
+    stages * (bm * (bk / 8 + 1) + bk * (bn / 8 + 1))
+}
 
-#[kernel(block = "256")]
-pub fn hgemm(
-    a: &[bf16],
-    b: &[bf16],
-    k: usize,
-    mut c: MmaTiles<f32, BM, BN, WM, WN>,
-    chunks: DynShared<Vec8<bf16>>,
-) {
-    let (m, n) = (c.rows(), c.width());
-    let (m0, n0) = (
-        thread::block_idx_y() as usize * BM,
-        thread::block_idx_x() as usize * BN,
-    );
-    let steps = k.div_ceil(BK);
-    // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
-    // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..`; zeros outside
-    // the matrices and in the padding chunks.
-    let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
-        let k0 = t * BK;
-        if tile == 0 && chunk < BK / 8 && t < steps && m0 + row < m && k0 + 8 * chunk < k {
-            Source::chunk(a, (m0 + row) * k + k0 + 8 * chunk)
-        } else if tile == 1 && chunk < BN / 8 && k0 + row < k && n0 + 8 * chunk < n {
-            Source::chunk(b, (k0 + row) * n + n0 + 8 * chunk)
-        } else {
-            Source::zeros()
-        }
-    };
-    let mut pipe = chunks.pipeline::<(ATile, BTile), STAGES>();
-    for t in 0..STAGES - 1 {
-        pipe.fill(|at| source(t, at));
-    }
-    let w = oxide::warp::warp_in_block() as usize;
-    let (wm, wn) = (w / (BN / WN), w % (BN / WN));
-    let mut acc = [[FragC::zero(); WN / 8]; WM / 16];
-    for t in 0..steps {
-        let ready = pipe.wait();
-        ready.fill(|at| source(t + STAGES - 1, at));
-        let (a_tile, b_tile) = ready.tiles();
-        for kk in unroll(0..BK / 16) {
-            let mut fa = [FragA::default(); WM / 16];
-            for i in unroll(0..WM / 16) {
-                fa[i] = FragA::load(a_tile, wm * WM + 16 * i, 2 * kk);
+/// A GEMM kernel of 256 threads for one choice of block tile (`$bm × $bn`), step of `k`
+/// (`$bk`), warp region (`$wm × $wn`, eight of them in the tile) and pipeline depth (`$stages`):
+/// one body, stamped per variant so that one GPU run can time several.
+macro_rules! gemm {
+    ($(#[$doc:meta])* $name:ident: $bm:literal x $bn:literal x $bk:literal, warps $wm:literal x $wn:literal, stages $stages:literal) => {
+        $(#[$doc])*
+        // `#[kernel]` gives the entry its `# Safety` section, which clippy does not see through
+        // `macro_rules!`.
+        #[allow(clippy::missing_safety_doc)]
+        #[kernel(block = "256")]
+        pub fn $name(
+            a: &[bf16],
+            b: &[bf16],
+            k: usize,
+            mut c: MmaTiles<f32, $bm, $bn, $wm, $wn>,
+            chunks: DynShared<Vec8<bf16>>,
+        ) {
+            const BM: usize = $bm;
+            const BN: usize = $bn;
+            const BK: usize = $bk;
+            const WM: usize = $wm;
+            const WN: usize = $wn;
+            const STAGES: usize = $stages;
+            const { assert!((BM / WM) * (BN / WN) == 8, "eight warps of 32: 256 threads") };
+            /// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`),
+            /// each row with one padding chunk.
+            type ATile = [[Vec8<bf16>; $bk / 8 + 1]; $bm];
+            type BTile = [[Vec8<bf16>; $bn / 8 + 1]; $bk];
+            let (m, n) = (c.rows(), c.width());
+            let (m0, n0) = (
+                thread::block_idx_y() as usize * BM,
+                thread::block_idx_x() as usize * BN,
+            );
+            let steps = k.div_ceil(BK);
+            // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
+            // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..`; zeros outside
+            // the matrices and in the padding chunks.
+            let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+                let k0 = t * BK;
+                if tile == 0 && chunk < BK / 8 && t < steps && m0 + row < m && k0 + 8 * chunk < k {
+                    Source::chunk(a, (m0 + row) * k + k0 + 8 * chunk)
+                } else if tile == 1 && chunk < BN / 8 && k0 + row < k && n0 + 8 * chunk < n {
+                    Source::chunk(b, (k0 + row) * n + n0 + 8 * chunk)
+                } else {
+                    Source::zeros()
+                }
+            };
+            let mut pipe = chunks.pipeline::<(ATile, BTile), STAGES>();
+            for t in 0..STAGES - 1 {
+                pipe.fill(|at| source(t, at));
             }
-            let mut fb = [FragB::default(); WN / 8];
-            for p in unroll(0..WN / 16) {
-                [fb[2 * p], fb[2 * p + 1]] =
-                    FragB::load_k_rows_pair(b_tile, 16 * kk, wn * WN / 8 + 2 * p);
+            let w = oxide::warp::warp_in_block() as usize;
+            let (wm, wn) = (w / (BN / WN), w % (BN / WN));
+            let mut acc = [[FragC::zero(); WN / 8]; WM / 16];
+            for t in 0..steps {
+                let ready = pipe.wait();
+                ready.fill(|at| source(t + STAGES - 1, at));
+                let (a_tile, b_tile) = ready.tiles();
+                for kk in unroll(0..BK / 16) {
+                    let mut fa = [FragA::default(); WM / 16];
+                    for i in unroll(0..WM / 16) {
+                        fa[i] = FragA::load(a_tile, wm * WM + 16 * i, 2 * kk);
+                    }
+                    let mut fb = [FragB::default(); WN / 8];
+                    for p in unroll(0..WN / 16) {
+                        [fb[2 * p], fb[2 * p + 1]] =
+                            FragB::load_k_rows_pair(b_tile, 16 * kk, wn * WN / 8 + 2 * p);
+                    }
+                    for i in unroll(0..WM / 16) {
+                        for j in unroll(0..WN / 8) {
+                            acc[i][j] = mma(&fa[i], &fb[j], acc[i][j]);
+                        }
+                    }
+                }
             }
-            for i in unroll(0..WM / 16) {
-                for j in unroll(0..WN / 8) {
-                    acc[i][j] = mma(&fa[i], &fb[j], acc[i][j]);
+            if let Some(mut region) = c.warp_region() {
+                for i in unroll(0..WM / 16) {
+                    for j in unroll(0..WN / 8) {
+                        region.store(&acc[i][j], i, j);
+                    }
                 }
             }
         }
-    }
-    if let Some(mut region) = c.warp_region() {
-        for i in unroll(0..WM / 16) {
-            for j in unroll(0..WN / 8) {
-                region.store(&acc[i][j], i, j);
-            }
-        }
-    }
+    };
 }
+
+gemm! {
+    /// The default: 128 × 128 tiles, warps of 64 × 32, three stages (56,832 bytes).
+    hgemm: 128 x 128 x 32, warps 64 x 32, stages 3
+}
+gemm! {
+    /// Wider tiles, warps of 64 × 64.
+    hgemm_128x256: 128 x 256 x 32, warps 64 x 64, stages 3
+}
+gemm! {
+    /// Taller tiles, warps of 64 × 64.
+    hgemm_256x128: 256 x 128 x 32, warps 64 x 64, stages 3
+}
+gemm! {
+    /// Steps of 64 in `k`.
+    hgemm_k64: 128 x 128 x 64, warps 64 x 32, stages 3
+}
+gemm! {
+    /// Four stages.
+    hgemm_4stages: 128 x 128 x 32, warps 64 x 32, stages 4
+}
+
+/// A, B and `k` of a launch.
+type Operands<'a> = (&'a DeviceBuffer<bf16>, &'a DeviceBuffer<bf16>, usize);
+/// A launch of a variant on the GPU.
+type Launch =
+    fn(&Gpu, LaunchConfig, Operands<'_>, Rows<&mut DeviceBuffer<f32>>) -> Result<(), Error>;
+/// A launch of a variant on the emulator.
+type Emulate =
+    fn(&LaunchConfig, (&[bf16], &[bf16], usize), Rows<&mut [f32]>) -> Result<(), KernelFailure>;
+
+/// One variant: its name, block tile, and launches on the GPU and the emulator.
+struct Variant {
+    name: &'static str,
+    tile: (usize, usize),
+    launch: Launch,
+    // Read by the tests only (the binary runs on the GPU).
+    #[cfg_attr(not(test), allow(dead_code))]
+    emulate: Emulate,
+}
+
+/// A variant of kernel `$kernel` with block tile `$bm × $bn`, steps of `$bk`, `$stages` stages.
+macro_rules! variant {
+    ($kernel:ident, $name:literal, $bm:literal x $bn:literal x $bk:literal, $stages:literal) => {
+        Variant {
+            name: $name,
+            tile: ($bm, $bn),
+            launch: |g, cfg, (a, b, k), c| {
+                $kernel::launch(g, cfg, a, b, k, c, chunks($bm, $bn, $bk, $stages))
+            },
+            emulate: |cfg, (a, b, k), c| {
+                $kernel::emulate(cfg, a, b, k, c, chunks($bm, $bn, $bk, $stages))
+            },
+        }
+    };
+}
+
+/// Every variant, the default first.
+const VARIANTS: [Variant; 5] = [
+    variant!(hgemm, "128x128x32 w64x32 s3", 128 x 128 x 32, 3),
+    variant!(hgemm_128x256, "128x256x32 w64x64 s3", 128 x 256 x 32, 3),
+    variant!(hgemm_256x128, "256x128x32 w64x64 s3", 256 x 128 x 32, 3),
+    variant!(hgemm_k64, "128x128x64 w64x32 s3", 128 x 128 x 64, 3),
+    variant!(hgemm_4stages, "128x128x32 w64x32 s4", 128 x 128 x 32, 4),
+];
 
 /// The side run for `n`: the largest multiple of 128 whose square is at most `n`, within
 /// 128..=8192 (2^28 gives 8192³, 2^20 + 3 gives 1024³).
@@ -103,9 +183,10 @@ fn side(n: usize) -> usize {
     (n.isqrt() / BM * BM).clamp(BM, MAX_SIDE)
 }
 
-fn shape(m: usize, n: usize) -> LaunchConfig {
+/// The launch of a variant with block tile `(bm, bn)` for an `m × n` product.
+fn shape((m, n): (usize, usize), (bm, bn): (usize, usize)) -> LaunchConfig {
     LaunchConfig {
-        grid: (n.div_ceil(BN) as u32, m.div_ceil(BM) as u32, 1),
+        grid: (n.div_ceil(bn) as u32, m.div_ceil(bm) as u32, 1),
         block: (256, 1, 1),
         shared_mem_bytes: 0,
     }
@@ -154,6 +235,8 @@ fn main() -> ExitCode {
     bench::main("hgemm", 1 << 28, run)
 }
 
+/// The default kernel, or with `HGEMM_VARIANTS=1` every variant (each checked, then timed, on
+/// a line of its own: `hgemm[<variant>] n=...`).
 fn run(count: usize) -> Result<bool, Error> {
     let gpu = Gpu::new(0)?;
     hgemm::load(&gpu)?;
@@ -162,28 +245,40 @@ fn run(count: usize) -> Result<bool, Error> {
     let (a, b) = inputs(m, n, k);
     let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
     let mut dc = gpu.alloc_zeroed::<f32>(m * n)?;
-    let cfg = shape(m, n);
-    hgemm::launch(&gpu, cfg, &da, &db, k, Rows::new(&mut dc, n)?, CHUNKS)?;
-    let got = gpu.dtoh(&dc)?;
-    for (r, c) in samples(m, n) {
-        if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), got[r * n + c]) {
+    let all = std::env::var_os("HGEMM_VARIANTS").is_some_and(|v| v == "1");
+    let mut pass = true;
+    for (i, variant) in VARIANTS
+        .iter()
+        .enumerate()
+        .take(if all { VARIANTS.len() } else { 1 })
+    {
+        let name = if i == 0 {
+            "hgemm".to_string()
+        } else {
+            format!("hgemm[{}]", variant.name)
+        };
+        let cfg = shape((m, n), variant.tile);
+        gpu.memset_d8(&mut dc, 0xff)?;
+        (variant.launch)(&gpu, cfg, (&da, &db, k), Rows::new(&mut dc, n)?)?;
+        let got = gpu.dtoh(&dc)?;
+        if let Some((r, c)) =
+            samples(m, n).find(|&(r, c)| check((&a, &b), (n, k), (r, c), got[r * n + c]).is_err())
+        {
             println!(
-                "hgemm n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {} expected {exact} (tolerance {bound})",
+                "{name} n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
                 got[r * n + c]
             );
-            return Ok(false);
+            pass = false;
+            continue;
         }
+        let bytes = ((m * k + k * n) * 2 + m * n * 4) as u64;
+        let flops = 2 * (m * n * k) as u64;
+        let detail = format!("({m} x {n} x {k}, {})", variant.name);
+        bench::report_timed_flops(&gpu, &name, count, &detail, (bytes, flops), || {
+            (variant.launch)(&gpu, cfg, (&da, &db, k), Rows::new(&mut dc, n)?)
+        })?;
     }
-    let bytes = ((m * k + k * n) * 2 + m * n * 4) as u64;
-    let flops = 2 * (m * n * k) as u64;
-    bench::report_timed_flops(
-        &gpu,
-        "hgemm",
-        count,
-        &format!("({m} x {n} x {k})"),
-        (bytes, flops),
-        || hgemm::launch(&gpu, cfg, &da, &db, k, Rows::new(&mut dc, n)?, CHUNKS),
-    )
+    Ok(pass)
 }
 
 #[cfg(test)]
@@ -198,20 +293,25 @@ mod tests {
         assert!(samples(1024, 512).any(|p| p == (1023, 511)));
     }
 
-    /// The emulator's product at sizes with partial tiles everywhere (rows, columns and a `k`
-    /// that is no multiple of 32), against the f64 product, every element.
+    /// Every variant's product on the emulator at sizes with partial tiles everywhere (rows,
+    /// columns and a `k` that is no multiple of the step), against the f64 product, every
+    /// element.
     #[test]
     fn the_emulator_multiplies() {
-        for (m, n, k) in [(128, 128, 64), (136, 200, 40)] {
+        for (variant, (m, n, k)) in VARIANTS
+            .iter()
+            .flat_map(|v| [(v, (128, 128, 64)), (v, (136, 200, 40))])
+        {
             let (a, b) = inputs(m, n, k);
             let mut out = vec![f32::NAN; m * n];
             let rows = Rows::new(&mut out[..], n).unwrap();
-            hgemm::emulate(&shape(m, n), &a, &b, k, rows, CHUNKS).unwrap();
+            (variant.emulate)(&shape((m, n), variant.tile), (&a, &b, k), rows).unwrap();
             for r in 0..m {
                 for c in 0..n {
                     if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), out[r * n + c]) {
                         panic!(
-                            "{m}x{n}x{k} ({r}, {c}): got {} expected {exact} ± {bound}",
+                            "{} {m}x{n}x{k} ({r}, {c}): got {} expected {exact} ± {bound}",
+                            variant.name,
                             out[r * n + c]
                         );
                     }
