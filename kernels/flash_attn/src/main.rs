@@ -91,7 +91,7 @@ macro_rules! attention {
             let scale2 = scale * core::f32::consts::LOG2_E;
             for t in 0..steps {
                 let ready = pipe.wait();
-                ready.fill(|at| source(t + 1, at));
+                let ready = ready.fill(|at| source(t + 1, at));
                 let (k_tile, v_tile) = ready.tiles();
                 // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
                 let mut s = [FragC::zero(); BKV / 8];

@@ -82,7 +82,7 @@ macro_rules! gemm {
             let mut acc = [[FragC::zero(); WN / 8]; WM / 16];
             for t in 0..steps {
                 let ready = pipe.wait();
-                ready.fill(|at| source(t + STAGES - 1, at));
+                let ready = ready.fill(|at| source(t + STAGES - 1, at));
                 let (a_tile, b_tile) = ready.tiles();
                 for kk in unroll(0..BK / 16) {
                     let mut fa = [FragA::default(); WM / 16];

@@ -51,7 +51,7 @@ pub fn pipelined(
     let mut acc = [FragC::zero(); 2];
     for t in 0..tiles {
         let ready = pipe.wait();
-        ready.fill(|at| source(t + 2, at));
+        let ready = ready.fill(|at| source(t + 2, at));
         let (a_tile, b_tile) = ready.tiles();
         let fa = FragA::load(a_tile, 16 * w, 0);
         let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);

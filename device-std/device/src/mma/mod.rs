@@ -49,7 +49,7 @@ mod ldmatrix;
 mod pipeline;
 
 pub use ldmatrix::{ReadTile, TileRef, Vec8};
-pub use pipeline::{Pipeline, Ready, Source, StageTiles, Stages};
+pub use pipeline::{Filled, Pipeline, Ready, Source, StageTiles, Stages};
 
 mod sealed {
     pub trait Sealed {}

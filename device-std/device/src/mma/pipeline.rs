@@ -11,8 +11,8 @@
 //!     pipe.fill(|at| source(t, at));
 //! }
 //! for t in 0..tiles {
-//!     let ready = pipe.wait();              // stage t is complete, for the whole block
-//!     ready.fill(|at| source(t + S - 1, at)); // refill the stage read at t - 1
+//!     let ready = pipe.wait()               // stage t is complete, for the whole block
+//!         .fill(|at| source(t + S - 1, at)); // refill the stage read at t - 1 (once a step)
 //!     let (a, b) = ready.tiles();           // ldmatrix from stage t
 //!     ...
 //! }
@@ -242,8 +242,6 @@ pub struct Pipeline<'k, 's, T: StageTiles, const S: usize> {
     issued: Cell<usize>,
     /// Waits this thread passed: stage `waited - 1` is the one being read.
     waited: usize,
-    /// A fill is running (its closure must not start another).
-    filling: Cell<bool>,
     _view: PhantomData<(&'k mut Stages<T, S>, *mut ())>,
     _sources: PhantomData<&'s [T::Elem]>,
 }
@@ -279,7 +277,6 @@ impl<'k, T: StageTiles, const S: usize> Pipeline<'k, '_, T, S> {
             stages,
             issued: Cell::new(0),
             waited: 0,
-            filling: Cell::new(false),
             _view: PhantomData,
             _sources: PhantomData,
         }
@@ -357,11 +354,6 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
     #[track_caller]
     #[inline]
     fn fill_next(&self, mut source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
-        // A fill started from a fill's own closure would take the same group and stage.
-        assert!(
-            !self.filling.replace(true),
-            "a pipeline fill started inside another fill's closure"
-        );
         let group = self.issued.get();
         // The stage's last group, `group - S`, was read in step `group - S`, whose reads ended
         // before the wait that began step `group - S + 1`: free once this thread has passed
@@ -382,7 +374,6 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         }
         copies::commit_group(self.key());
         self.issued.set(group + 1);
-        self.filling.set(false);
     }
 }
 
@@ -395,25 +386,53 @@ impl<T: StageTiles, const S: usize> Drop for Pipeline<'_, '_, T, S> {
     }
 }
 
-impl<'s, T: StageTiles, const S: usize> Ready<'_, '_, 's, T, S> {
+impl<'p, 'k, 's, T: StageTiles, const S: usize> Ready<'p, 'k, 's, T, S> {
     /// The ready stage's tiles, for the fragment loads.
     #[inline]
     pub fn tiles(&self) -> T::Tiles<'_> {
-        let stage = self.pipe.stages.wrapping_add((self.pipe.waited - 1) % S);
-        // SAFETY: the stage's group is complete in every thread (each waited for its own
-        // copies, then the block barrier), every chunk of it was written (each thread filled
-        // its chunks of it: `wait` checked this thread did, and a thread that did not panics
-        // before that barrier), and no thread writes it before the next wait: a fill goes
-        // only to a stage past this one, whose reads ended before this wait's barrier.
-        unsafe { T::tiles(stage) }
+        ready_tiles(self.pipe)
     }
 
-    /// [`Pipeline::fill`] while this stage is read: the next fill goes to another stage.
+    /// [`Pipeline::fill`] while this stage is read: the next fill goes to another stage. It
+    /// takes the `Ready`, so a step fills once (a second fill, which could reach a stage still
+    /// being read, does not compile); the [`Filled`] it gives still reads the stage.
     #[track_caller]
     #[inline]
-    pub fn fill(&self, source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
+    pub fn fill(
+        self,
+        source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>,
+    ) -> Filled<'p, 'k, 's, T, S> {
         self.pipe.fill_next(source);
+        Filled { pipe: self.pipe }
     }
+}
+
+/// A ready stage after this step's fill: its tiles, and no further fill until the next wait.
+pub struct Filled<'p, 'k, 's, T: StageTiles, const S: usize> {
+    pipe: &'p Pipeline<'k, 's, T, S>,
+}
+
+impl<T: StageTiles, const S: usize> Filled<'_, '_, '_, T, S> {
+    /// The ready stage's tiles, for the fragment loads.
+    #[inline]
+    pub fn tiles(&self) -> T::Tiles<'_> {
+        ready_tiles(self.pipe)
+    }
+}
+
+/// The tiles of the stage the pipeline's last wait completed.
+#[inline]
+fn ready_tiles<'r, T: StageTiles, const S: usize>(
+    pipe: &'r Pipeline<'_, '_, T, S>,
+) -> T::Tiles<'r> {
+    let stage = pipe.stages.wrapping_add((pipe.waited - 1) % S);
+    // SAFETY: the stage's group is complete in every thread (each waited for its own copies,
+    // then the block barrier), every chunk of it was written (each thread filled its chunks of
+    // it: `wait` checked this thread did, and a thread that did not panics before that
+    // barrier), and no thread writes it before the next wait, which the borrow of `pipe`
+    // outlives: a fill goes only to a stage past this one, whose reads ended before this wait's
+    // barrier.
+    unsafe { T::tiles(stage) }
 }
 
 #[cfg(test)]

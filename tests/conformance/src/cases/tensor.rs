@@ -219,7 +219,7 @@ pub fn mma_pipelined(
     let mut acc = [FragC::zero(); 2];
     for t in 0..4 {
         let ready = pipe.wait();
-        ready.fill(|at| source(t + 1, at));
+        let ready = ready.fill(|at| source(t + 1, at));
         let (a_tile, b_tile) = ready.tiles();
         let fa = FragA::load(a_tile, 16 * w, 0);
         let [b0, b1] = FragB::load_k_rows_pair(b_tile, 0, 0);
