@@ -46,6 +46,12 @@ pub(crate) enum DeviceErrorKind {
         outputs: usize,
         returns: String,
     },
+    /// A constant the function requires (a `const { assert!(..) }`) fails for these types; rustc
+    /// reported the failure itself, where the constant is written.
+    #[error(
+        "`{function}`, called here, requires a constant that fails for these types (the error above says which): change the types or constants this call gives it"
+    )]
+    ConstantFailed { function: String },
     #[error("internal error while compiling `{function}` for the GPU: {message}")]
     Internal { function: String, message: String },
 }

@@ -311,7 +311,17 @@ impl<'tcx, 'm> FnCx<'tcx, 'm> {
         let _compiling =
             crate::ice::Compiling::function(&call_path, tcx.def_span(instance.def_id()));
         let mir = tcx.instance_mir(instance.def);
-        evaluate_required_consts(tcx, instance, mir);
+        if let Some(span) = failing_required_const(tcx, instance, mir) {
+            let mut e = DeviceError::new(
+                span,
+                DeviceErrorKind::ConstantFailed {
+                    function: display_instance(tcx, instance),
+                },
+            );
+            e.call_path.clone_from(&call_path);
+            e.call_sites.clone_from(&call_sites);
+            return Err(vec![e]);
+        }
         if let Some(mir_text) = &mut m.mir_text {
             let mut text = Vec::new();
             let _ = rustc_middle::ty::print::with_no_trimmed_paths!(
@@ -617,21 +627,23 @@ pub(crate) mod prelude {
 /// the associated constants it uses), as rustc's own monomorphization does for every function
 /// it compiles: a failing one is then the same compile-time error for a kernel as for host code
 /// (device-std's layout and shape checks are such assertions: `MmaTiles`' warp regions, a
-/// pipeline's stage size). The error is rustc's, reported where the constant is written; the
-/// build fails with it.
-fn evaluate_required_consts<'tcx>(
+/// pipeline's stage size). rustc reports the failure where the constant is written; this returns
+/// that constant's span, so that the caller can also point at the user's call.
+fn failing_required_const<'tcx>(
     tcx: rustc_middle::ty::TyCtxt<'tcx>,
     instance: rustc_middle::ty::Instance<'tcx>,
     mir: &rustc_middle::mir::Body<'tcx>,
-) {
+) -> Option<rustc_span::Span> {
     let typing_env = rustc_middle::ty::TypingEnv::fully_monomorphized();
-    for required in mir.required_consts() {
+    mir.required_consts().iter().find_map(|required| {
         let constant = instance.instantiate_mir_and_normalize_erasing_regions(
             tcx,
             typing_env,
             rustc_middle::ty::EarlyBinder::bind(required.const_),
         );
-        // An error is reported by the evaluation itself.
-        let _ = constant.eval(tcx, typing_env, required.span);
-    }
+        constant
+            .eval(tcx, typing_env, required.span)
+            .is_err()
+            .then_some(required.span)
+    })
 }
