@@ -15,7 +15,7 @@
 //! consecutive rows start 16 bytes further along the banks.
 
 use super::{FragA, FragB, MmaInput, host, require_whole_warps};
-use crate::shared::{SharedElem, SharedRead};
+use crate::shared::SharedRead;
 use core::marker::PhantomData;
 
 mod sealed {
@@ -84,15 +84,6 @@ impl<E, const C: usize, const R: usize> ReadTile<E, C, R> for TileRef<'_, E, C, 
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C, align(16))]
 pub struct Vec8<E>(pub [E; 8]);
-
-impl<E: MmaInput + Send + Sync> SharedElem for Vec8<E> {
-    /// A `DynShared<Vec8<E>>` may hold a pipeline's stages: every copy of this thread lands
-    /// before the block ends (`cp.async.wait_all`).
-    #[inline]
-    fn end_of_kernel() {
-        super::pipeline::wait_for_every_copy();
-    }
-}
 
 /// `ldmatrix` of `N` 8 × 8 matrices of 16-bit elements, `transposed` or not, each lane giving
 /// the address of one matrix row (lanes `8m..8m + 8` the rows of matrix `m`). Each body is the

@@ -303,11 +303,14 @@ impl<'k, E: MmaInput> crate::shared::DynShared<'k, Vec8<E>> {
     }
 }
 
-/// [`StageTiles::Elem`]'s copies all landed (`cp.async.wait_all`): the end of every kernel
-/// with a `DynShared<Vec8<E>>`.
-#[inline]
-pub(super) fn wait_for_every_copy() {
-    copies::wait_all();
+/// A chunk of block-shared memory. Here, with the copies, because a `DynShared<Vec8<E>>` may
+/// hold a pipeline's stages: every copy of this thread lands before the block ends
+/// (`cp.async.wait_all`).
+impl<E: MmaInput + Send + Sync> crate::shared::SharedElem for Vec8<E> {
+    #[inline]
+    fn end_of_kernel() {
+        copies::wait_all();
+    }
 }
 
 impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
