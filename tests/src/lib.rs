@@ -53,7 +53,8 @@ pub fn rust_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The names of the functions marked `#[kernel]` (or `#[oxide::kernel]`) in `source`, in order.
-/// Comments are skipped, so a `#[kernel]` in a doc example does not count.
+/// Comments are skipped, so a `#[kernel]` in a doc example does not count. A kernel inside a
+/// `macro_rules!` is named by its metavariable (`$name`).
 pub fn kernel_names(source: &str) -> Vec<String> {
     let code: String = source
         .lines()
@@ -78,9 +79,11 @@ pub fn kernel_names(source: &str) -> Vec<String> {
     names
 }
 
-/// The identifier after the next `fn` keyword in `code`.
+/// The identifier after the next `fn` keyword in `code`, with its `$` when it is a
+/// `macro_rules!` metavariable (`fn $name(..)`: a kernel the macro stamps under the names its
+/// invocations give).
 fn next_fn_name(code: &str) -> Option<&str> {
-    let mut words = code.split(|c: char| !(c.is_alphanumeric() || c == '_'));
+    let mut words = code.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'));
     words.find(|w| *w == "fn")?;
     words.find(|w| !w.is_empty())
 }
@@ -136,6 +139,8 @@ fn not_a_kernel() {}
 "#;
         assert_eq!(kernel_names(src), ["vecadd", "saxpy_2"]);
         assert!(kernel_names("fn main() {}").is_empty());
+        let stamped = "macro_rules! k { ($name:ident) => { #[kernel] pub fn $name() {} }; }";
+        assert_eq!(kernel_names(stamped), ["$name"]);
     }
 
     #[test]
