@@ -4,9 +4,9 @@
 // Q fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
 // at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (rows
 // padded by one 16-byte chunk; chunk c of the stages, each K's 64 x (D/8 + 1) then V's, copied by
-// thread c % 128), S = Q·Kᵀ with
-// ldmatrix.x2 of K, the online softmax in base 2 on the accumulators (row maxima and sums over a
-// row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
+// thread c % 128), S = Q·Kᵀ with ldmatrix.x4 of K (two key tiles at a time), the online softmax
+// in base 2 on the accumulators (row maxima and sums over a row's four lanes with
+// __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
 // A fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
 // sizes, inputs, check and timing as the oxide binary. Prints, for D 64 then 128, causal 0 then
 // 1, `flash_attn-nvcc n=<n> (... d <D> causal <c> ...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
@@ -123,13 +123,15 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll
-            for (int j = 0; j < BKV / 8; ++j) {
-                uint32_t b0, b1;
-                asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];\n"
-                             : "=r"(b0), "=r"(b1)
-                             : "r"(shared_address(&st.k[8 * j + lane % 8][2 * kk + (lane / 8) % 2]))
+            for (int jp = 0; jp < BKV / 16; ++jp) {
+                uint32_t r[4];
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                             : "r"(shared_address(
+                                 &st.k[16 * jp + lane % 8 + 8 * (lane / 16)][2 * kk + (lane / 8) % 2]))
                              : "memory");
-                mma_bf16(s[j], qf[kk], b0, b1);
+                mma_bf16(s[2 * jp], qf[kk], r[0], r[1]);
+                mma_bf16(s[2 * jp + 1], qf[kk], r[2], r[3]);
             }
         const bool diagonal = causal && t == q_tile;
         float new_m[2] = {m[0], m[1]};

@@ -141,6 +141,12 @@ pub fn mma_from_shared(
     let d1 = mma(&fa, &b1, FragC::zero());
     let t0 = mma(&fa, &FragB::load_n_rows(&bt_tile, 0, 0), FragC::zero());
     let t1 = mma(&fa, &FragB::load_n_rows(&bt_tile, 8, 0), FragC::zero());
+    // The pair form loads the same two fragments in one instruction.
+    let [p0, p1] = FragB::load_n_rows_pair(&bt_tile, 0, 0);
+    let t0 = mma(&fa, &p0, t0.map(|_, x| -x));
+    let t1 = mma(&fa, &p1, t1.map(|_, x| -x));
+    let t0 = mma(&fa, &FragB::load_n_rows(&bt_tile, 0, 0), t0);
+    let t1 = mma(&fa, &FragB::load_n_rows(&bt_tile, 8, 0), t1);
     let idx = ThreadIndex::linear();
     let i = idx.get();
     if let Some(o) = out.get_mut(idx) {

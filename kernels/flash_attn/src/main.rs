@@ -3,7 +3,7 @@
 //! Layout `[batch, heads, seq, 64]` for each tensor (`K` and `V` with `kv_heads`). Each block of
 //! four warps takes 64 query rows of one head, each warp 16 of them with its `Q` fragments in
 //! registers, and walks the keys 64 at a time through a two-stage `cp.async` pipeline of `K`
-//! and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x2` of `K`'s rows), the online softmax on the
+//! and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of `K`'s rows, two key tiles at a time), the online softmax on the
 //! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
 //! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). No `unsafe`.
@@ -96,8 +96,10 @@ macro_rules! attention {
                 // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
                 let mut s = [FragC::zero(); BKV / 8];
                 for kk in unroll(0..D / 16) {
-                    for j in unroll(0..BKV / 8) {
-                        s[j] = mma(&qf[kk], &FragB::load_n_rows(k_tile, 8 * j, 2 * kk), s[j]);
+                    for jp in unroll(0..BKV / 16) {
+                        let [b0, b1] = FragB::load_n_rows_pair(k_tile, 16 * jp, 2 * kk);
+                        s[2 * jp] = mma(&qf[kk], &b0, s[2 * jp]);
+                        s[2 * jp + 1] = mma(&qf[kk], &b1, s[2 * jp + 1]);
                     }
                 }
                 let diagonal = causal != 0 && t == q_tile;

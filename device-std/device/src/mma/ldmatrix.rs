@@ -264,6 +264,29 @@ impl<E: MmaInput + Send + Sync> FragB<E> {
         }
     }
 
+    /// Two neighbouring B tiles at once (`ldmatrix.x4`): rows `n..n + 8` and `n + 8..n + 16` of
+    /// `tile`, each with the chunks `chunk` and `chunk + 1` as its 16 `k`, as
+    /// [`load_n_rows`](Self::load_n_rows) at `n` and `n + 8` (attention's `K`, two key tiles in
+    /// one instruction).
+    ///
+    /// # Panics
+    /// As [`FragA::load`].
+    #[track_caller]
+    #[inline]
+    pub fn load_n_rows_pair<const C: usize, const R: usize>(
+        tile: impl ReadTile<E, C, R>,
+        n: usize,
+        chunk: usize,
+    ) -> [Self; 2] {
+        let at = |lane: usize| (lane % 8 + 8 * (lane / 16), (lane / 8) % 2);
+        let [r0, r1, r2, r3] = load_registers(tile, (n, chunk), at, ldmatrix_x4);
+        let fragment = |registers| FragB {
+            registers,
+            _element: PhantomData,
+        };
+        [fragment([r0, r1]), fragment([r2, r3])]
+    }
+
     /// Two neighbouring B tiles at once (`ldmatrix.x4.trans`): rows `k..k + 16` of `tile`,
     /// columns `8 · chunk..` and `8 · (chunk + 1)..`, as [`load_k_rows`](Self::load_k_rows)
     /// twice.
