@@ -152,7 +152,7 @@ macro_rules! float16 {
                 $t($const_from(x))
             }
 
-            #[doc = concat!("The ", $name, " nearest `x` (through `f32`: exact for every `f64` whose `f32` rounding is not a tie's neighbour; use `from_f32` where that matters).")]
+            #[doc = concat!("`x` rounded to `f32`, then to the nearest ", $name, ": two roundings, so a value within an `f32` ulp of a tie between two neighbours may land on the other one than one rounding would give (as CUDA's `__double2bfloat16` through `float`).")]
             #[inline]
             pub fn from_f64(x: f64) -> $t {
                 $t::from_f32(x as f32)

@@ -6,7 +6,7 @@
 //! and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of `K`'s rows, two key tiles at a time), the online softmax on the
 //! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
-//! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). No `unsafe`.
+//! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). All safe Rust.
 
 use std::process::ExitCode;
 

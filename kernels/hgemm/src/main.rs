@@ -4,7 +4,7 @@
 //! three-stage `cp.async` pipeline in dynamic shared memory (128 × 32 of A, 32 × 128 of B a
 //! stage, each row padded by one 16-byte chunk so `ldmatrix` hits every bank once); per step of 16 a warp loads four A
 //! fragments (`ldmatrix.x4`) and four B fragments (`ldmatrix.x4.trans`, two at a time) and
-//! issues sixteen `mma.sync.m16n8k16`. No `unsafe`.
+//! issues sixteen `mma.sync.m16n8k16`. All safe Rust.
 
 use std::process::ExitCode;
 
