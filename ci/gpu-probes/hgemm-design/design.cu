@@ -210,6 +210,16 @@ int main(int argc, char** argv) {
     std::printf("%-34s ok   %6.1f TFLOP/s\n", "cublas", 2.0 * p.s * double(p.s) * p.s / (ms * 1e-3) / 1e12);
 #endif
     //            BM   BN   BK  WM  WN  S  GROUP
+    if (argc > 2) {
+        run<Cfg<128, 128, 32, 64, 64, 3, 8>>(p, "128x128x32 w64x64 s3 g8 (4 warps)");
+        run<Cfg<128, 128, 32, 64, 64, 4, 8>>(p, "128x128x32 w64x64 s4 g8 (4 warps)");
+        run<Cfg<128, 128, 32, 64, 64, 5, 8>>(p, "128x128x32 w64x64 s5 g8 (4 warps)");
+        run<Cfg<128, 128, 32, 64, 64, 4, 4>>(p, "128x128x32 w64x64 s4 g4 (4 warps)");
+        run<Cfg<128, 128, 32, 64, 64, 4, 16>>(p, "128x128x32 w64x64 s4 g16 (4 warps)");
+        run<Cfg<128, 128, 64, 64, 64, 4, 8>>(p, "128x128x64 w64x64 s4 g8 (4 warps)");
+        run<Cfg<128, 128, 32, 64, 64, 4, 1>>(p, "128x128x32 w64x64 s4 (4 warps)");
+        return 0;
+    }
     run<Cfg<128, 128, 32, 64, 32, 3, 1>>(p, "128x128x32 w64x32 s3");
     run<Cfg<128, 128, 32, 64, 32, 4, 8>>(p, "128x128x32 w64x32 s4 g8");
     run<Cfg<128, 128, 32, 64, 64, 4, 8>>(p, "128x128x32 w64x64 s4 g8 (4 warps)");

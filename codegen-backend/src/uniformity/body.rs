@@ -44,6 +44,15 @@ const POINTER_ARITHMETIC: &[Symbol] = &[
     sym::select_unpredictable,
 ];
 
+/// NVVM intrinsics that only ask which window of the generic address space a pointer points
+/// into (`isspacep`): they read and write nothing.
+const POINTER_QUERIES: &[&str] = &[
+    "llvm.nvvm.isspacep.global",
+    "llvm.nvvm.isspacep.shared",
+    "llvm.nvvm.isspacep.local",
+    "llvm.nvvm.isspacep.const",
+];
+
 /// Intrinsics besides the atomics that access memory other threads may write: the volatile and
 /// non-temporal accesses.
 const CONCURRENT: &[Symbol] = &[
@@ -500,6 +509,15 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
             Callee::Device(_, DeviceFn::SharedAddress) => {
                 let div = values.first().and_then(|v| v.div);
                 Abs::pointer(div, [Loc::Shared])
+            }
+            Callee::Device(_, DeviceFn::Nvvm { intrinsic })
+                if POINTER_QUERIES.contains(&intrinsic.as_str()) =>
+            {
+                // Which window a pointer points into: no memory touched, and the same answer in
+                // every thread that holds the same pointer.
+                let mut result = Abs::uniform();
+                result.diverge(values.first().and_then(|v| v.div));
+                result
             }
             Callee::Device(def_id, _) => {
                 // NVVM intrinsics and inline PTX: per-thread unless proven otherwise, and they

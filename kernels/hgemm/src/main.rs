@@ -1,17 +1,18 @@
 //! hgemm: `C = A·B` on the tensor cores, bf16 `A` (`M × K`) and `B` (`K × N`), both row-major,
-//! f32 accumulation and an f32 `C`. Each block of 256 threads computes a 128 × 128 tile of `C`,
-//! its eight warps 64 × 32 regions of it (`MmaTiles`), walking `k` in steps of 32 through a
-//! three-stage `cp.async` pipeline in dynamic shared memory (128 × 32 of A, 32 × 128 of B a
-//! stage, each row padded by one 16-byte chunk so `ldmatrix` hits every bank once); per step of 16 a warp loads four A
-//! fragments (`ldmatrix.x4`) and four B fragments (`ldmatrix.x4.trans`, two at a time) and
-//! issues sixteen `mma.sync.m16n8k16`. All safe Rust.
+//! f32 accumulation and an f32 `C`. Each block of 128 threads computes a 128 × 128 tile of `C`,
+//! its four warps 64 × 64 regions of it (`MmaTiles`), walking `k` in steps of 32 through a
+//! four-stage `cp.async` pipeline in dynamic shared memory (128 × 32 of A, 32 × 128 of B a
+//! stage, both XOR-swizzled so that `ldmatrix` and the copies hit every bank once); per step
+//! of 16 a warp loads four A fragments (`ldmatrix.x4`) and eight B fragments
+//! (`ldmatrix.x4.trans`, two at a time) and issues thirty-two `mma.sync.m16n8k16`. All safe
+//! Rust.
 
 use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, Vec8, mma};
 use oxide::prelude::*;
 use oxide_bench as bench;
 
@@ -21,21 +22,21 @@ const MAX_SIDE: usize = 8192;
 const BM: usize = 128;
 
 /// The dynamic shared memory a kernel takes, in 16-byte chunks: `stages` stages of a `bm × bk`
-/// slice of A and a `bk × bn` slice of B, each row with one padding chunk.
+/// slice of A and a `bk × bn` slice of B.
 const fn chunks(bm: usize, bn: usize, bk: usize, stages: usize) -> usize {
-    stages * (bm * (bk / 8 + 1) + bk * (bn / 8 + 1))
+    stages * (bm * bk / 8 + bk * bn / 8)
 }
 
-/// A GEMM kernel of 256 threads for one choice of block tile (`$bm × $bn`), step of `k`
-/// (`$bk`), warp region (`$wm × $wn`, eight of them in the tile) and pipeline depth (`$stages`):
-/// one body, stamped per variant so that one GPU run can time several.
+/// A GEMM kernel for one choice of block tile (`$bm × $bn`), step of `k` (`$bk`), warp region
+/// (`$wm × $wn`), pipeline depth (`$stages`) and block (`$threads`, one warp a region): one
+/// body, stamped per variant so that one GPU run can time several.
 macro_rules! gemm {
-    ($(#[$doc:meta])* $name:ident: $bm:literal x $bn:literal x $bk:literal, warps $wm:literal x $wn:literal, stages $stages:literal) => {
+    ($(#[$doc:meta])* $name:ident: $bm:literal x $bn:literal x $bk:literal, warps $wm:literal x $wn:literal, stages $stages:literal, threads $threads:literal) => {
         $(#[$doc])*
         // `#[kernel]` gives the entry its `# Safety` section, which clippy does not see through
         // `macro_rules!`.
         #[allow(clippy::missing_safety_doc)]
-        #[kernel(block = "256")]
+        #[kernel(block = $threads)]
         pub fn $name(
             a: &[bf16],
             b: &[bf16],
@@ -49,11 +50,9 @@ macro_rules! gemm {
             const WM: usize = $wm;
             const WN: usize = $wn;
             const STAGES: usize = $stages;
-            const { assert!((BM / WM) * (BN / WN) == 8, "eight warps of 32: 256 threads") };
-            /// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`),
-            /// each row with one padding chunk.
-            type ATile = [[Vec8<bf16>; $bk / 8 + 1]; $bm];
-            type BTile = [[Vec8<bf16>; $bn / 8 + 1]; $bk];
+            /// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`).
+            type ATile = Swizzled<[[Vec8<bf16>; $bk / 8]; $bm]>;
+            type BTile = Swizzled<[[Vec8<bf16>; $bn / 8]; $bk]>;
             let (m, n) = (c.rows(), c.width());
             let (m0, n0) = (
                 thread::block_idx_y() as usize * BM,
@@ -61,13 +60,13 @@ macro_rules! gemm {
             );
             let steps = k.div_ceil(BK);
             // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
-            // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..`; zeros outside
-            // the matrices and in the padding chunks.
+            // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..`; zeros
+            // outside the matrices.
             let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
                 let k0 = t * BK;
-                if tile == 0 && chunk < BK / 8 && t < steps && m0 + row < m && k0 + 8 * chunk < k {
+                if tile == 0 && m0 + row < m && k0 + 8 * chunk < k {
                     Source::chunk(a, (m0 + row) * k + k0 + 8 * chunk)
-                } else if tile == 1 && chunk < BN / 8 && k0 + row < k && n0 + 8 * chunk < n {
+                } else if tile == 1 && k0 + row < k && n0 + 8 * chunk < n {
                     Source::chunk(b, (k0 + row) * n + n0 + 8 * chunk)
                 } else {
                     Source::zeros()
@@ -113,24 +112,20 @@ macro_rules! gemm {
 }
 
 gemm! {
-    /// The default: 128 × 128 tiles, warps of 64 × 32, three stages (56,832 bytes).
-    hgemm: 128 x 128 x 32, warps 64 x 32, stages 3
+    /// The default: 128 × 128 tiles, four warps of 64 × 64, four stages (64 KB).
+    hgemm: 128 x 128 x 32, warps 64 x 64, stages 4, threads "128"
 }
 gemm! {
-    /// Wider tiles, warps of 64 × 64.
-    hgemm_128x256: 128 x 256 x 32, warps 64 x 64, stages 3
+    /// Three stages.
+    hgemm_3stages: 128 x 128 x 32, warps 64 x 64, stages 3, threads "128"
 }
 gemm! {
-    /// Taller tiles, warps of 64 × 64.
-    hgemm_256x128: 256 x 128 x 32, warps 64 x 64, stages 3
+    /// Eight warps of 64 × 32.
+    hgemm_8warps: 128 x 128 x 32, warps 64 x 32, stages 4, threads "256"
 }
 gemm! {
-    /// Steps of 64 in `k`.
-    hgemm_k64: 128 x 128 x 64, warps 64 x 32, stages 3
-}
-gemm! {
-    /// Four stages.
-    hgemm_4stages: 128 x 128 x 32, warps 64 x 32, stages 4
+    /// Wider tiles and steps of 64 in `k`: eight warps of 64 × 64, three stages (144 KB).
+    hgemm_128x256: 128 x 256 x 64, warps 64 x 64, stages 3, threads "256"
 }
 
 /// A, B and `k` of a launch.
@@ -142,22 +137,25 @@ type Launch =
 type Emulate =
     fn(&LaunchConfig, (&[bf16], &[bf16], usize), Rows<&mut [f32]>) -> Result<(), KernelFailure>;
 
-/// One variant: its name, block tile, and launches on the GPU and the emulator.
+/// One variant: its name, block tile, block size, and launches on the GPU and the emulator.
 struct Variant {
     name: &'static str,
     tile: (usize, usize),
+    threads: u32,
     launch: Launch,
     // Read by the tests only (the binary runs on the GPU).
     #[cfg_attr(not(test), allow(dead_code))]
     emulate: Emulate,
 }
 
-/// A variant of kernel `$kernel` with block tile `$bm × $bn`, steps of `$bk`, `$stages` stages.
+/// A variant of kernel `$kernel` with block tile `$bm × $bn`, steps of `$bk`, `$stages` stages
+/// and blocks of `$threads`.
 macro_rules! variant {
-    ($kernel:ident, $name:literal, $bm:literal x $bn:literal x $bk:literal, $stages:literal) => {
+    ($kernel:ident, $name:literal, $bm:literal x $bn:literal x $bk:literal, $stages:literal, $threads:literal) => {
         Variant {
             name: $name,
             tile: ($bm, $bn),
+            threads: $threads,
             launch: |g, cfg, (a, b, k), c| {
                 $kernel::launch(g, cfg, a, b, k, c, chunks($bm, $bn, $bk, $stages))
             },
@@ -169,12 +167,11 @@ macro_rules! variant {
 }
 
 /// Every variant, the default first.
-const VARIANTS: [Variant; 5] = [
-    variant!(hgemm, "128x128x32 w64x32 s3", 128 x 128 x 32, 3),
-    variant!(hgemm_128x256, "128x256x32 w64x64 s3", 128 x 256 x 32, 3),
-    variant!(hgemm_256x128, "256x128x32 w64x64 s3", 256 x 128 x 32, 3),
-    variant!(hgemm_k64, "128x128x64 w64x32 s3", 128 x 128 x 64, 3),
-    variant!(hgemm_4stages, "128x128x32 w64x32 s4", 128 x 128 x 32, 4),
+const VARIANTS: [Variant; 4] = [
+    variant!(hgemm, "128x128x32 w64x64 s4", 128 x 128 x 32, 4, 128),
+    variant!(hgemm_3stages, "128x128x32 w64x64 s3", 128 x 128 x 32, 3, 128),
+    variant!(hgemm_8warps, "128x128x32 w64x32 s4", 128 x 128 x 32, 4, 256),
+    variant!(hgemm_128x256, "128x256x64 w64x64 s3", 128 x 256 x 64, 3, 256),
 ];
 
 /// The side run for `n`: the largest multiple of 128 whose square is at most `n`, within
@@ -183,11 +180,12 @@ fn side(n: usize) -> usize {
     (n.isqrt() / BM * BM).clamp(BM, MAX_SIDE)
 }
 
-/// The launch of a variant with block tile `(bm, bn)` for an `m × n` product.
-fn shape((m, n): (usize, usize), (bm, bn): (usize, usize)) -> LaunchConfig {
+/// The launch of a variant for an `m × n` product.
+fn shape((m, n): (usize, usize), variant: &Variant) -> LaunchConfig {
+    let (bm, bn) = variant.tile;
     LaunchConfig {
         grid: (n.div_ceil(bn) as u32, m.div_ceil(bm) as u32, 1),
-        block: (256, 1, 1),
+        block: (variant.threads, 1, 1),
         shared_mem_bytes: 0,
     }
 }
@@ -257,7 +255,7 @@ fn run(count: usize) -> Result<bool, Error> {
         } else {
             format!("hgemm[{}]", variant.name)
         };
-        let cfg = shape((m, n), variant.tile);
+        let cfg = shape((m, n), variant);
         gpu.memset_d8(&mut dc, 0xff)?;
         (variant.launch)(&gpu, cfg, (&da, &db, k), Rows::new(&mut dc, n)?)?;
         let got = gpu.dtoh(&dc)?;
@@ -305,7 +303,7 @@ mod tests {
             let (a, b) = inputs(m, n, k);
             let mut out = vec![f32::NAN; m * n];
             let rows = Rows::new(&mut out[..], n).unwrap();
-            (variant.emulate)(&shape((m, n), variant.tile), (&a, &b, k), rows).unwrap();
+            (variant.emulate)(&shape((m, n), variant), (&a, &b, k), rows).unwrap();
             for r in 0..m {
                 for c in 0..n {
                     if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), out[r * n + c]) {

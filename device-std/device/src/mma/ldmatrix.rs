@@ -18,7 +18,7 @@ use super::{FragA, FragB, MmaInput, host, require_whole_warps};
 use crate::shared::SharedRead;
 use core::marker::PhantomData;
 
-mod sealed {
+pub(super) mod sealed {
     pub trait Sealed {}
 }
 
@@ -26,8 +26,34 @@ mod sealed {
 /// [`SharedRead`] of one (`&tile`), or a ready stage of a [`Pipeline`](super::Pipeline). What
 /// the fragment loads read.
 pub trait ReadTile<E, const C: usize, const R: usize>: sealed::Sealed {
+    /// The tile's first chunk as [`shared_window`] gives it: an offset in the `.shared` window
+    /// on the GPU, the address on the CPU.
     #[doc(hidden)]
-    fn rows(&self) -> &[[Vec8<E>; C]; R];
+    fn window_base(&self) -> usize;
+    /// Where in its row chunk `chunk` of row `row` lies (both inside the tile): the chunk
+    /// itself, or its swizzled place.
+    #[doc(hidden)]
+    #[inline]
+    fn physical_chunk(row: usize, chunk: usize) -> usize {
+        let _ = row;
+        chunk
+    }
+}
+
+/// Where the chunk at `chunk` is for `ldmatrix`: its offset in the `.shared` window
+/// (`cvta.to.shared`) on the GPU, its address on the CPU. A tile's is computed once (a pipeline
+/// stage's when the stage is handed out), so that each load's address is that offset plus a
+/// constant, which ptxas folds into the instruction.
+#[oxide_gpu::ptx(template = "cvta.to.shared.u64 $0, $1;", constraints = "=l,l")]
+#[inline(never)]
+pub(super) fn shared_window(chunk: usize) -> usize {
+    chunk
+}
+
+/// [`shared_window`] of a tile's first chunk, its provenance exposed for the CPU's `ldmatrix`.
+#[inline]
+pub(super) fn window_of<E>(first: *const Vec8<E>) -> usize {
+    shared_window(first.expose_provenance())
 }
 
 impl<E, const C: usize, const R: usize> sealed::Sealed for &SharedRead<'_, [[Vec8<E>; C]; R]> where
@@ -40,8 +66,9 @@ where
     E: MmaInput + Send + Sync,
 {
     #[inline]
-    fn rows(&self) -> &[[Vec8<E>; C]; R] {
-        self
+    fn window_base(&self) -> usize {
+        let rows: &[[Vec8<E>; C]; R] = self;
+        window_of(rows.as_ptr().cast::<Vec8<E>>())
     }
 }
 
@@ -50,6 +77,8 @@ where
 #[derive(Clone, Copy)]
 pub struct TileRef<'a, E, const C: usize, const R: usize> {
     rows: &'a [[Vec8<E>; C]; R],
+    /// [`shared_window`] of the first chunk.
+    window: usize,
 }
 
 impl<'a, E, const C: usize, const R: usize> TileRef<'a, E, C, R> {
@@ -57,7 +86,10 @@ impl<'a, E, const C: usize, const R: usize> TileRef<'a, E, C, R> {
     /// `rows` is a tile of block-shared memory that no thread writes while the reference lives.
     #[inline]
     pub(super) unsafe fn new(rows: &'a [[Vec8<E>; C]; R]) -> Self {
-        TileRef { rows }
+        TileRef {
+            rows,
+            window: window_of(rows.as_ptr().cast::<Vec8<E>>()),
+        }
     }
 }
 
@@ -74,8 +106,8 @@ impl<E, const C: usize, const R: usize> sealed::Sealed for TileRef<'_, E, C, R> 
 
 impl<E, const C: usize, const R: usize> ReadTile<E, C, R> for TileRef<'_, E, C, R> {
     #[inline]
-    fn rows(&self) -> &[[Vec8<E>; C]; R] {
-        self.rows
+    fn window_base(&self) -> usize {
+        self.window
     }
 }
 
@@ -92,7 +124,7 @@ macro_rules! ldmatrix {
     ($($name:ident: $n:literal, $transposed:literal, $template:literal, $constraints:literal;)*) => {$(
         #[oxide_gpu::ptx(template = $template, constraints = $constraints)]
         #[inline(never)]
-        fn $name(row: *const u8) -> [u32; $n] {
+        fn $name(row: usize) -> [u32; $n] {
             ldmatrix_on_the_cpu::<$n>(row, $transposed)
         }
     )*};
@@ -102,24 +134,24 @@ macro_rules! ldmatrix {
 // window's offset, which ptxas folds with the `cvta` that made it generic.
 ldmatrix! {
     ldmatrix_x4: 4, false,
-        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $4; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
+        "{ .reg .u32 %oxs; cvt.u32.u64 %oxs, $4; ldmatrix.sync.aligned.m8n8.x4.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
         "=r,=r,=r,=r,l,~{memory}";
     ldmatrix_x4_trans: 4, true,
-        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $4; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
+        "{ .reg .u32 %oxs; cvt.u32.u64 %oxs, $4; ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [%oxs]; }",
         "=r,=r,=r,=r,l,~{memory}";
     ldmatrix_x2: 2, false,
-        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $2; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [%oxs]; }",
+        "{ .reg .u32 %oxs; cvt.u32.u64 %oxs, $2; ldmatrix.sync.aligned.m8n8.x2.shared.b16 {$0, $1}, [%oxs]; }",
         "=r,=r,l,~{memory}";
     ldmatrix_x2_trans: 2, true,
-        "{ .reg .u64 %oxg; .reg .u32 %oxs; cvta.to.shared.u64 %oxg, $2; cvt.u32.u64 %oxs, %oxg; ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [%oxs]; }",
+        "{ .reg .u32 %oxs; cvt.u32.u64 %oxs, $2; ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {$0, $1}, [%oxs]; }",
         "=r,=r,l,~{memory}";
 }
 
 /// What `ldmatrix` gives the calling lane, from the rows the warp's lanes name: register `m`
 /// holds row `lane / 4` of matrix `m`, elements `2·(lane % 4)` and `+ 1` (transposed: column
 /// `lane / 4`, rows `2·(lane % 4)` and `+ 1`).
-fn ldmatrix_on_the_cpu<const N: usize>(row: *const u8, transposed: bool) -> [u32; N] {
-    let rows = host::exchange(row.addr() as u64);
+fn ldmatrix_on_the_cpu<const N: usize>(row: usize, transposed: bool) -> [u32; N] {
+    let rows = host::exchange(row as u64);
     let lane = crate::warp::lane_id();
     let (group, pair) = (lane / 4, 2 * (lane % 4));
     let element = |source_lane: u32, column: u32| -> u32 {
@@ -142,15 +174,18 @@ fn ldmatrix_on_the_cpu<const N: usize>(row: *const u8, transposed: bool) -> [u32
 /// The address of chunk `(row + dr, chunk + dc)` of `tile`, and whether that chunk is in the
 /// tile. Outside it, the address of the tile's first chunk instead: the warp's `ldmatrix` then
 /// still runs with every lane and reads only the tile, and the caller panics after it
-/// ([`require_inside`]), rather than leave the instruction with lanes missing.
+/// ([`require_inside`]), rather than leave the instruction with lanes missing. Computed from
+/// the indices (not an `Option` of a reference), so that where the compiler can bound the
+/// position the check folds away.
 #[inline]
-fn chunk_address<E, const C: usize, const R: usize>(
-    tile: &impl ReadTile<E, C, R>,
+fn chunk_address<E, T, const C: usize, const R: usize>(
+    tile: &T,
     (row, dr): (usize, usize),
     (chunk, dc): (usize, usize),
-) -> (*const u8, bool)
+) -> (usize, bool)
 where
     E: MmaInput + Send + Sync,
+    T: ReadTile<E, C, R>,
 {
     const {
         assert!(
@@ -158,15 +193,17 @@ where
             "a shared tile for fragment loads has rows and chunks"
         )
     };
-    let rows = tile.rows();
-    let at = row
-        .checked_add(dr)
-        .zip(chunk.checked_add(dc))
-        .and_then(|(r, c)| rows.get(r)?.get(c));
-    let inside = at.is_some();
-    let at: *const Vec8<E> = at.unwrap_or(&rows[0][0]);
-    let at = at.cast::<u8>();
-    let _ = at.expose_provenance();
+    let r = row.checked_add(dr).filter(|&r| r < R);
+    let c = chunk.checked_add(dc).filter(|&c| c < C);
+    let inside = r.is_some() && c.is_some();
+    let (r, c) = if inside {
+        (r.unwrap_or(0), c.unwrap_or(0))
+    } else {
+        (0, 0)
+    };
+    // Inside the tile: `r · C + physical_chunk` is below `R · C`.
+    let at =
+        tile.window_base() + core::mem::size_of::<Vec8<E>>() * (r * C + T::physical_chunk(r, c));
     (at, inside)
 }
 
@@ -186,7 +223,7 @@ fn load_registers<E, const C: usize, const R: usize, const N: usize>(
     tile: impl ReadTile<E, C, R>,
     (row, chunk): (usize, usize),
     at: impl FnOnce(usize) -> (usize, usize),
-    ldmatrix: impl FnOnce(*const u8) -> [u32; N],
+    ldmatrix: impl FnOnce(usize) -> [u32; N],
 ) -> [u32; N]
 where
     E: MmaInput + Send + Sync,

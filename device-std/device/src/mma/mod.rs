@@ -47,9 +47,11 @@ mod host;
 mod layout;
 mod ldmatrix;
 mod pipeline;
+mod swizzle;
 
 pub use ldmatrix::{ReadTile, TileRef, Vec8};
-pub use pipeline::{Filled, Pipeline, Ready, Source, StageTiles, Stages};
+pub use pipeline::{Filled, Pipeline, Ready, Source, StageTile, StageTiles, Stages};
+pub use swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
 
 mod sealed {
     pub trait Sealed {}

@@ -39,6 +39,7 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 
 use super::ldmatrix::TileRef;
+use super::swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
 use super::{MmaInput, Vec8};
 use crate::shared::{BlockPosition, Shared, SharedLayout};
 use crate::thread;
@@ -53,8 +54,74 @@ mod sealed {
     pub trait Sealed {}
 }
 
-/// What one stage holds: one tile of chunks, or two.
-pub trait StageTiles: sealed::Sealed + Sized + Send + Sync + 'static {
+/// One tile of a stage: `[[Vec8<E>; C]; R]` (rows of chunks, as the fragment loads read them
+/// plainly) or [`Swizzled`]`<[[Vec8<E>; C]; R]>` (the same chunks XOR-swizzled in each row).
+pub trait StageTile: sealed::Sealed + Sized + Send + Sync + 'static {
+    /// The element type.
+    type Elem: MmaInput + Send + Sync;
+    /// The tile of a ready stage, as the fragment loads read it.
+    type Ref<'a>;
+    /// Chunks in the tile.
+    const CHUNKS: usize;
+    /// The logical `(row, chunk)` of the tile's `i`-th chunk in memory.
+    fn position(i: usize) -> (usize, usize);
+    /// # Safety
+    /// `tile` is a tile of block-shared memory that no thread writes for `'a`, every chunk of
+    /// it written.
+    #[doc(hidden)]
+    unsafe fn tile<'a>(tile: *const Self) -> Self::Ref<'a>;
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> sealed::Sealed
+    for [[Vec8<E>; C]; R]
+{
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile for [[Vec8<E>; C]; R] {
+    type Elem = E;
+    type Ref<'a> = TileRef<'a, E, C, R>;
+    const CHUNKS: usize = R * C;
+
+    #[inline]
+    fn position(i: usize) -> (usize, usize) {
+        (i / C, i % C)
+    }
+
+    #[inline]
+    unsafe fn tile<'a>(tile: *const Self) -> TileRef<'a, E, C, R> {
+        // SAFETY: the caller's promise.
+        unsafe { TileRef::new(&*tile) }
+    }
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> sealed::Sealed
+    for Swizzled<[[Vec8<E>; C]; R]>
+{
+}
+
+impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile
+    for Swizzled<[[Vec8<E>; C]; R]>
+{
+    type Elem = E;
+    type Ref<'a> = SwizzledRef<'a, E, C, R>;
+    const CHUNKS: usize = R * C;
+
+    #[inline]
+    fn position(i: usize) -> (usize, usize) {
+        let row = i / C;
+        (row, swizzled_chunk(row, i % C, C))
+    }
+
+    #[inline]
+    unsafe fn tile<'a>(tile: *const Self) -> SwizzledRef<'a, E, C, R> {
+        // SAFETY: the caller's promise.
+        unsafe { SwizzledRef::new(&*tile) }
+    }
+}
+
+/// What one stage holds: one tile ([`StageTile`]), or two (`(A, B)`: a GEMM's A and B,
+/// attention's K and V).
+pub trait StageTiles: Sized + Send + Sync + 'static {
     /// The element type.
     type Elem: MmaInput + Send + Sync;
     /// The tiles of a ready stage, as the fragment loads read them.
@@ -62,7 +129,8 @@ pub trait StageTiles: sealed::Sealed + Sized + Send + Sync + 'static {
     /// Chunks in a stage.
     const CHUNKS: usize;
     /// Where chunk `i` of a stage is: `(tile, row, chunk)`, the tiles numbered from 0, the
-    /// first tile's chunks first, each tile's row by row.
+    /// first tile's chunks first, each tile's in memory order (row by row; a swizzled row's
+    /// chunks in their swizzled order).
     fn position(i: usize) -> (usize, usize, usize);
     /// Where chunk `i` (below `CHUNKS`) lies in a stage, in chunks from its start.
     #[doc(hidden)]
@@ -74,19 +142,15 @@ pub trait StageTiles: sealed::Sealed + Sized + Send + Sync + 'static {
     unsafe fn tiles<'a>(stage: *const Self) -> Self::Tiles<'a>;
 }
 
-impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> sealed::Sealed
-    for [[Vec8<E>; C]; R]
-{
-}
-
-impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTiles for [[Vec8<E>; C]; R] {
-    type Elem = E;
-    type Tiles<'a> = TileRef<'a, E, C, R>;
-    const CHUNKS: usize = R * C;
+impl<T: StageTile> StageTiles for T {
+    type Elem = T::Elem;
+    type Tiles<'a> = T::Ref<'a>;
+    const CHUNKS: usize = T::CHUNKS;
 
     #[inline]
     fn position(i: usize) -> (usize, usize, usize) {
-        (0, i / C, i % C)
+        let (row, chunk) = T::position(i);
+        (0, row, chunk)
     }
 
     #[inline]
@@ -95,35 +159,25 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTiles for [
     }
 
     #[inline]
-    unsafe fn tiles<'a>(stage: *const Self) -> TileRef<'a, E, C, R> {
+    unsafe fn tiles<'a>(stage: *const Self) -> T::Ref<'a> {
         // SAFETY: the caller's promise.
-        unsafe { TileRef::new(&*stage) }
+        unsafe { T::tile(stage) }
     }
 }
 
-impl<E, const C1: usize, const R1: usize, const C2: usize, const R2: usize> sealed::Sealed
-    for ([[Vec8<E>; C1]; R1], [[Vec8<E>; C2]; R2])
-where
-    E: MmaInput + Send + Sync,
-{
-}
-
-impl<E, const C1: usize, const R1: usize, const C2: usize, const R2: usize> StageTiles
-    for ([[Vec8<E>; C1]; R1], [[Vec8<E>; C2]; R2])
-where
-    E: MmaInput + Send + Sync,
-{
-    type Elem = E;
-    type Tiles<'a> = (TileRef<'a, E, C1, R1>, TileRef<'a, E, C2, R2>);
-    const CHUNKS: usize = R1 * C1 + R2 * C2;
+impl<A: StageTile, B: StageTile<Elem = A::Elem>> StageTiles for (A, B) {
+    type Elem = A::Elem;
+    type Tiles<'a> = (A::Ref<'a>, B::Ref<'a>);
+    const CHUNKS: usize = A::CHUNKS + B::CHUNKS;
 
     #[inline]
     fn position(i: usize) -> (usize, usize, usize) {
-        if i < R1 * C1 {
-            (0, i / C1, i % C1)
+        if i < A::CHUNKS {
+            let (row, chunk) = A::position(i);
+            (0, row, chunk)
         } else {
-            let j = i - R1 * C1;
-            (1, j / C2, j % C2)
+            let (row, chunk) = B::position(i - A::CHUNKS);
+            (1, row, chunk)
         }
     }
 
@@ -131,18 +185,23 @@ where
     fn slot(i: usize) -> usize {
         // A tuple may order its fields as it likes: each tile starts at its field's offset
         // (a multiple of the 16-byte chunk: both fields are arrays of chunks).
-        let chunk = core::mem::size_of::<Vec8<E>>();
-        if i < R1 * C1 {
+        let chunk = core::mem::size_of::<Vec8<A::Elem>>();
+        if i < A::CHUNKS {
             core::mem::offset_of!(Self, 0) / chunk + i
         } else {
-            core::mem::offset_of!(Self, 1) / chunk + (i - R1 * C1)
+            core::mem::offset_of!(Self, 1) / chunk + (i - A::CHUNKS)
         }
     }
 
     #[inline]
     unsafe fn tiles<'a>(stage: *const Self) -> Self::Tiles<'a> {
         // SAFETY: the caller's promise, for both fields.
-        unsafe { (TileRef::new(&(*stage).0), TileRef::new(&(*stage).1)) }
+        unsafe {
+            (
+                A::tile(&raw const (*stage).0),
+                B::tile(&raw const (*stage).1),
+            )
+        }
     }
 }
 
@@ -213,7 +272,14 @@ fn first_own_chunk<T: StageTiles>(stage: usize, t: usize, n: usize) -> usize {
 /// zero), or zeros.
 #[derive(Clone, Copy)]
 pub struct Source<'a, E> {
-    from: Option<(&'a [E], usize)>,
+    /// The slice's first element: where it lies (global memory or not) is where all of it does.
+    base: *const E,
+    /// The chunk's first element (when `available > 0`).
+    first: *const E,
+    /// How many of the 8 elements the slice has, 0 to 8: `first..first + available` is inside
+    /// the slice.
+    available: usize,
+    _slice: PhantomData<&'a [E]>,
 }
 
 impl<'a, E> Source<'a, E> {
@@ -221,14 +287,22 @@ impl<'a, E> Source<'a, E> {
     #[inline]
     pub fn chunk(slice: &'a [E], start: usize) -> Self {
         Source {
-            from: Some((slice, start)),
+            base: slice.as_ptr(),
+            first: slice.as_ptr().wrapping_add(start),
+            available: slice.len().saturating_sub(start).min(8),
+            _slice: PhantomData,
         }
     }
 
     /// Eight zeros (a chunk outside the matrix, a padding chunk).
     #[inline]
     pub fn zeros() -> Self {
-        Source { from: None }
+        Source {
+            base: core::ptr::null(),
+            first: core::ptr::null(),
+            available: 0,
+            _slice: PhantomData,
+        }
     }
 }
 
@@ -369,11 +443,25 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         );
         let stage = self.stages.wrapping_add(group % S).cast::<Vec8<T::Elem>>();
         let (t, n) = BlockPosition::current().linear();
-        let mut i = first_own_chunk::<T>(group % S, t, n);
-        while i < T::CHUNKS {
-            let Source { from } = source(T::position(i));
-            copies::copy_chunk(stage.wrapping_add(T::slot(i)), from, self.key());
-            i += n;
+        let first = first_own_chunk::<T>(group % S, t, n);
+        // A count of chunks that is the same in every thread where the block divides a stage
+        // (and a constant where the launch's block size is): the loop unrolls, and each chunk's
+        // position is the same in every fill, so it is computed once, outside the caller's loop.
+        for j in crate::unroll(0..T::CHUNKS.div_ceil(n)) {
+            let i = first + j * n;
+            if i >= T::CHUNKS {
+                break;
+            }
+            let from = source(T::position(i));
+            // SAFETY: `from` is a `Source`: its `available` elements from `first` are a slice's,
+            // which `'s` keeps borrowed while the copy may read them.
+            unsafe {
+                copies::copy_chunk(
+                    stage.wrapping_add(T::slot(i)),
+                    (from.base, from.first, from.available),
+                    self.key(),
+                )
+            };
         }
         copies::commit_group(self.key());
         self.issued.set(group + 1);

@@ -113,15 +113,14 @@ pub(super) fn wait_all() {
     }
 }
 
-/// Whether `p` is in the global window (`isspacep.global`; on the CPU every address is).
-#[oxide_gpu::ptx(
-    template = "{ .reg .pred %oxp; isspacep.global %oxp, $1; selp.u32 $0, 1, 0, %oxp; }",
-    constraints = "=r,l"
-)]
+/// Whether `address` is in the global window (`isspacep.global`; on the CPU every address is).
+/// An LLVM intrinsic rather than inline PTX: it is pure and speculatable there, so the check of
+/// a slice's base address is made once per slice and hoisted out of the loops that copy from it.
+#[oxide_gpu::nvvm("llvm.nvvm.isspacep.global")]
 #[inline(never)]
-fn is_global(address: usize) -> u32 {
+fn is_global(address: *const u8) -> bool {
     let _ = address;
-    1
+    true
 }
 
 /// Forgets what this thread left of an earlier pipeline at `key` (a kernel that failed mid-way
@@ -156,36 +155,57 @@ pub(super) fn commit_group(key: usize) {
     commit(key);
 }
 
-/// Copies the chunk `from` names (8 elements of a slice from `start`, zeros past its end, or
-/// all zeros) into `dst`: one `cp.async` when the source is 16-byte aligned global memory, else
-/// plain loads and one store.
+/// Copies the chunk `(base, first, available)` names (`available` elements from `first`, of a
+/// slice that starts at `base`, then zeros; all zeros when `available` is 0) into `dst`: one
+/// `cp.async` when the source is 16-byte aligned global memory, else plain loads and one store.
+///
+/// # Safety
+/// `first..first + available` (`available` at most 8) are elements of one live slice that
+/// starts at `base`, which nothing writes until the copy has landed; `dst` is a chunk this
+/// thread owns in a stage no thread reads, with no copy of this thread into it in flight.
 #[inline]
-pub(super) fn copy_chunk<E: MmaInput>(dst: *mut Vec8<E>, from: Option<(&[E], usize)>, key: usize) {
-    let available = from.map_or(0, |(slice, start)| slice.len().saturating_sub(start).min(8));
-    if let Some((slice, start)) = from
-        && available > 0
-    {
-        // `start < len`: an element of the slice.
-        let src = slice[start..].as_ptr().expose_provenance();
-        if src.is_multiple_of(16) && is_global(src) != 0 {
-            let bytes = (available * core::mem::size_of::<E>()) as u32;
-            cp_async_16(dst.expose_provenance(), src, bytes, key);
-            return;
-        }
-        // A constant count of lanes, so the array stays in registers.
-        let words: [u16; 8] = core::array::from_fn(|e| {
-            if e < available {
-                super::super::bits_of(slice[start + e])
-            } else {
-                0
-            }
-        });
-        // SAFETY: `dst` is a chunk this thread owns in a stage no thread reads (the pipeline's
-        // checks), and no copy of this thread into it is in flight (its last fill's group
-        // landed before the stage was read).
-        unsafe { dst.cast::<[u16; 8]>().write(words) };
+pub(super) unsafe fn copy_chunk<E: MmaInput>(
+    dst: *mut Vec8<E>,
+    (base, first, available): (*const E, *const E, usize),
+    key: usize,
+) {
+    if available == 0 {
+        // SAFETY: the caller's promise for `dst`.
+        unsafe { dst.cast::<[u16; 8]>().write([0; 8]) };
         return;
     }
-    // SAFETY: as above.
-    unsafe { dst.cast::<[u16; 8]>().write([0; 8]) };
+    // A slice is one allocation, in one window of the generic address space: its elements are
+    // global where its first is (and that test of the base is hoisted out of the loops).
+    let src = first.expose_provenance();
+    if src.is_multiple_of(16) && is_global(base.cast()) {
+        let bytes = (available * core::mem::size_of::<E>()) as u32;
+        cp_async_16(dst.expose_provenance(), src, bytes, key);
+        return;
+    }
+    // SAFETY: the caller's promises.
+    unsafe { copy_plainly(dst, first, available) };
+}
+
+/// The chunk of `available` (1 to 8) elements from `first`, zeros after them, copied by plain
+/// loads and one store into `dst`: a source that is not 16-byte aligned global memory. Out of
+/// line and cold, so that the loop of `cp.async`s a fill unrolls into stays small.
+///
+/// # Safety
+/// As [`copy_chunk`]'s.
+#[cold]
+#[inline(never)]
+unsafe fn copy_plainly<E: MmaInput>(dst: *mut Vec8<E>, first: *const E, available: usize) {
+    // A constant count of lanes, so the array stays in registers.
+    let words: [u16; 8] = core::array::from_fn(|e| {
+        if e < available {
+            // SAFETY: element `e < available` of the slice (the caller's promise).
+            super::super::bits_of(unsafe { first.add(e).read() })
+        } else {
+            0
+        }
+    });
+    // SAFETY: `dst` is a chunk this thread owns in a stage no thread reads (the pipeline's
+    // checks), and no copy of this thread into it is in flight (its last fill's group landed
+    // before the stage was read).
+    unsafe { dst.cast::<[u16; 8]>().write(words) };
 }
