@@ -2,9 +2,10 @@
 // [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
 // causal and not, the same algorithm as the oxide kernels: blocks of 128 threads, 64 query rows a block, 16 a warp with its
 // Q fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
-// at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (rows
-// padded by one 16-byte chunk; chunk c of the stages, each K's 64 x (D/8 + 1) then V's, copied by
-// thread c % 128), S = Q·Kᵀ with ldmatrix.x4 of K (two key tiles at a time), the online softmax
+// at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory
+// (XOR-swizzled as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the
+// stages, each K's 64 x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros
+// past the last step), S = Q·Kᵀ with ldmatrix.x4 of K (two key tiles at a time), the online softmax
 // in base 2 on the accumulators (row maxima and sums over a row's four lanes with
 // __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
 // A fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
@@ -26,7 +27,7 @@ struct alignas(16) Chunk {
 };
 
 template <int D> struct Stage {
-    static constexpr int ROW_CHUNKS = D / 8 + 1, CHUNKS = 2 * BKV * ROW_CHUNKS;
+    static constexpr int ROW_CHUNKS = D / 8, CHUNKS = 2 * BKV * ROW_CHUNKS;
     Chunk k[BKV][ROW_CHUNKS];
     Chunk v[BKV][ROW_CHUNKS];
 };
@@ -34,6 +35,9 @@ template <int D> struct Stage {
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
     return uint32_t(__cvta_generic_to_shared(p));
 }
+
+// The physical chunk of logical chunk c in row r (rows of 8 or 16 chunks): c ^ (r % 8).
+__device__ __forceinline__ int swizzle(int r, int c) { return c ^ (r % 8); }
 
 template <int D>
 __device__ __forceinline__ void fill(Stage<D>* stages, const __nv_bfloat16* k, const __nv_bfloat16* v,
@@ -43,14 +47,16 @@ __device__ __forceinline__ void fill(Stage<D>* stages, const __nv_bfloat16* k, c
     const int start = (t % STAGES) * STAGE_CHUNKS % THREADS;
     for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
         const bool is_v = i >= BKV * ROW_CHUNKS;
-        const int j = is_v ? i - BKV * ROW_CHUNKS : i, row = j / ROW_CHUNKS, chunk = j % ROW_CHUNKS;
-        Chunk* dst = is_v ? &s.v[row][chunk] : &s.k[row][chunk];
-        if (chunk < D / 8 && t < steps) {
+        // Slot (row, physical chunk) holds logical chunk swizzle(row, physical).
+        const int j = is_v ? i - BKV * ROW_CHUNKS : i, row = j / ROW_CHUNKS, slot = j % ROW_CHUNKS;
+        const int chunk = swizzle(row, slot);
+        Chunk* dst = is_v ? &s.v[row][slot] : &s.k[row][slot];
+        if (t < steps) {
             size_t at = kv_base + size_t(t * BKV + row) * D + 8 * chunk;
-            int avail = int(min(size_t(8), len - at));
-            const __nv_bfloat16* src = (is_v ? v : k) + at;
+            const bool inside = at < len;
+            const __nv_bfloat16* src = (is_v ? v : k) + (inside ? at : 0);
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
-                         "r"(2 * avail)
+                         "r"(inside ? 16 : 0)
                          : "memory");
         } else {
             *dst = Chunk{{0, 0, 0, 0}};
@@ -127,8 +133,8 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                 uint32_t r[4];
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                              : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                             : "r"(shared_address(
-                                 &st.k[16 * jp + lane % 8 + 8 * (lane / 16)][2 * kk + (lane / 8) % 2]))
+                             : "r"(shared_address(&st.k[16 * jp + lane % 8 + 8 * (lane / 16)][swizzle(
+                                 lane % 8, 2 * kk + (lane / 8) % 2)]))
                              : "memory");
                 mma_bf16(s[2 * jp], qf[kk], r[0], r[1]);
                 mma_bf16(s[2 * jp + 1], qf[kk], r[2], r[3]);
@@ -179,7 +185,7 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                 uint32_t r[4];
                 asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                              : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-                             : "r"(shared_address(&st.v[16 * kk + lane % 16][2 * jp + lane / 16]))
+                             : "r"(shared_address(&st.v[16 * kk + lane % 16][swizzle(lane % 16, 2 * jp + lane / 16)]))
                              : "memory");
                 mma_bf16(o[2 * jp], p, r[0], r[1]);
                 mma_bf16(o[2 * jp + 1], p, r[2], r[3]);

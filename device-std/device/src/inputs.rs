@@ -85,6 +85,13 @@ impl<'a, T> Matrix<'a, T> {
 
     len_methods!("of the whole buffer (padding included)");
 
+    /// The buffer's first element, for the library's copies of whole chunks of rows
+    /// (`Source::matrix`).
+    #[inline]
+    pub(crate) fn as_ptr(&self) -> *const T {
+        self.ptr
+    }
+
     /// Number of rows.
     #[inline]
     pub fn rows(&self) -> usize {

@@ -3,7 +3,8 @@
 //! Layout `[batch, heads, seq, 64]` for each tensor (`K` and `V` with `kv_heads`). Each block of
 //! four warps takes 64 query rows of one head, each warp 16 of them with its `Q` fragments in
 //! registers, and walks the keys 64 at a time through a two-stage `cp.async` pipeline of `K`
-//! and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of `K`'s rows, two key tiles at a time), the online softmax on the
+//! and `V` tiles (XOR-swizzled, so that `ldmatrix` and the copies hit every bank once; `Q`, `K`
+//! and `V` are matrices of `batch · heads · seq` rows of `d`, copied in whole chunks): `S = Q·Kᵀ` (`ldmatrix.x4` of `K`'s rows, two key tiles at a time), the online softmax on the
 //! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
 //! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). All safe Rust.
@@ -11,8 +12,8 @@
 use std::process::ExitCode;
 
 use oxide::MmaTiles;
-use oxide::host::{Error, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Vec8, mma};
+use oxide::host::{Error, MatrixShape, Rows};
+use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, Vec8, mma};
 use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
@@ -26,9 +27,9 @@ const STAGES: usize = 2;
 pub type Shape = (usize, usize, usize, usize);
 
 /// The dynamic shared memory a kernel of head dimension `d` takes, in 16-byte chunks: `STAGES`
-/// stages of a `K` and a `V` tile, `BKV` rows of `d / 8` chunks and a padding one.
+/// stages of a `K` and a `V` tile, `BKV` rows of `d / 8` chunks.
 const fn chunks(d: usize) -> usize {
-    STAGES * 2 * BKV * (d / 8 + 1)
+    STAGES * 2 * BKV * (d / 8)
 }
 
 /// The attention kernel of head dimension `$d`, one body for every head dimension.
@@ -40,34 +41,34 @@ macro_rules! attention {
         #[allow(clippy::missing_safety_doc)]
         #[kernel(block = "128")]
         pub fn $name(
-            q: &[bf16],
-            k: &[bf16],
-            v: &[bf16],
+            q: Matrix<bf16>,
+            k: Matrix<bf16>,
+            v: Matrix<bf16>,
             shape: Shape,
             scale: f32,
             mut out: MmaTiles<bf16, BQ, $d, 16, $d>,
             chunks: DynShared<Vec8<bf16>>,
         ) {
             const D: usize = $d;
-            /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements and a padding chunk.
-            type KvTile = [[Vec8<bf16>; $d / 8 + 1]; BKV];
+            /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements a row.
+            type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; BKV]>;
             let (heads, kv_heads, seq, causal) = shape;
             let q_tiles = seq / BQ;
             let y = thread::block_idx_y() as usize;
             let (head, q_tile) = (y / q_tiles, y % q_tiles);
             let (b, h) = (head / heads, head % heads);
             let kv_head = b * kv_heads + h / (heads / kv_heads);
-            let (q_base, kv_base) = (head * seq * D, kv_head * seq * D);
+            let (q_rows, kv_rows) = (head * seq, kv_head * seq);
             let steps = if causal != 0 { q_tile + 1 } else { seq / BKV };
             let w = warp::warp_in_block() as usize;
             let row0 = q_tile * BQ + 16 * w;
 
-            // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..` of `K`
-            // (tile 0) or `V` (tile 1).
+            // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..`
+            // of `K` (tile 0) or `V` (tile 1); zeros past the last step.
             let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
-                if chunk < D / 8 && t < steps {
-                    let at = kv_base + (t * BKV + row) * D + 8 * chunk;
-                    Source::chunk(if tile == 0 { k } else { v }, at)
+                if t < steps {
+                    let kv = if tile == 0 { &k } else { &v };
+                    Source::matrix(kv, kv_rows + t * BKV + row, 8 * chunk)
                 } else {
                     Source::zeros()
                 }
@@ -77,11 +78,7 @@ macro_rules! attention {
 
             let mut qf = [FragA::default(); D / 16];
             for kk in unroll(0..D / 16) {
-                qf[kk] = FragA::from_fn(|r, c| {
-                    q.get(q_base + (row0 + r) * D + 16 * kk + c)
-                        .copied()
-                        .unwrap_or(bf16::ZERO)
-                });
+                qf[kk] = FragA::from_fn(|r, c| q.get_or(q_rows + row0 + r, 16 * kk + c, bf16::ZERO));
             }
             // Each lane holds rows `g` and `g + 8` of its warp's 16: their running maximum (of the
             // scores in base 2) and sum.
@@ -162,12 +159,12 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (36,864 bytes of stages).
+    /// Head dimension 64 (32 KB of stages).
     flash_attn, 64
 }
 
 attention! {
-    /// Head dimension 128 (69,632 bytes of stages).
+    /// Head dimension 128 (64 KB of stages).
     flash_attn_128, 128
 }
 
@@ -309,6 +306,11 @@ fn launch(
     out: &mut DeviceBuffer<bf16>,
 ) -> Result<(), Error> {
     let rows = Rows::new(out, d)?;
+    let (q, k, v) = (
+        MatrixShape::new(q, q.len() / d, d)?,
+        MatrixShape::new(k, k.len() / d, d)?,
+        MatrixShape::new(v, v.len() / d, d)?,
+    );
     match d {
         64 => flash_attn::launch(gpu, cfg, q, k, v, shape, scale, rows, chunks(64)),
         _ => flash_attn_128::launch(gpu, cfg, q, k, v, shape, scale, rows, chunks(128)),
@@ -369,6 +371,11 @@ fn run(n: usize) -> Result<bool, Error> {
 mod tests {
     use super::*;
 
+    /// `x` as a matrix of rows of `d`.
+    fn matrix(x: &[bf16], d: usize) -> MatrixShape<&[bf16]> {
+        MatrixShape::new(x, x.len() / d, d).unwrap()
+    }
+
     /// The emulator's attention against the f64 reference, every row, causal and not, with
     /// grouped-query heads, for both head dimensions.
     #[test]
@@ -383,7 +390,7 @@ mod tests {
                 let mut out = vec![bf16::NAN; att.q.len()];
                 let rows = Rows::new(&mut out[..], d).unwrap();
                 let (cfg, shape) = (att.config(), att.shape(causal));
-                let (q, k, v) = (&att.q, &att.k, &att.v);
+                let (q, k, v) = (matrix(&att.q, d), matrix(&att.k, d), matrix(&att.v, d));
                 match d {
                     64 => flash_attn::emulate(&cfg, q, k, v, shape, scale, rows, chunks(64)),
                     _ => flash_attn_128::emulate(&cfg, q, k, v, shape, scale, rows, chunks(128)),

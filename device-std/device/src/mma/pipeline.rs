@@ -38,13 +38,19 @@
 use core::cell::Cell;
 use core::marker::PhantomData;
 
-use super::ldmatrix::TileRef;
+use super::ldmatrix::{TileRef, window_of};
 use super::swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
 use super::{MmaInput, Vec8};
 use crate::shared::{BlockPosition, Shared, SharedLayout};
 use crate::thread;
 
 mod copies;
+mod source;
+
+pub use source::Source;
+
+/// The most chunks a thread copies in a fill whose loop is unrolled (see `fill_next`).
+const UNROLLED_CHUNKS: usize = 8;
 
 /// `S` copies of a stage `T` in block-shared memory, for a [`Pipeline`].
 #[repr(transparent)]
@@ -268,50 +274,14 @@ fn first_own_chunk<T: StageTiles>(stage: usize, t: usize, n: usize) -> usize {
     (t + n - start) % n
 }
 
-/// Where a chunk comes from: 8 elements of a slice from `start` (fewer at its end, the rest
-/// zero), or zeros.
-#[derive(Clone, Copy)]
-pub struct Source<'a, E> {
-    /// The slice's first element: where it lies (global memory or not) is where all of it does.
-    base: *const E,
-    /// The chunk's first element (when `available > 0`).
-    first: *const E,
-    /// How many of the 8 elements the slice has, 0 to 8: `first..first + available` is inside
-    /// the slice.
-    available: usize,
-    _slice: PhantomData<&'a [E]>,
-}
-
-impl<'a, E> Source<'a, E> {
-    /// Elements `start..start + 8` of `slice`; those past its end are zero.
-    #[inline]
-    pub fn chunk(slice: &'a [E], start: usize) -> Self {
-        Source {
-            base: slice.as_ptr(),
-            first: slice.as_ptr().wrapping_add(start),
-            available: slice.len().saturating_sub(start).min(8),
-            _slice: PhantomData,
-        }
-    }
-
-    /// Eight zeros (a chunk outside the matrix, a padding chunk).
-    #[inline]
-    pub fn zeros() -> Self {
-        Source {
-            base: core::ptr::null(),
-            first: core::ptr::null(),
-            available: 0,
-            _slice: PhantomData,
-        }
-    }
-}
-
 /// A multi-stage pipeline of asynchronous copies into `S` stages of `T` (see the module).
 ///
 /// `'s` is how long the sources of its copies stay borrowed: until the pipeline is dropped
 /// (which waits for the copies), so nothing writes a source while a copy may still read it.
 pub struct Pipeline<'k, 's, T: StageTiles, const S: usize> {
     stages: *mut T,
+    /// The stages' offset in the `.shared` window (their address on the CPU), for the copies.
+    window: usize,
     /// Groups this thread committed: the next fill is group `issued`, into stage `issued % S`.
     issued: Cell<usize>,
     /// Waits this thread passed: stage `waited - 1` is the one being read.
@@ -349,6 +319,7 @@ impl<'k, T: StageTiles, const S: usize> Pipeline<'k, '_, T, S> {
         copies::start(stages.addr());
         Pipeline {
             stages,
+            window: window_of(stages.cast::<Vec8<T::Elem>>()),
             issued: Cell::new(0),
             waited: 0,
             _view: PhantomData,
@@ -442,26 +413,48 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
             "a pipeline stage refilled while it may still be read: fill once per wait, in every thread"
         );
         let stage = self.stages.wrapping_add(group % S).cast::<Vec8<T::Elem>>();
+        let window = self.window + group % S * core::mem::size_of::<T>();
+        let chunk = core::mem::size_of::<Vec8<T::Elem>>();
         let (t, n) = BlockPosition::current().linear();
         let first = first_own_chunk::<T>(group % S, t, n);
-        // A count of chunks that is the same in every thread where the block divides a stage
-        // (and a constant where the launch's block size is): the loop unrolls, and each chunk's
-        // position is the same in every fill, so it is computed once, outside the caller's loop.
-        for j in crate::unroll(0..T::CHUNKS.div_ceil(n)) {
+        let mut copy = |j: usize| {
             let i = first + j * n;
             if i >= T::CHUNKS {
-                break;
+                return false;
             }
-            let from = source(T::position(i));
-            // SAFETY: `from` is a `Source`: its `available` elements from `first` are a slice's,
-            // which `'s` keeps borrowed while the copy may read them.
+            let slot = T::slot(i);
+            // SAFETY: the source is a `Source`, whose slice or matrix `'s` keeps borrowed while
+            // the copy may read it; the chunk is this thread's, in a stage checked free above.
             unsafe {
                 copies::copy_chunk(
-                    stage.wrapping_add(T::slot(i)),
-                    (from.base, from.first, from.available),
+                    (stage.wrapping_add(slot), window + slot * chunk),
+                    source(T::position(i)),
                     self.key(),
                 )
             };
+            true
+        };
+        // A count of chunks that is the same in every thread where the block divides a stage
+        // (and a constant where the launch's block size is). A few a thread: the loop unrolls,
+        // and each chunk's position is the same in every fill, so it is computed once, outside
+        // the caller's loop, and the chunk's copy is its bounds test, address and `cp.async`
+        // (about 15 instructions against 60 in a loop, hgemm's 8 a thread). Many: a loop, since
+        // each unrolled chunk holds its hoisted address in registers through the caller's loop
+        // (flash_attn's 16 a thread at head dimension 128 took 255 registers and spilled,
+        // against 212 as a loop).
+        let count = T::CHUNKS.div_ceil(n);
+        if count <= UNROLLED_CHUNKS {
+            for j in crate::unroll(0..count) {
+                if !copy(j) {
+                    break;
+                }
+            }
+        } else {
+            for j in 0..count {
+                if !copy(j) {
+                    break;
+                }
+            }
         }
         copies::commit_group(self.key());
         self.issued.set(group + 1);

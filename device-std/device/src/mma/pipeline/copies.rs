@@ -9,6 +9,7 @@ use core::cell::RefCell;
 use std::collections::HashMap;
 
 use super::super::{MmaInput, Vec8};
+use super::Source;
 
 /// One issued copy on the CPU: its destination and its bytes.
 type Copy16 = (*mut u8, [u8; 16]);
@@ -25,11 +26,13 @@ std::thread_local! {
 }
 
 /// `cp.async.cg` of 16 bytes, `bytes` of them read from `src` (global) and the rest zero, into
-/// `dst` (shared). The addresses are integers (exposed), not pointers: the backend's uniformity
-/// analysis takes an intrinsic to write through its pointer arguments, and `src` may come from a
-/// closure whose result it cannot tell from the closure's captures.
+/// `dst`, an offset in the `.shared` window (the `shared_window` of the pipeline's stages,
+/// the chunk's place in them: made once per pipeline, so that each copy's address is a
+/// register plus a constant). The addresses are integers (exposed), not pointers: the backend's
+/// uniformity analysis takes an intrinsic to write through its pointer arguments, and `src` may
+/// come from a closure whose result it cannot tell from the closure's captures.
 #[oxide_gpu::ptx(
-    template = "{ .reg .u64 %oxd; .reg .u32 %oxs; .reg .u64 %oxg; cvta.to.shared.u64 %oxd, $0; cvt.u32.u64 %oxs, %oxd; cvta.to.global.u64 %oxg, $1; cp.async.cg.shared.global [%oxs], [%oxg], 16, $2; }",
+    template = "{ .reg .u32 %oxs; .reg .u64 %oxg; cvt.u32.u64 %oxs, $0; cvta.to.global.u64 %oxg, $1; cp.async.cg.shared.global [%oxs], [%oxg], 16, $2; }",
     constraints = "l,l,r,l,~{memory}",
     volatile
 )]
@@ -49,6 +52,19 @@ fn cp_async_16(dst: usize, src: usize, bytes: u32, key: usize) {
             .open
             .push((dst, data))
     });
+}
+
+/// `cp.async.cg` of 16 bytes from `src` (global) into `dst` (as [`cp_async_16`]'s), or of
+/// zeros where `zeros` (the `ignore-src` form: the copy reads nothing), for a chunk known to be
+/// whole or outside its source, without a count of bytes to compute.
+#[oxide_gpu::ptx(
+    template = "{ .reg .u32 %oxs; .reg .u64 %oxg; .reg .pred %oxp; setp.ne.u32 %oxp, $2, 0; cvt.u32.u64 %oxs, $0; cvta.to.global.u64 %oxg, $1; cp.async.cg.shared.global [%oxs], [%oxg], 16, %oxp; }",
+    constraints = "l,l,r,l,~{memory}",
+    volatile
+)]
+#[inline(never)]
+fn cp_async_16_or_zeros(dst: usize, src: usize, zeros: u32, key: usize) {
+    cp_async_16(dst, src, if zeros != 0 { 0 } else { 16 }, key);
 }
 
 /// `cp.async.commit_group`.
@@ -118,7 +134,7 @@ pub(super) fn wait_all() {
 /// a slice's base address is made once per slice and hoisted out of the loops that copy from it.
 #[oxide_gpu::nvvm("llvm.nvvm.isspacep.global")]
 #[inline(never)]
-fn is_global(address: *const u8) -> bool {
+pub(super) fn is_global(address: *const u8) -> bool {
     let _ = address;
     true
 }
@@ -155,40 +171,40 @@ pub(super) fn commit_group(key: usize) {
     commit(key);
 }
 
-/// Copies the chunk `(base, first, available)` names (`available` elements from `first`, of a
-/// slice that starts at `base`, then zeros; all zeros when `available` is 0) into `dst`: one
-/// `cp.async` when the source is 16-byte aligned global memory, else plain loads and one store.
+/// Copies the chunk `source` names into the chunk at `dst` (generic) and `window` (the same
+/// chunk's offset in the `.shared` window): one `cp.async` where the source allows it, else plain
+/// loads and one store.
 ///
 /// # Safety
-/// `first..first + available` (`available` at most 8) are elements of one live slice that
-/// starts at `base`, which nothing writes until the copy has landed; `dst` is a chunk this
-/// thread owns in a stage no thread reads, with no copy of this thread into it in flight.
+/// `source` was made by one of its constructors, from a source that nothing writes until the
+/// copy has landed; `dst` is a chunk this thread owns in a stage no thread reads, with no copy
+/// of this thread into it in flight.
 #[inline]
 pub(super) unsafe fn copy_chunk<E: MmaInput>(
-    dst: *mut Vec8<E>,
-    (base, first, available): (*const E, *const E, usize),
+    (dst, window): (*mut Vec8<E>, usize),
+    source: Source<'_, E>,
     key: usize,
 ) {
-    if available == 0 {
-        // SAFETY: the caller's promise for `dst`.
-        unsafe { dst.cast::<[u16; 8]>().write([0; 8]) };
-        return;
+    let first = source.first;
+    if source.asynchronous && source.whole {
+        cp_async_16_or_zeros(
+            window,
+            first.expose_provenance(),
+            (!source.inside).into(),
+            key,
+        );
+    } else if source.asynchronous {
+        let bytes = (source.available() * core::mem::size_of::<E>()) as u32;
+        cp_async_16(window, first.expose_provenance(), bytes, key);
+    } else {
+        // SAFETY: the caller's promises.
+        unsafe { copy_plainly(dst, first, source.available()) };
     }
-    // A slice is one allocation, in one window of the generic address space: its elements are
-    // global where its first is (and that test of the base is hoisted out of the loops).
-    let src = first.expose_provenance();
-    if src.is_multiple_of(16) && is_global(base.cast()) {
-        let bytes = (available * core::mem::size_of::<E>()) as u32;
-        cp_async_16(dst.expose_provenance(), src, bytes, key);
-        return;
-    }
-    // SAFETY: the caller's promises.
-    unsafe { copy_plainly(dst, first, available) };
 }
 
-/// The chunk of `available` (1 to 8) elements from `first`, zeros after them, copied by plain
-/// loads and one store into `dst`: a source that is not 16-byte aligned global memory. Out of
-/// line and cold, so that the loop of `cp.async`s a fill unrolls into stays small.
+/// The chunk of `available` (0 to 8) elements from `first`, zeros after them, copied by plain
+/// loads and one store into `dst`: a source that is not 16-byte aligned global memory, or
+/// zeros. Out of line and cold, so that the loop of `cp.async`s a fill unrolls into stays small.
 ///
 /// # Safety
 /// As [`copy_chunk`]'s.
