@@ -1,7 +1,8 @@
 // nvcc twin of kernels/flash_attn: the FlashAttention-2 forward pass, bf16 Q, K, V and output in
 // [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
-// causal and not, the same algorithm as the oxide kernels: blocks of 128 threads, 64 query rows a block, 16 a warp with its
-// Q fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
+// causal and not, the same algorithm as the oxide kernels: blocks of 128 threads, each warp 32 query
+// rows (two 16-row tiles sharing each K and V fragment) at D 64 and 16 at D 128, with its Q
+// fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
 // at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory
 // (XOR-swizzled as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the
 // stages, each K's 64 x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros
@@ -20,7 +21,7 @@
 
 #include "common.cuh"
 
-constexpr int BQ = 64, BKV = 64, THREADS = 128, STAGES = 2;
+constexpr int BKV = 64, THREADS = 128, STAGES = 2;
 
 struct alignas(16) Chunk {
     uint32_t w[4];
@@ -85,6 +86,10 @@ __device__ __forceinline__ float ex2(float x) {
     return r;
 }
 
+// The query rows of a warp (kernels/flash_attn's `warp_rows`): two 16-row tiles at D 64, one at 128.
+template <int D> constexpr int MT = D <= 64 ? 2 : 1;
+template <int D> constexpr int BQ = 4 * 16 * MT<D>;
+
 template <int D>
 __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __restrict__ q,
                                                       const __nv_bfloat16* __restrict__ k,
@@ -92,40 +97,48 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                                                       __nv_bfloat16* __restrict__ out, int heads, int kv_heads,
                                                       int seq, int causal, float scale, size_t q_len,
                                                       size_t kv_len) {
+    constexpr int T = MT<D>, B = BQ<D>;
     extern __shared__ Chunk dynamic[];
     Stage<D>* stages = reinterpret_cast<Stage<D>*>(dynamic);
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
-    const int q_tiles = seq / BQ, y = blockIdx.y;
+    const int q_tiles = seq / B, y = blockIdx.y;
     const int head = y / q_tiles, q_tile = y % q_tiles;
     const int b = head / heads, h = head % heads;
     const int kv_head = b * kv_heads + h / (heads / kv_heads);
     const size_t q_base = size_t(head) * seq * D, kv_base = size_t(kv_head) * seq * D;
-    const int steps = causal ? q_tile + 1 : seq / BKV;
-    const int row0 = q_tile * BQ + 16 * w;
+    const int steps = causal ? (q_tile + 1) * B / BKV : seq / BKV;
+    const int row0 = q_tile * B + 16 * T * w;
     const int g = lane / 4, p2 = 2 * (lane % 4);
     fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
 
-    uint32_t qf[D / 16][4];
+    uint32_t qf[T][D / 16][4];
 #pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk)
+    for (int i = 0; i < T; ++i)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) {
-            // Register r: row g (+8 for odd r), columns p2 (+8 for r >= 2), two elements.
-            int row = row0 + g + 8 * (r % 2), col = 16 * kk + p2 + 8 * (r / 2);
-            size_t at = q_base + size_t(row) * D + col;
-            __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
-            __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
-            qf[kk][r] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
-        }
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
-    float o[D / 8][4] = {};
+        for (int kk = 0; kk < D / 16; ++kk)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                // Register r: row g (+8 for odd r), columns p2 (+8 for r >= 2), two elements.
+                int row = row0 + 16 * i + g + 8 * (r % 2), col = 16 * kk + p2 + 8 * (r / 2);
+                size_t at = q_base + size_t(row) * D + col;
+                __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
+                __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
+                qf[i][kk][r] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
+            }
+    float m[T][2], l[T][2];
+#pragma unroll
+    for (int i = 0; i < T; ++i) {
+        m[i][0] = m[i][1] = -INFINITY;
+        l[i][0] = l[i][1] = 0.0f;
+    }
+    float o[T][D / 8][4] = {};
     const float scale2 = scale * 1.4426950408889634f;
     for (int t = 0; t < steps; ++t) {
         asm volatile("cp.async.wait_group 0;\n" ::: "memory");
         __syncthreads();
         fill<D>(stages, k, v, kv_base, kv_len, t + 1, steps, tid);
         const Stage<D>& st = stages[t % STAGES];
-        float s[BKV / 8][4] = {};
+        float s[T][BKV / 8][4] = {};
 #pragma unroll
         for (int kk = 0; kk < D / 16; ++kk)
 #pragma unroll
@@ -136,50 +149,61 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                              : "r"(shared_address(&st.k[16 * jp + lane % 8 + 8 * (lane / 16)][swizzle(
                                  lane % 8, 2 * kk + (lane / 8) % 2)]))
                              : "memory");
-                mma_bf16(s[2 * jp], qf[kk], r[0], r[1]);
-                mma_bf16(s[2 * jp + 1], qf[kk], r[2], r[3]);
+#pragma unroll
+                for (int i = 0; i < T; ++i) {
+                    mma_bf16(s[i][2 * jp], qf[i][kk], r[0], r[1]);
+                    mma_bf16(s[i][2 * jp + 1], qf[i][kk], r[2], r[3]);
+                }
             }
-        const bool diagonal = causal && t == q_tile;
-        float new_m[2] = {m[0], m[1]};
+        const bool diagonal = causal && (t + 1) * BKV > q_tile * B;
 #pragma unroll
-        for (int j = 0; j < BKV / 8; ++j)
+        for (int i = 0; i < T; ++i) {
+            float new_m[2] = {m[i][0], m[i][1]};
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                int key = t * BKV + 8 * j + p2 + e % 2, row = row0 + g + 8 * (e / 2);
-                s[j][e] = diagonal && key > row ? -INFINITY : s[j][e] * scale2;
-                new_m[e / 2] = fmaxf(new_m[e / 2], s[j][e]);
+            for (int j = 0; j < BKV / 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    int key = t * BKV + 8 * j + p2 + e % 2, row = row0 + 16 * i + g + 8 * (e / 2);
+                    s[i][j][e] = diagonal && key > row ? -INFINITY : s[i][j][e] * scale2;
+                    new_m[e / 2] = fmaxf(new_m[e / 2], s[i][j][e]);
+                }
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 1));
+                new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 2));
+            }
+            const float correction[2] = {ex2(m[i][0] - new_m[0]), ex2(m[i][1] - new_m[1])};
+            m[i][0] = new_m[0];
+            m[i][1] = new_m[1];
+            float sums[2] = {0.0f, 0.0f};
+#pragma unroll
+            for (int j = 0; j < BKV / 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    s[i][j][e] = ex2(s[i][j][e] - new_m[e / 2]);
+                    sums[e / 2] += s[i][j][e];
+                }
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 1);
+                sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 2);
+                l[i][half] = l[i][half] * correction[half] + sums[half];
             }
 #pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 1));
-            new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 2));
+            for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) o[i][j][e] *= correction[e / 2];
         }
-        const float correction[2] = {ex2(m[0] - new_m[0]), ex2(m[1] - new_m[1])};
-        m[0] = new_m[0];
-        m[1] = new_m[1];
-        float sums[2] = {0.0f, 0.0f};
-#pragma unroll
-        for (int j = 0; j < BKV / 8; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                s[j][e] = ex2(s[j][e] - m[e / 2]);
-                sums[e / 2] += s[j][e];
-            }
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-            sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 1);
-            sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 2);
-            l[half] = l[half] * correction[half] + sums[half];
-        }
-#pragma unroll
-        for (int j = 0; j < D / 8; ++j)
-#pragma unroll
-            for (int e = 0; e < 4; ++e) o[j][e] *= correction[e / 2];
 #pragma unroll
         for (int kk = 0; kk < BKV / 16; ++kk) {
-            const uint32_t p[4] = {pack_bf16(s[2 * kk][0], s[2 * kk][1]), pack_bf16(s[2 * kk][2], s[2 * kk][3]),
-                                   pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                   pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+            uint32_t p[T][4];
+#pragma unroll
+            for (int i = 0; i < T; ++i) {
+                p[i][0] = pack_bf16(s[i][2 * kk][0], s[i][2 * kk][1]);
+                p[i][1] = pack_bf16(s[i][2 * kk][2], s[i][2 * kk][3]);
+                p[i][2] = pack_bf16(s[i][2 * kk + 1][0], s[i][2 * kk + 1][1]);
+                p[i][3] = pack_bf16(s[i][2 * kk + 1][2], s[i][2 * kk + 1][3]);
+            }
 #pragma unroll
             for (int jp = 0; jp < D / 16; ++jp) {
                 uint32_t r[4];
@@ -187,19 +211,24 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                              : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                              : "r"(shared_address(&st.v[16 * kk + lane % 16][swizzle(lane % 16, 2 * jp + lane / 16)]))
                              : "memory");
-                mma_bf16(o[2 * jp], p, r[0], r[1]);
-                mma_bf16(o[2 * jp + 1], p, r[2], r[3]);
+#pragma unroll
+                for (int i = 0; i < T; ++i) {
+                    mma_bf16(o[i][2 * jp], p[i], r[0], r[1]);
+                    mma_bf16(o[i][2 * jp + 1], p[i], r[2], r[3]);
+                }
             }
         }
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
 #pragma unroll
-    for (int j = 0; j < D / 8; ++j)
+    for (int i = 0; i < T; ++i)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            int row = row0 + g + 8 * (e / 2), col = 8 * j + p2 + e % 2;
-            out[q_base + size_t(row) * D + col] = __float2bfloat16(o[j][e] / l[e / 2]);
-        }
+        for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                int row = row0 + 16 * i + g + 8 * (e / 2), col = 8 * j + p2 + e % 2;
+                out[q_base + size_t(row) * D + col] = __float2bfloat16(o[i][j][e] / l[i][e / 2]);
+            }
 }
 
 // The oxide binary's problem for `n` (kernels/flash_attn: `problem`).
@@ -218,7 +247,7 @@ static void problem(size_t n, int d, int* batch, int* heads, int* kv_heads, int*
         *batch = 1;
         *heads = 2;
         *kv_heads = 1;
-        *seq = std::max(int((n >> 10) / BQ * BQ), 2 * BQ);
+        *seq = std::max(int((n >> 10) / 128 * 128), 128);
     }
 }
 
@@ -248,7 +277,7 @@ template <int D> static int run(size_t n, int reps) {
     CHECK(cudaMemcpy(dk, kb.data(), kv_len * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dv, vb.data(), kv_len * 2, cudaMemcpyHostToDevice));
     const float scale = 1.0f / std::sqrt(float(D));
-    dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ)), block(THREADS);
+    dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ<D>)), block(THREADS);
     const int smem = STAGES * int(sizeof(Stage<D>));
     CHECK(cudaFuncSetAttribute(flash_attn<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     for (int causal = 0; causal < 2; ++causal) {

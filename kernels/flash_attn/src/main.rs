@@ -18,8 +18,7 @@ use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
 
-/// The query rows of a block, the keys of a step, and the pipeline's stages.
-const BQ: usize = 64;
+/// The keys of a step, and the pipeline's stages.
 const BKV: usize = 64;
 const STAGES: usize = 2;
 
@@ -30,6 +29,19 @@ pub type Shape = (usize, usize, usize, usize);
 /// stages of a `K` and a `V` tile, `BKV` rows of `d / 8` chunks.
 const fn chunks(d: usize) -> usize {
     STAGES * 2 * BKV * (d / 8)
+}
+
+/// The query rows of a block of head dimension `d`: four warps of [`warp_rows`] each.
+const fn block_rows(d: usize) -> usize {
+    4 * warp_rows(d)
+}
+
+/// The query rows of a warp: 32 (two 16-row MMA tiles, so that each `K` and `V` fragment loaded
+/// from shared memory feeds two `mma`s, half the shared-memory reads per `mma` of one tile) at
+/// head dimension 64; 16 at 128, where two tiles' `Q` fragments, scores and output
+/// accumulators (64 + 64 + 128 registers) would not fit a thread's 255.
+const fn warp_rows(d: usize) -> usize {
+    if d <= 64 { 32 } else { 16 }
 }
 
 /// The attention kernel of head dimension `$d`, one body for every head dimension.
@@ -46,10 +58,13 @@ macro_rules! attention {
             v: Matrix<bf16>,
             shape: Shape,
             scale: f32,
-            mut out: MmaTiles<bf16, BQ, $d, 16, $d>,
+            mut out: MmaTiles<bf16, { block_rows($d) }, $d, { warp_rows($d) }, $d>,
             chunks: DynShared<Vec8<bf16>>,
         ) {
             const D: usize = $d;
+            /// The block's query rows, and each warp's 16-row MMA tiles of them.
+            const BQ: usize = block_rows(D);
+            const MT: usize = warp_rows(D) / 16;
             /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements a row.
             type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; BKV]>;
             let (heads, kv_heads, seq, causal) = shape;
@@ -59,9 +74,11 @@ macro_rules! attention {
             let (b, h) = (head / heads, head % heads);
             let kv_head = b * kv_heads + h / (heads / kv_heads);
             let (q_rows, kv_rows) = (head * seq, kv_head * seq);
-            let steps = if causal != 0 { q_tile + 1 } else { seq / BKV };
+            // Causal: the keys up to the block's last row.
+            let steps = if causal != 0 { (q_tile + 1) * BQ / BKV } else { seq / BKV };
             let w = warp::warp_in_block() as usize;
-            let row0 = q_tile * BQ + 16 * w;
+            // The warp's first row; its tile `i` is rows `row0 + 16·i ..`.
+            let row0 = q_tile * BQ + 16 * MT * w;
 
             // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..`
             // of `K` (tile 0) or `V` (tile 1); zeros past the last step.
@@ -76,82 +93,105 @@ macro_rules! attention {
             let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
             pipe.fill(|at| source(0, at));
 
-            let mut qf = [FragA::default(); D / 16];
-            for kk in unroll(0..D / 16) {
-                qf[kk] = FragA::from_fn(|r, c| q.get_or(q_rows + row0 + r, 16 * kk + c, bf16::ZERO));
+            let mut qf = [[FragA::default(); D / 16]; MT];
+            for i in unroll(0..MT) {
+                for kk in unroll(0..D / 16) {
+                    qf[i][kk] = FragA::from_fn(|r, c| {
+                        q.get_or(q_rows + row0 + 16 * i + r, 16 * kk + c, bf16::ZERO)
+                    });
+                }
             }
-            // Each lane holds rows `g` and `g + 8` of its warp's 16: their running maximum (of the
-            // scores in base 2) and sum.
-            let mut m = [f32::NEG_INFINITY; 2];
-            let mut l = [0.0f32; 2];
-            let mut o = [FragC::zero(); D / 8];
+            // Each lane holds rows `g` and `g + 8` of each of its warp's tiles: their running
+            // maximum (of the scores in base 2) and sum.
+            let mut m = [[f32::NEG_INFINITY; 2]; MT];
+            let mut l = [[0.0f32; 2]; MT];
+            let mut o = [[FragC::zero(); D / 8]; MT];
             let scale2 = scale * core::f32::consts::LOG2_E;
             for t in 0..steps {
                 let ready = pipe.wait();
                 let ready = ready.fill(|at| source(t + 1, at));
                 let (k_tile, v_tile) = ready.tiles();
-                // S = Q·Kᵀ, in base-2 units, masked above the diagonal.
-                let mut s = [FragC::zero(); BKV / 8];
+                // S = Q·Kᵀ, in base-2 units, masked above the diagonal: each pair of K
+                // fragments loaded once for the warp's tiles.
+                let mut s = [[FragC::zero(); BKV / 8]; MT];
                 for kk in unroll(0..D / 16) {
                     for jp in unroll(0..BKV / 16) {
                         let [b0, b1] = FragB::load_n_rows_pair(k_tile, 16 * jp, 2 * kk);
-                        s[2 * jp] = mma(&qf[kk], &b0, s[2 * jp]);
-                        s[2 * jp + 1] = mma(&qf[kk], &b1, s[2 * jp + 1]);
+                        for i in unroll(0..MT) {
+                            s[i][2 * jp] = mma(&qf[i][kk], &b0, s[i][2 * jp]);
+                            s[i][2 * jp + 1] = mma(&qf[i][kk], &b1, s[i][2 * jp + 1]);
+                        }
                     }
                 }
-                let diagonal = causal != 0 && t == q_tile;
-                for (j, s) in s.iter_mut().enumerate() {
-                    *s = s.map(|(r, c), x| {
-                        let key = t * BKV + 8 * j + c;
-                        if diagonal && key > row0 + r {
-                            f32::NEG_INFINITY
-                        } else {
-                            x * scale2
-                        }
-                    });
+                // The tiles whose keys reach past the block's first row.
+                let diagonal = causal != 0 && (t + 1) * BKV > q_tile * BQ;
+                for i in unroll(0..MT) {
+                    let rows = row0 + 16 * i;
+                    for (j, s) in s[i].iter_mut().enumerate() {
+                        *s = s.map(|(r, c), x| {
+                            let key = t * BKV + 8 * j + c;
+                            if diagonal && key > rows + r {
+                                f32::NEG_INFINITY
+                            } else {
+                                x * scale2
+                            }
+                        });
+                    }
+                    // The rows' new maxima: over the lane's values, then over the four lanes of
+                    // the row.
+                    let mut new_m = m[i];
+                    for s in &s[i] {
+                        let x = s.values();
+                        new_m[0] = new_m[0].max(x[0]).max(x[1]);
+                        new_m[1] = new_m[1].max(x[2]).max(x[3]);
+                    }
+                    for half in unroll(0..2) {
+                        new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
+                        new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
+                    }
+                    let correction = [
+                        (m[i][0] - new_m[0]).fast_exp2(),
+                        (m[i][1] - new_m[1]).fast_exp2(),
+                    ];
+                    m[i] = new_m;
+                    let mut sums = [0.0f32; 2];
+                    for s in s[i].iter_mut() {
+                        *s = s.map(|(r, _), x| {
+                            let p = (x - new_m[r / 8]).fast_exp2();
+                            sums[r / 8] += p;
+                            p
+                        });
+                    }
+                    for half in unroll(0..2) {
+                        sums[half] += warp::shuffle_xor(sums[half], 1);
+                        sums[half] += warp::shuffle_xor(sums[half], 2);
+                        l[i][half] = l[i][half] * correction[half] + sums[half];
+                    }
+                    for o in o[i].iter_mut() {
+                        *o = o.map(|(r, _), x| x * correction[r / 8]);
+                    }
                 }
-                // The rows' new maxima: over the lane's values, then over the four lanes of the row.
-                let mut new_m = m;
-                for s in &s {
-                    let x = s.values();
-                    new_m[0] = new_m[0].max(x[0]).max(x[1]);
-                    new_m[1] = new_m[1].max(x[2]).max(x[3]);
-                }
-                for half in unroll(0..2) {
-                    new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
-                    new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
-                }
-                let correction = [(m[0] - new_m[0]).fast_exp2(), (m[1] - new_m[1]).fast_exp2()];
-                m = new_m;
-                let mut sums = [0.0f32; 2];
-                for s in s.iter_mut() {
-                    *s = s.map(|(r, _), x| {
-                        let p = (x - m[r / 8]).fast_exp2();
-                        sums[r / 8] += p;
-                        p
-                    });
-                }
-                for half in unroll(0..2) {
-                    sums[half] += warp::shuffle_xor(sums[half], 1);
-                    sums[half] += warp::shuffle_xor(sums[half], 2);
-                    l[half] = l[half] * correction[half] + sums[half];
-                }
-                for o in o.iter_mut() {
-                    *o = o.map(|(r, _), x| x * correction[r / 8]);
-                }
-                // O += P·V, P as bf16 A fragments straight from the accumulators.
+                // O += P·V, P as bf16 A fragments straight from the accumulators; each pair of
+                // V fragments loaded once for the warp's tiles.
                 for kk in unroll(0..BKV / 16) {
-                    let p = FragA::<bf16>::from_accumulators(&s[2 * kk], &s[2 * kk + 1]);
+                    let mut p = [FragA::<bf16>::default(); MT];
+                    for i in unroll(0..MT) {
+                        p[i] = FragA::from_accumulators(&s[i][2 * kk], &s[i][2 * kk + 1]);
+                    }
                     for jp in unroll(0..D / 16) {
                         let [b0, b1] = FragB::load_k_rows_pair(v_tile, 16 * kk, 2 * jp);
-                        o[2 * jp] = mma(&p, &b0, o[2 * jp]);
-                        o[2 * jp + 1] = mma(&p, &b1, o[2 * jp + 1]);
+                        for i in unroll(0..MT) {
+                            o[i][2 * jp] = mma(&p[i], &b0, o[i][2 * jp]);
+                            o[i][2 * jp + 1] = mma(&p[i], &b1, o[i][2 * jp + 1]);
+                        }
                     }
                 }
             }
             if let Some(mut region) = out.warp_region() {
-                for j in unroll(0..D / 8) {
-                    region.store(&o[j].map(|(r, _), x| x / l[r / 8]), 0, j);
+                for i in unroll(0..MT) {
+                    for j in unroll(0..D / 8) {
+                        region.store(&o[i][j].map(|(r, _), x| x / l[i][r / 8]), i, j);
+                    }
                 }
             }
         }
@@ -159,20 +199,20 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (32 KB of stages).
+    /// Head dimension 64 (32 KB of stages), 128 query rows a block.
     flash_attn, 64
 }
 
 attention! {
-    /// Head dimension 128 (64 KB of stages).
+    /// Head dimension 128 (64 KB of stages), 64 query rows a block.
     flash_attn_128, 128
 }
 
 /// `(batch, heads, kv_heads, seq)` run for `n` and head dimension `d`: for `n` ≥ 2^25, batch·seq
 /// = 16384 and heads·d = 2048 with four query heads per K/V head (grouped-query), as in the
 /// FlashAttention papers, seq the largest of 16384, 8192, 2048 not above `n / 2^14` (2^28 gives
-/// 16384); below, one batch of 2 heads and 1 K/V head with seq `n / 2^10` (at least 128; 2^20 +
-/// 3 gives 1024).
+/// 16384); below, one batch of 2 heads and 1 K/V head with seq `n / 2^10` rounded down to a
+/// multiple of 128, a block's rows (at least 128; 2^20 + 3 gives 1024).
 fn problem(n: usize, d: usize) -> (usize, usize, usize, usize) {
     if n >= 1 << 25 {
         let seq = [16384, 8192, 2048]
@@ -182,7 +222,7 @@ fn problem(n: usize, d: usize) -> (usize, usize, usize, usize) {
         let heads = 2048 / d;
         (16384 / seq, heads, heads / 4, seq)
     } else {
-        (1, 2, 1, ((n >> 10) / BQ * BQ).max(2 * BQ))
+        (1, 2, 1, ((n >> 10) / 128 * 128).max(128))
     }
 }
 
@@ -230,9 +270,10 @@ fn reference_row(
 /// the output (2^-8 relative each) on values below 1 in magnitude.
 const TOLERANCE: f64 = 8e-3;
 
-fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
+/// The launch for head dimension `d`: a block for each of its `block_rows(d)` query rows.
+fn config(d: usize, batch: usize, heads: usize, seq: usize) -> LaunchConfig {
     LaunchConfig {
-        grid: (1, (batch * heads * seq / BQ) as u32, 1),
+        grid: (1, (batch * heads * seq / block_rows(d)) as u32, 1),
         block: (128, 1, 1),
         shared_mem_bytes: 0,
     }
@@ -270,7 +311,7 @@ impl Attention {
     }
 
     fn config(&self) -> LaunchConfig {
-        config(self.batch, self.heads, self.seq)
+        config(self.d, self.batch, self.heads, self.seq)
     }
 
     /// The largest error of `out` against the f64 reference over `rows` (`(b, h, row)`).

@@ -80,17 +80,20 @@ impl<'a, E> Source<'a, E> {
             base
         };
         // Each test but the column's is of the matrix alone: made once, outside the loops.
+        // Multiples of 16 bytes, tested modulo 2^64 (which 16 divides): no overflow to panic
+        // on in a debug build, whatever the position.
         let aligned_rows = !matrix.is_empty()
             && base.addr().is_multiple_of(16)
-            && (matrix.pitch() * size).is_multiple_of(16)
+            && matrix.pitch().wrapping_mul(size).is_multiple_of(16)
             && is_global(base.cast());
         Source {
             first,
             inside,
             left: matrix.cols().wrapping_sub(col),
-            asynchronous: aligned_rows && (col * size).is_multiple_of(16),
+            asynchronous: aligned_rows && col.wrapping_mul(size).is_multiple_of(16),
             // Rows of whole chunks: a chunk that starts at a multiple of 8 inside ends inside.
-            whole: (matrix.cols() * size).is_multiple_of(16) && (col * size).is_multiple_of(16),
+            whole: matrix.cols().wrapping_mul(size).is_multiple_of(16)
+                && col.wrapping_mul(size).is_multiple_of(16),
             _source: PhantomData,
         }
     }
@@ -112,5 +115,101 @@ impl<'a, E> Source<'a, E> {
     #[inline]
     pub(super) fn available(&self) -> usize {
         if self.inside { self.left.min(8) } else { 0 }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bf16;
+    use crate::mma::Vec8;
+
+    /// 64 elements at a 16-byte aligned address.
+    fn aligned() -> Vec<Vec8<bf16>> {
+        vec![Vec8([bf16::ZERO; 8]); 8]
+    }
+
+    /// The `rows × cols` matrix, rows `pitch` apart, over `data`'s elements.
+    fn matrix(data: &[Vec8<bf16>], rows: usize, cols: usize, pitch: usize) -> Matrix<'_, bf16> {
+        let len = data.len() * 8;
+        assert!(oxide_contract::matrix_fits(
+            len as u64,
+            rows as u64,
+            cols as u64,
+            pitch as u64
+        ));
+        // SAFETY: `data` is borrowed for the matrix's life; the shape fits (checked above).
+        unsafe { Matrix::from_raw_parts(data.as_ptr().cast(), len, cols, pitch, rows) }
+    }
+
+    /// `(inside, available, asynchronous, whole, offset of first from the base)`.
+    fn summary(s: Source<'_, bf16>, base: *const bf16) -> (bool, usize, bool, bool, usize) {
+        let offset = (s.first.addr() - base.addr()) / 2;
+        (s.inside, s.available(), s.asynchronous, s.whole, offset)
+    }
+
+    #[test]
+    fn a_matrix_of_whole_chunks_is_copied_whole_or_not_at_all() {
+        let data = aligned();
+        let m = matrix(&data, 4, 16, 16);
+        let base = m.as_ptr();
+        let at = |row, col| summary(Source::matrix(&m, row, col), base);
+        assert_eq!(at(0, 0), (true, 8, true, true, 0));
+        assert_eq!(at(3, 8), (true, 8, true, true, 56));
+        // Outside: no elements, the base named (a copy that reads nothing).
+        assert_eq!(at(4, 0), (false, 0, true, true, 0));
+        assert_eq!(at(0, 16), (false, 0, true, true, 0));
+        // A column off the grid of chunks: plain stores of zeros (and no overflow).
+        assert_eq!(at(usize::MAX, usize::MAX), (false, 0, false, false, 0));
+        // A column off the chunk grid: plain loads, as many elements as the row has.
+        assert_eq!(at(1, 11), (true, 5, false, false, 27));
+    }
+
+    #[test]
+    fn a_padded_matrix_copies_its_last_chunk_in_part() {
+        let data = aligned();
+        // 12 columns in rows of 16: aligned rows, a last chunk of 4.
+        let m = matrix(&data, 4, 12, 16);
+        let base = m.as_ptr();
+        let at = |row, col| summary(Source::matrix(&m, row, col), base);
+        assert_eq!(at(2, 0), (true, 8, true, false, 32));
+        assert_eq!(at(2, 8), (true, 4, true, false, 40));
+        assert_eq!(at(2, 16), (false, 0, true, false, 0));
+        // Rows of 12 elements (24 bytes) apart are not all aligned: plain copies throughout.
+        let m = matrix(&data, 5, 12, 12);
+        let s = Source::matrix(&m, 1, 8);
+        assert_eq!(summary(s, m.as_ptr()), (true, 4, false, false, 20));
+    }
+
+    #[test]
+    fn an_empty_matrix_or_a_misaligned_base_is_copied_plainly() {
+        let data = aligned();
+        let empty = matrix(&data[..0], 0, 0, 0);
+        assert_eq!(
+            summary(Source::matrix(&empty, 0, 0), empty.as_ptr()),
+            (false, 0, false, true, 0)
+        );
+        // SAFETY: 63 elements from the second, inside `data`; the 7 × 8 shape fits in them.
+        let odd =
+            unsafe { Matrix::from_raw_parts(data.as_ptr().cast::<bf16>().add(1), 63, 8, 8, 7) };
+        let s = Source::matrix(&odd, 0, 0);
+        assert!(s.inside && !s.asynchronous);
+    }
+
+    #[test]
+    fn a_slice_chunk_is_its_elements_up_to_the_end() {
+        let data = aligned();
+        // SAFETY: the 64 bf16 of `data`, borrowed with it.
+        let all: &[bf16] = unsafe { core::slice::from_raw_parts(data.as_ptr().cast(), 64) };
+        let slice = &all[..20];
+        let base = slice.as_ptr();
+        let at = |start| summary(Source::chunk(slice, start), base);
+        assert_eq!(at(8), (true, 8, true, false, 8));
+        assert_eq!(at(16), (true, 4, true, false, 16));
+        assert_eq!(at(20), (false, 0, true, false, 0));
+        assert_eq!(at(3), (true, 8, false, false, 3));
+        assert_eq!(at(usize::MAX), (false, 0, true, false, 0));
+        let zeros = Source::<bf16>::zeros();
+        assert!(!zeros.inside && !zeros.asynchronous && zeros.available() == 0);
     }
 }
