@@ -1,15 +1,15 @@
 // nvcc twin of kernels/flash_attn: the FlashAttention-2 forward pass, bf16 Q, K, V and output in
 // [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
-// causal and not, the same algorithm as the oxide kernels: blocks of 128 threads, each warp 32 query
-// rows (two 16-row tiles sharing each K and V fragment) at D 64 and 16 at D 128, with its Q
-// fragments in registers (loaded element by element, as the oxide kernel's `from_fn`), keys 64
-// at a time through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory
-// (XOR-swizzled as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the
-// stages, each K's 64 x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros
-// past the last step), S = Q·Kᵀ with ldmatrix.x4 of K (two key tiles at a time), the online softmax
-// in base 2 on the accumulators (row maxima and sums over a row's four lanes with
-// __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as
-// A fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
+// causal and not, the same algorithm as the oxide kernels: blocks of 128 threads and 128 query
+// rows, their Q in a static shared tile padded a chunk a row (loaded element by element, as the
+// oxide kernel's `get_or`), each warp 32 rows as two 16-row tiles; keys 64 at a time (32 at D 128)
+// through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (XOR-swizzled
+// as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the stages, each K's
+// BKV x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros past the last
+// step), S = Q·Kᵀ with ldmatrix.x4 of Q and of K (two key tiles at a time, each feeding both
+// query tiles), the online softmax in base 2 on the accumulators (row maxima and sums over a
+// row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as A
+// fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
 // sizes, inputs, check and timing as the oxide binary. Prints, for D 64 then 128, causal 0 then
 // 1, `flash_attn-nvcc n=<n> (... d <D> causal <c> ...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
 #include <algorithm>
@@ -21,16 +21,18 @@
 
 #include "common.cuh"
 
-constexpr int BKV = 64, THREADS = 128, STAGES = 2;
+constexpr int THREADS = 128, STAGES = 2;
+// The keys of a step (kernels/flash_attn's `kv_rows`): 64, and 32 at D 128.
+template <int D> constexpr int BKV = D <= 64 ? 64 : 32;
 
 struct alignas(16) Chunk {
     uint32_t w[4];
 };
 
 template <int D> struct Stage {
-    static constexpr int ROW_CHUNKS = D / 8, CHUNKS = 2 * BKV * ROW_CHUNKS;
-    Chunk k[BKV][ROW_CHUNKS];
-    Chunk v[BKV][ROW_CHUNKS];
+    static constexpr int ROW_CHUNKS = D / 8, CHUNKS = 2 * BKV<D> * ROW_CHUNKS;
+    Chunk k[BKV<D>][ROW_CHUNKS];
+    Chunk v[BKV<D>][ROW_CHUNKS];
 };
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -47,13 +49,13 @@ __device__ __forceinline__ void fill(Stage<D>* stages, const __nv_bfloat16* k, c
     Stage<D>& s = stages[t % STAGES];
     const int start = (t % STAGES) * STAGE_CHUNKS % THREADS;
     for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
-        const bool is_v = i >= BKV * ROW_CHUNKS;
+        const bool is_v = i >= BKV<D> * ROW_CHUNKS;
         // Slot (row, physical chunk) holds logical chunk swizzle(row, physical).
-        const int j = is_v ? i - BKV * ROW_CHUNKS : i, row = j / ROW_CHUNKS, slot = j % ROW_CHUNKS;
+        const int j = is_v ? i - BKV<D> * ROW_CHUNKS : i, row = j / ROW_CHUNKS, slot = j % ROW_CHUNKS;
         const int chunk = swizzle(row, slot);
         Chunk* dst = is_v ? &s.v[row][slot] : &s.k[row][slot];
         if (t < steps) {
-            size_t at = kv_base + size_t(t * BKV + row) * D + 8 * chunk;
+            size_t at = kv_base + size_t(t * BKV<D> + row) * D + 8 * chunk;
             const bool inside = at < len;
             const __nv_bfloat16* src = (is_v ? v : k) + (inside ? at : 0);
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(dst)), "l"(src),
@@ -86,9 +88,8 @@ __device__ __forceinline__ float ex2(float x) {
     return r;
 }
 
-// The query rows of a warp (kernels/flash_attn's `warp_rows`): two 16-row tiles at D 64, one at 128.
-template <int D> constexpr int MT = D <= 64 ? 2 : 1;
-template <int D> constexpr int BQ = 4 * 16 * MT<D>;
+// The query rows of a warp: two 16-row tiles; of a block, four warps'.
+constexpr int MT = 2, BQ = 4 * 16 * MT;
 
 template <int D>
 __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __restrict__ q,
@@ -97,8 +98,10 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                                                       __nv_bfloat16* __restrict__ out, int heads, int kv_heads,
                                                       int seq, int causal, float scale, size_t q_len,
                                                       size_t kv_len) {
-    constexpr int T = MT<D>, B = BQ<D>;
+    constexpr int T = MT, B = BQ, BKV = ::BKV<D>;
     extern __shared__ Chunk dynamic[];
+    // The block's rows of Q, a padding chunk a row (conflict-free ldmatrix).
+    __shared__ Chunk q_s[BQ][D / 8 + 1];
     Stage<D>* stages = reinterpret_cast<Stage<D>*>(dynamic);
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const int q_tiles = seq / B, y = blockIdx.y;
@@ -107,24 +110,28 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
     const int kv_head = b * kv_heads + h / (heads / kv_heads);
     const size_t q_base = size_t(head) * seq * D, kv_base = size_t(kv_head) * seq * D;
     const int steps = causal ? (q_tile + 1) * B / BKV : seq / BKV;
-    const int row0 = q_tile * B + 16 * T * w;
+    const int warp_row = 16 * T * w, row0 = q_tile * B + warp_row;
     const int g = lane / 4, p2 = 2 * (lane % 4);
     fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
 
-    uint32_t qf[T][D / 16][4];
+    // Chunk c of q_s is thread c % 128's; each element as the oxide kernel's `get_or`.
+    for (int c = tid; c < BQ * (D / 8 + 1); c += THREADS) {
+        const int r = c / (D / 8 + 1), ch = c % (D / 8 + 1);
+        uint32_t words[4];
 #pragma unroll
-    for (int i = 0; i < T; ++i)
-#pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk)
-#pragma unroll
-            for (int r = 0; r < 4; ++r) {
-                // Register r: row g (+8 for odd r), columns p2 (+8 for r >= 2), two elements.
-                int row = row0 + 16 * i + g + 8 * (r % 2), col = 16 * kk + p2 + 8 * (r / 2);
-                size_t at = q_base + size_t(row) * D + col;
+        for (int e = 0; e < 4; ++e) {
+            uint32_t pair = 0;
+            if (ch < D / 8) {
+                size_t at = q_base + size_t(q_tile * B + r) * D + 8 * ch + 2 * e;
                 __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
                 __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
-                qf[i][kk][r] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
+                pair = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
             }
+            words[e] = pair;
+        }
+        q_s[r][ch] = Chunk{{words[0], words[1], words[2], words[3]}};
+    }
+    __syncthreads();
     float m[T][2], l[T][2];
 #pragma unroll
     for (int i = 0; i < T; ++i) {
@@ -140,7 +147,14 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
         const Stage<D>& st = stages[t % STAGES];
         float s[T][BKV / 8][4] = {};
 #pragma unroll
-        for (int kk = 0; kk < D / 16; ++kk)
+        for (int kk = 0; kk < D / 16; ++kk) {
+            uint32_t qf[T][4];
+#pragma unroll
+            for (int i = 0; i < T; ++i)
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                             : "=r"(qf[i][0]), "=r"(qf[i][1]), "=r"(qf[i][2]), "=r"(qf[i][3])
+                             : "r"(shared_address(&q_s[warp_row + 16 * i + lane % 16][2 * kk + lane / 16]))
+                             : "memory");
 #pragma unroll
             for (int jp = 0; jp < BKV / 16; ++jp) {
                 uint32_t r[4];
@@ -151,10 +165,11 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                              : "memory");
 #pragma unroll
                 for (int i = 0; i < T; ++i) {
-                    mma_bf16(s[i][2 * jp], qf[i][kk], r[0], r[1]);
-                    mma_bf16(s[i][2 * jp + 1], qf[i][kk], r[2], r[3]);
+                    mma_bf16(s[i][2 * jp], qf[i], r[0], r[1]);
+                    mma_bf16(s[i][2 * jp + 1], qf[i], r[2], r[3]);
                 }
             }
+        }
         const bool diagonal = causal && (t + 1) * BKV > q_tile * B;
 #pragma unroll
         for (int i = 0; i < T; ++i) {
@@ -277,7 +292,7 @@ template <int D> static int run(size_t n, int reps) {
     CHECK(cudaMemcpy(dk, kb.data(), kv_len * 2, cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dv, vb.data(), kv_len * 2, cudaMemcpyHostToDevice));
     const float scale = 1.0f / std::sqrt(float(D));
-    dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ<D>)), block(THREADS);
+    dim3 grid(1, unsigned(size_t(batch) * heads * seq / BQ)), block(THREADS);
     const int smem = STAGES * int(sizeof(Stage<D>));
     CHECK(cudaFuncSetAttribute(flash_attn<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     for (int causal = 0; causal < 2; ++causal) {

@@ -1,10 +1,11 @@
 //! flash_attn: the FlashAttention-2 forward pass on the tensor cores, bf16 `Q`, `K`, `V` and
-//! output, head dimension 64, causal or not, grouped-query (several query heads per K/V head).
-//! Layout `[batch, heads, seq, 64]` for each tensor (`K` and `V` with `kv_heads`). Each block of
-//! four warps takes 64 query rows of one head, each warp 16 of them with its `Q` fragments in
-//! registers, and walks the keys 64 at a time through a two-stage `cp.async` pipeline of `K`
-//! and `V` tiles (XOR-swizzled, so that `ldmatrix` and the copies hit every bank once; `Q`, `K`
-//! and `V` are matrices of `batch · heads · seq` rows of `d`, copied in whole chunks): `S = Q·Kᵀ` (`ldmatrix.x4` of `K`'s rows, two key tiles at a time), the online softmax on the
+//! output, head dimension 64 and 128, causal or not, grouped-query (several query heads per K/V
+//! head). Layout `[batch, heads, seq, d]` for each tensor (`K` and `V` with `kv_heads`), each a
+//! `Matrix` of `batch · heads · seq` rows of `d`. Each block of four warps takes 128 query rows
+//! of one head (their `Q` in a shared tile, padded a chunk a row), each warp 32 of them as two
+//! 16-row MMA tiles, and walks the keys (64 a step, 32 at head dimension 128) through a
+//! two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
+//! `Q` and of `K`'s rows, each pair of K fragments feeding both tiles), the online softmax on the
 //! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
 //! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). All safe Rust.
@@ -18,31 +19,33 @@ use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
 
-/// The keys of a step, and the pipeline's stages.
-const BKV: usize = 64;
+/// The keys of a step at head dimension `d`: 64, and 32 at 128, where a warp's scores for 64
+/// keys (64 registers beside the output's 128) left the kernel with its scores in local memory.
+const fn kv_rows(d: usize) -> usize {
+    if d <= 64 { 64 } else { 32 }
+}
+
+/// The pipeline's stages.
 const STAGES: usize = 2;
 
 /// `(heads, kv_heads, seq, causal)`, `causal` 0 or 1.
 pub type Shape = (usize, usize, usize, usize);
 
 /// The dynamic shared memory a kernel of head dimension `d` takes, in 16-byte chunks: `STAGES`
-/// stages of a `K` and a `V` tile, `BKV` rows of `d / 8` chunks.
+/// stages of a `K` and a `V` tile, `kv_rows(d)` rows of `d / 8` chunks.
 const fn chunks(d: usize) -> usize {
-    STAGES * 2 * BKV * (d / 8)
+    STAGES * 2 * kv_rows(d) * (d / 8)
 }
 
-/// The query rows of a block of head dimension `d`: four warps of [`warp_rows`] each.
-const fn block_rows(d: usize) -> usize {
-    4 * warp_rows(d)
-}
+/// The query rows of a block: four warps of [`WARP_ROWS`].
+const BQ: usize = 4 * WARP_ROWS;
 
-/// The query rows of a warp: 32 (two 16-row MMA tiles, so that each `K` and `V` fragment loaded
-/// from shared memory feeds two `mma`s, half the shared-memory reads per `mma` of one tile) at
-/// head dimension 64; 16 at 128, where two tiles' `Q` fragments, scores and output
-/// accumulators (64 + 64 + 128 registers) would not fit a thread's 255.
-const fn warp_rows(d: usize) -> usize {
-    if d <= 64 { 32 } else { 16 }
-}
+/// The query rows of a warp: two 16-row MMA tiles, so that each `K` and `V` fragment loaded
+/// from shared memory feeds two `mma`s (half the shared-memory reads per `mma` of one tile).
+/// Their `Q` stays in shared memory, loaded by `ldmatrix` where it is used: in registers, two
+/// tiles' `Q`, scores and output accumulators (64 + 64 + 128 registers at head dimension 128)
+/// would not fit a thread's 255.
+const WARP_ROWS: usize = 32;
 
 /// The attention kernel of head dimension `$d`, one body for every head dimension.
 macro_rules! attention {
@@ -58,27 +61,30 @@ macro_rules! attention {
             v: Matrix<bf16>,
             shape: Shape,
             scale: f32,
-            mut out: MmaTiles<bf16, { block_rows($d) }, $d, { warp_rows($d) }, $d>,
+            mut out: MmaTiles<bf16, BQ, $d, WARP_ROWS, $d>,
             chunks: DynShared<Vec8<bf16>>,
+            q_tile: Shared<[[Vec8<bf16>; $d / 8 + 1]; BQ]>,
         ) {
             const D: usize = $d;
-            /// The block's query rows, and each warp's 16-row MMA tiles of them.
-            const BQ: usize = block_rows(D);
-            const MT: usize = warp_rows(D) / 16;
+            /// Each warp's 16-row MMA tiles.
+            const MT: usize = WARP_ROWS / 16;
             /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements a row.
-            type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; BKV]>;
+            type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; kv_rows($d)]>;
+            const BKV: usize = kv_rows(D);
             let (heads, kv_heads, seq, causal) = shape;
             let q_tiles = seq / BQ;
             let y = thread::block_idx_y() as usize;
-            let (head, q_tile) = (y / q_tiles, y % q_tiles);
+            let (head, q_block) = (y / q_tiles, y % q_tiles);
             let (b, h) = (head / heads, head % heads);
             let kv_head = b * kv_heads + h / (heads / kv_heads);
             let (q_rows, kv_rows) = (head * seq, kv_head * seq);
             // Causal: the keys up to the block's last row.
-            let steps = if causal != 0 { (q_tile + 1) * BQ / BKV } else { seq / BKV };
+            let steps = if causal != 0 { (q_block + 1) * BQ / BKV } else { seq / BKV };
             let w = warp::warp_in_block() as usize;
-            // The warp's first row; its tile `i` is rows `row0 + 16·i ..`.
-            let row0 = q_tile * BQ + 16 * MT * w;
+            // The warp's first row in the block and in the head; its tile `i` is rows
+            // `row0 + 16·i ..`.
+            let warp_row = WARP_ROWS * w;
+            let row0 = q_block * BQ + warp_row;
 
             // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..`
             // of `K` (tile 0) or `V` (tile 1); zeros past the last step.
@@ -93,14 +99,15 @@ macro_rules! attention {
             let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
             pipe.fill(|at| source(0, at));
 
-            let mut qf = [[FragA::default(); D / 16]; MT];
-            for i in unroll(0..MT) {
-                for kk in unroll(0..D / 16) {
-                    qf[i][kk] = FragA::from_fn(|r, c| {
-                        q.get_or(q_rows + row0 + 16 * i + r, 16 * kk + c, bf16::ZERO)
-                    });
-                }
-            }
+            // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`).
+            let q_tile = q_tile
+                .init(|(r, c)| {
+                    Vec8(core::array::from_fn(|e| {
+                        let row = q_rows + q_block * BQ + r;
+                        if c < D / 8 { q.get_or(row, 8 * c + e, bf16::ZERO) } else { bf16::ZERO }
+                    }))
+                })
+                .sync();
             // Each lane holds rows `g` and `g + 8` of each of its warp's tiles: their running
             // maximum (of the scores in base 2) and sum.
             let mut m = [[f32::NEG_INFINITY; 2]; MT];
@@ -115,16 +122,20 @@ macro_rules! attention {
                 // fragments loaded once for the warp's tiles.
                 let mut s = [[FragC::zero(); BKV / 8]; MT];
                 for kk in unroll(0..D / 16) {
+                    let mut qf = [FragA::default(); MT];
+                    for i in unroll(0..MT) {
+                        qf[i] = FragA::load(&q_tile, warp_row + 16 * i, 2 * kk);
+                    }
                     for jp in unroll(0..BKV / 16) {
                         let [b0, b1] = FragB::load_n_rows_pair(k_tile, 16 * jp, 2 * kk);
                         for i in unroll(0..MT) {
-                            s[i][2 * jp] = mma(&qf[i][kk], &b0, s[i][2 * jp]);
-                            s[i][2 * jp + 1] = mma(&qf[i][kk], &b1, s[i][2 * jp + 1]);
+                            s[i][2 * jp] = mma(&qf[i], &b0, s[i][2 * jp]);
+                            s[i][2 * jp + 1] = mma(&qf[i], &b1, s[i][2 * jp + 1]);
                         }
                     }
                 }
                 // The tiles whose keys reach past the block's first row.
-                let diagonal = causal != 0 && (t + 1) * BKV > q_tile * BQ;
+                let diagonal = causal != 0 && (t + 1) * BKV > q_block * BQ;
                 for i in unroll(0..MT) {
                     let rows = row0 + 16 * i;
                     for (j, s) in s[i].iter_mut().enumerate() {
@@ -199,12 +210,12 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (32 KB of stages), 128 query rows a block.
+    /// Head dimension 64 (32 KB of stages, 18 KB of Q).
     flash_attn, 64
 }
 
 attention! {
-    /// Head dimension 128 (64 KB of stages), 64 query rows a block.
+    /// Head dimension 128 (64 KB of stages, 34 KB of Q).
     flash_attn_128, 128
 }
 
@@ -270,10 +281,10 @@ fn reference_row(
 /// the output (2^-8 relative each) on values below 1 in magnitude.
 const TOLERANCE: f64 = 8e-3;
 
-/// The launch for head dimension `d`: a block for each of its `block_rows(d)` query rows.
-fn config(d: usize, batch: usize, heads: usize, seq: usize) -> LaunchConfig {
+/// The launch: a block for each `BQ` query rows.
+fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
     LaunchConfig {
-        grid: (1, (batch * heads * seq / block_rows(d)) as u32, 1),
+        grid: (1, (batch * heads * seq / BQ) as u32, 1),
         block: (128, 1, 1),
         shared_mem_bytes: 0,
     }
@@ -311,7 +322,7 @@ impl Attention {
     }
 
     fn config(&self) -> LaunchConfig {
-        config(self.d, self.batch, self.heads, self.seq)
+        config(self.batch, self.heads, self.seq)
     }
 
     /// The largest error of `out` against the f64 reference over `rows` (`(b, h, row)`).
