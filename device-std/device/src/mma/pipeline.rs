@@ -417,43 +417,63 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         let chunk = core::mem::size_of::<Vec8<T::Elem>>();
         let (t, n) = BlockPosition::current().linear();
         let first = first_own_chunk::<T>(group % S, t, n);
-        let mut copy = |j: usize| {
-            let i = first + j * n;
-            if i >= T::CHUNKS {
-                return false;
-            }
-            let slot = T::slot(i);
-            // SAFETY: the source is a `Source`, whose slice or matrix `'s` keeps borrowed while
-            // the copy may read it; the chunk is this thread's, in a stage checked free above.
-            unsafe {
-                copies::copy_chunk(
-                    (stage.wrapping_add(slot), window + slot * chunk),
-                    source(T::position(i)),
-                    self.key(),
-                )
-            };
-            true
-        };
-        // A count of chunks that is the same in every thread where the block divides a stage
-        // (and a constant where the launch's block size is). A few a thread: the loop unrolls,
-        // and each chunk's position is the same in every fill, so it is computed once, outside
-        // the caller's loop, and the chunk's copy is its bounds test, address and `cp.async`
-        // (about 15 instructions against 60 in a loop, hgemm's 8 a thread). Many: a loop, since
-        // each unrolled chunk holds its hoisted address in registers through the caller's loop
-        // (flash_attn's 16 a thread at head dimension 128 took 255 registers and spilled,
-        // against 212 as a loop).
         let count = T::CHUNKS.div_ceil(n);
+        // A count of chunks that is the same in every thread where the block divides a stage
+        // (and a constant where the launch's block size is).
         if count <= UNROLLED_CHUNKS {
+            // A few a thread: unrolled, so each chunk's position is the same in every fill and
+            // computed once, outside the caller's loop. The sources are gathered first and
+            // tested together: where every one is a whole chunk of aligned global memory (a
+            // test of the matrices alone, which LLVM hoists), the copies are one `cp.async`
+            // each with no branch between them, one test a fill instead of one a chunk.
+            let mut chunks = [None; UNROLLED_CHUNKS];
             for j in crate::unroll(0..count) {
-                if !copy(j) {
+                let i = first + j * n;
+                if i >= T::CHUNKS {
                     break;
+                }
+                chunks[j] = Some((T::slot(i), source(T::position(i))));
+            }
+            let mut whole = true;
+            for j in crate::unroll(0..UNROLLED_CHUNKS) {
+                if let Some((_, from)) = chunks[j] {
+                    whole &= Source::is_whole(&from);
+                }
+            }
+            for j in crate::unroll(0..UNROLLED_CHUNKS) {
+                let Some((slot, from)) = chunks[j] else {
+                    continue;
+                };
+                let at = (stage.wrapping_add(slot), window + slot * chunk);
+                // SAFETY: the source is a `Source`, whose slice or matrix `'s` keeps borrowed
+                // while the copy may read it; the chunk is this thread's, in a stage checked
+                // free above; `whole` where every source is a whole chunk or none.
+                unsafe {
+                    if whole {
+                        copies::copy_whole_chunk(at.1, from, self.key());
+                    } else {
+                        copies::copy_chunk(at, from, self.key());
+                    }
                 }
             }
         } else {
+            // Many: a loop, since each unrolled chunk holds its hoisted address in registers
+            // through the caller's loop (flash_attn's 16 a thread at head dimension 128 took
+            // 255 registers and spilled, against 212 as a loop).
             for j in 0..count {
-                if !copy(j) {
+                let i = first + j * n;
+                if i >= T::CHUNKS {
                     break;
                 }
+                let slot = T::slot(i);
+                // SAFETY: as above.
+                unsafe {
+                    copies::copy_chunk(
+                        (stage.wrapping_add(slot), window + slot * chunk),
+                        source(T::position(i)),
+                        self.key(),
+                    )
+                };
             }
         }
         copies::commit_group(self.key());

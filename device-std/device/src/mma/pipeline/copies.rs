@@ -186,13 +186,9 @@ pub(super) unsafe fn copy_chunk<E: MmaInput>(
     key: usize,
 ) {
     let first = source.first;
-    if source.asynchronous && source.whole {
-        cp_async_16_or_zeros(
-            window,
-            first.expose_provenance(),
-            (!source.inside).into(),
-            key,
-        );
+    if source.is_whole() {
+        // SAFETY: the caller's promises, and the test.
+        unsafe { copy_whole_chunk(window, source, key) };
     } else if source.asynchronous {
         let bytes = (source.available() * core::mem::size_of::<E>()) as u32;
         cp_async_16(window, first.expose_provenance(), bytes, key);
@@ -200,6 +196,21 @@ pub(super) unsafe fn copy_chunk<E: MmaInput>(
         // SAFETY: the caller's promises.
         unsafe { copy_plainly(dst, first, source.available()) };
     }
+}
+
+/// [`copy_chunk`] of a source that [`is_whole`](Source::is_whole): one `cp.async` of 16 bytes,
+/// or of none where the chunk is outside its source.
+///
+/// # Safety
+/// As [`copy_chunk`]'s, and `source.is_whole()`.
+#[inline]
+pub(super) unsafe fn copy_whole_chunk<E: MmaInput>(
+    window: usize,
+    source: Source<'_, E>,
+    key: usize,
+) {
+    let zeros = u32::from(!source.inside);
+    cp_async_16_or_zeros(window, source.first.expose_provenance(), zeros, key);
 }
 
 /// The chunk of `available` (0 to 8) elements from `first`, zeros after them, copied by plain

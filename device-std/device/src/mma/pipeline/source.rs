@@ -111,6 +111,13 @@ impl<'a, E> Source<'a, E> {
         }
     }
 
+    /// Whether the copy is one `cp.async` of all 8 elements or of none: aligned global memory,
+    /// a chunk wholly inside its source or wholly outside.
+    #[inline]
+    pub(super) fn is_whole(&self) -> bool {
+        self.asynchronous && self.whole
+    }
+
     /// How many of the 8 elements exist (0 to 8).
     #[inline]
     pub(super) fn available(&self) -> usize {
