@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # One device call for a session that changed the tensor-core code, ON the GPU machine over a
 # built .gpu-suite (ci/build-gpu-suite.sh; carry .gpu-suite), writing its reports under $1:
-#   bash .gpu-suite/tensor-session.sh $OUT
-# 1. compute-sanitizer memcheck and racecheck on hgemm and flash_attn at a small size (each
-#    capped at SAN_S seconds, default 25);
-# 2. the whole suite with SANITIZE=0 (capped at SUITE_S seconds, default 380: it took 354 s on
-#    the H200 on 2026-12-03);
-# 3. hgemm's variants at 8192³ (HGEMM_VARIANTS=1, capped at 25 s).
-# Prints the GPU, the sanitizers' verdicts, the suite's summary and the variants' lines.
+#   bash .gpu-suite/tensor-session.sh $OUT        (SUITE=1: the whole suite after, SANITIZE=0)
+# 1. compute-sanitizer memcheck and racecheck on hgemm and flash_attn at a small size, each
+#    capped at SAN_S seconds (default 25);
+# 2. the corpus's tensor cases on the GPU against the emulator (release build);
+# 3. hgemm at 8192³, every variant, and its twin's variants with cuBLAS;
+# 4. flash_attn at 2^28 (head dimensions 64 and 128, causal and not), its twin, torch's SDPA.
+# Prints the GPU, the sanitizers' verdicts and a summary of the lines that matter.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: tensor-session.sh <report folder>}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+arch=${ARCH:-sm_90}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 for b in hgemm flash_attn; do
     for tool in memcheck racecheck; do
@@ -20,10 +23,30 @@ for b in hgemm flash_attn; do
         echo "$tool $b 131072: exit $? | $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -n1)"
     done
 done > "$out/sanitize.txt"
-SANITIZE=0 timeout "${SUITE_S:-380}" bash "$here/run.sh" > "$out/suite.txt" 2>&1
-echo "suite exit $?" >> "$out/suite.txt"
-HGEMM_VARIANTS=1 timeout 25 "$here/bin/hgemm" 268435456 > "$out/variants.txt" 2>&1
-echo "variants exit $?" >> "$out/variants.txt"
-cat "$out/gpu.txt" "$out/sanitize.txt"
-tail -n 40 "$out/suite.txt"
-tail -n 6 "$out/variants.txt"
+{
+    date -u
+    cat "$out/gpu.txt"
+    echo "== corpus tensor cases (GPU vs emulator)"
+    for case in mma_bf16_fragments mma_f16_fragments mma_ldmatrix_tiles mma_pipelined; do
+        "$here/conformance/release/conformance" --gpu --case "$case" 2>&1 | tail -n 1
+    done
+    for cu in hgemm flash_attn; do
+        flags=$(sed -n 's|^// nvcc-flags: ||p' "$here/twins/$cu.cu")
+        nvcc -O3 -arch="$arch" -o "$work/$cu-nvcc" "$here/twins/$cu.cu" $flags || echo "WARN: twin $cu did not build"
+    done
+    echo "== hgemm at 8192^3"
+    HGEMM_VARIANTS=1 timeout 60 "$here/bin/hgemm" 268435456
+    HGEMM_VARIANTS=1 timeout 60 "$work/hgemm-nvcc" 268435456
+    echo "== flash_attn at 2^28"
+    timeout 60 "$here/bin/flash_attn" 268435456
+    timeout 60 "$work/flash_attn-nvcc" 268435456
+    timeout 90 python3 "$here/torch_sdpa.py" 268435456
+    date -u
+} > "$out/tensor.txt" 2>&1
+cat "$out/sanitize.txt"
+grep -E "^(ok|FAIL) |passed|FAIL|TFLOP/s|WARN|UTC" "$out/tensor.txt" | sed -E 's/ GB\/s.*//'
+if [[ ${SUITE:-0} == 1 ]]; then
+    SANITIZE=0 timeout "${SUITE_S:-380}" bash "$here/run.sh" > "$out/suite.txt" 2>&1
+    echo "suite exit $?"
+    tail -n 30 "$out/suite.txt"
+fi
