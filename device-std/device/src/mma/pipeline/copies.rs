@@ -26,9 +26,9 @@ std::thread_local! {
 }
 
 /// `cp.async.cg` of 16 bytes, `bytes` of them read from `src` (global) and the rest zero, into
-/// `dst`, an offset in the `.shared` window (the `shared_window` of the pipeline's stages,
-/// the chunk's place in them: made once per pipeline, so that each copy's address is a
-/// register plus a constant). The addresses are integers (exposed), not pointers: the backend's
+/// `dst`, an offset in the `.shared` window (the `shared_window` of the pipeline's stages, made
+/// once per pipeline, plus the chunk's place in them: each copy's address is a register plus a
+/// constant). The addresses are integers (exposed), not pointers: the backend's
 /// uniformity analysis takes an intrinsic to write through its pointer arguments, and `src` may
 /// come from a closure whose result it cannot tell from the closure's captures.
 #[oxide_gpu::ptx(
