@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One device call for a session that changed the tensor-core code, ON the GPU machine over a
 # built .gpu-suite (ci/build-gpu-suite.sh; carry .gpu-suite), writing its reports under $1:
-#   bash .gpu-suite/tensor-session.sh $OUT        (SUITE=1: the whole suite after, SANITIZE=0)
+#   bash .gpu-suite/tensor-session.sh $OUT        (SUITE=1: the whole suite after, SANITIZE=0;
+#                                                  QUICK=1: memcheck only, the default hgemm
+#                                                  variant only, no torch: about 150 s)
 # 1. compute-sanitizer memcheck and racecheck on hgemm and flash_attn at a small size, each
 #    capped at SAN_S seconds (default 25);
 # 2. the corpus's tensor cases on the GPU against the emulator (release build);
@@ -16,7 +18,9 @@ trap 'rm -rf "$work"' EXIT
 arch=${ARCH:-sm_90}
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$out/gpu.txt" 2>&1
 for b in hgemm flash_attn; do
-    for tool in memcheck racecheck; do
+    tools=(memcheck racecheck)
+    [[ ${QUICK:-0} == 1 ]] && tools=(memcheck)
+    for tool in "${tools[@]}"; do
         log="$out/sanitize-$tool-$b.txt"
         timeout "${SAN_S:-25}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
             "$here/bin/$b" 131072 > "$log" 2>&1
@@ -35,12 +39,14 @@ done > "$out/sanitize.txt"
         nvcc -O3 -arch="$arch" -o "$work/$cu-nvcc" "$here/twins/$cu.cu" $flags || echo "WARN: twin $cu did not build"
     done
     echo "== hgemm at 8192^3"
-    HGEMM_VARIANTS=1 timeout 60 "$here/bin/hgemm" 268435456
-    HGEMM_VARIANTS=1 timeout 60 "$work/hgemm-nvcc" 268435456
+    variants=1
+    [[ ${QUICK:-0} == 1 ]] && variants=0
+    HGEMM_VARIANTS=$variants timeout 60 "$here/bin/hgemm" 268435456
+    HGEMM_VARIANTS=$variants timeout 60 "$work/hgemm-nvcc" 268435456
     echo "== flash_attn at 2^28"
     timeout 60 "$here/bin/flash_attn" 268435456
     timeout 60 "$work/flash_attn-nvcc" 268435456
-    timeout 90 python3 "$here/torch_sdpa.py" 268435456
+    [[ ${QUICK:-0} == 1 ]] || timeout 90 python3 "$here/torch_sdpa.py" 268435456
     date -u
 } > "$out/tensor.txt" 2>&1
 cat "$out/sanitize.txt"
