@@ -2,7 +2,7 @@
 // nvcc twin of kernels/hgemm: C = A·B for square side x side row-major bf16 A and B (side the
 // largest multiple of 128 whose square is at most n, within 128..8192), f32 accumulation and an
 // f32 C, the same algorithm as the oxide kernel: blocks of 128 threads each computing a 128 x 128
-// tile of C, warp w the 64 x 64 region (w / 2, w % 2); k in steps of 32 through a four-stage
+// tile of C (tiles taken eight tile rows at a time, as the oxide kernel's Grouped<8>), warp w the 64 x 64 region (w / 2, w % 2); k in steps of 32 through a four-stage
 // cp.async pipeline in dynamic shared memory (128 x 32 of A and 32 x 128 of B a stage, each tile
 // XOR-swizzled: chunk c of row r at c ^ x(r), x(r) = (r / 2) % 4 for A's rows of 4 chunks and
 // r % 8 for B's of 16), chunk i of a stage copied by thread i % 128 with cp.async.cg (16 bytes,
@@ -67,7 +67,14 @@ __global__ void __launch_bounds__(C::THREADS) hgemm(const __nv_bfloat16* __restr
     extern __shared__ __align__(128) uint8_t dynamic[];
     const int tid = threadIdx.x, lane = tid % 32, w = tid / 32;
     const int wm = w / (BN / WN), wn = w % (BN / WN);
-    const int m0 = blockIdx.y * BM, n0 = blockIdx.x * BN;
+    // The block's tile, eight tile rows at a time (the oxide kernel's `Grouped<8>`): block b of
+    // the grid's linear order takes tile (8 g + at % rows_g, at / rows_g) of group g.
+    const int tile_rows = (m + BM - 1) / BM, tile_cols = (n + BN - 1) / BN;
+    const int bid = blockIdx.x + gridDim.x * blockIdx.y, per_group = 8 * tile_cols;
+    const int group = bid / per_group, at = bid % per_group, first_row = 8 * group;
+    const int group_rows = min(tile_rows - first_row, 8);
+    if (group_rows <= 0 || at / group_rows >= tile_cols) return;
+    const int m0 = (first_row + at % group_rows) * BM, n0 = (at / group_rows) * BN;
     const int steps = (k + BK - 1) / BK;
     // This thread's chunks: shared offsets within a stage, global offsets at k0 = 0, and the
     // bounds each needs (A's row in the matrix; B's column).

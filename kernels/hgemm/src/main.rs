@@ -1,6 +1,8 @@
 //! hgemm: `C = A·B` on the tensor cores, bf16 `A` (`M × K`) and `B` (`K × N`), both row-major,
-//! f32 accumulation and an f32 `C`. Each block of 128 threads computes a 128 × 128 tile of `C`,
-//! its four warps 64 × 64 regions of it (`MmaTiles`), walking `k` in steps of 32 through a
+//! f32 accumulation and an f32 `C`. Each block of 128 threads computes a 128 × 128 tile of `C`
+//! (blocks taking tiles eight tile rows at a time, `Grouped<8>`, so that neighbours share A's
+//! rows and B's columns in L2), its four warps 64 × 64 regions of it (`MmaTiles`), walking `k`
+//! in steps of 32 through a
 //! four-stage `cp.async` pipeline in dynamic shared memory (128 × 32 of A, 32 × 128 of B a
 //! stage, both XOR-swizzled so that `ldmatrix` and the copies hit every bank once); per step
 //! of 16 a warp loads four A fragments (`ldmatrix.x4`) and eight B fragments
@@ -13,6 +15,7 @@ use oxide::MmaTiles;
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, MatrixShape, Rows};
 use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, Vec8, mma};
+use oxide::outputs::Grouped;
 use oxide::prelude::*;
 use oxide_bench as bench;
 
@@ -40,22 +43,23 @@ macro_rules! gemm {
         pub fn $name(
             a: Matrix<bf16>,
             b: Matrix<bf16>,
-            mut c: MmaTiles<f32, $bm, $bn, $wm, $wn>,
+            mut c: MmaTiles<f32, $bm, $bn, $wm, $wn, Grouped<8>>,
             chunks: DynShared<Vec8<bf16>>,
         ) {
-            const BM: usize = $bm;
             const BN: usize = $bn;
             const BK: usize = $bk;
             const WM: usize = $wm;
             const WN: usize = $wn;
             const STAGES: usize = $stages;
-            /// A stage's slice of A (`BM` rows of `BK` elements) and of B (`BK` rows of `BN`).
+            /// A stage's slice of A (the block's rows, `BK` elements each) and of B (`BK` rows
+            /// of `BN`).
             type ATile = Swizzled<[[Vec8<bf16>; $bk / 8]; $bm]>;
             type BTile = Swizzled<[[Vec8<bf16>; $bn / 8]; $bk]>;
-            let (m0, n0) = (
-                thread::block_idx_y() as usize * BM,
-                thread::block_idx_x() as usize * BN,
-            );
+            // The block's tile, eight tile rows at a time (`Grouped<8>`: consecutive blocks
+            // share rows of A and columns of B, which stay in L2).
+            let Some((m0, n0)) = c.block_origin() else {
+                return;
+            };
             let steps = a.cols().div_ceil(BK);
             // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
             // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..` (zeros

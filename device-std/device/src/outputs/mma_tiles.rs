@@ -48,6 +48,14 @@ impl FromAccumulator for crate::f16 {
 impl<T, const R: usize, const C: usize, const WR: usize, const WC: usize, O: TileOrder>
     MmaTiles<'_, T, R, C, WR, WC, O>
 {
+    /// The `(row, col)` of the calling block's `R × C` tile in the output's rectangle under
+    /// `O`, or `None` when the block has no tile: where a GEMM's block starts its rows of A and
+    /// columns of B. The same in every thread of a block.
+    #[inline]
+    pub fn block_origin(&self) -> Option<(usize, usize)> {
+        calling_block_tile_origin::<O, R, C>(self.rows, self.width)
+    }
+
     /// This warp's region of its block's tile, or `None` when the block has no tile (see
     /// `BlockTiles::tile_mut`) or the warp no region. The same in every lane of a warp.
     #[inline]
