@@ -58,3 +58,33 @@ pub(super) fn mma_m16n8k16(
         (f64::from(c[i]) + products) as f32
     })
 }
+
+/// `mma.sync.m16n8k8` with `tf32` operands (the `f32` bits of rounded values) and `f32`
+/// accumulators: the calling lane's `c + a·b`, each sum of eight exact products taken in `f64`
+/// (in `k` order) and rounded to `f32` once.
+pub(super) fn mma_m16n8k8_tf32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+    let a_low = exchange(u64::from(a[0]) | u64::from(a[1]) << 32);
+    let a_high = exchange(u64::from(a[2]) | u64::from(a[3]) << 32);
+    let b_all = exchange(u64::from(b[0]) | u64::from(b[1]) << 32);
+    let mut a_tile = [[0f64; 8]; 16];
+    let mut b_tile = [[0f64; 8]; 8];
+    let value = |bits: u32| f64::from(f32::from_bits(bits));
+    for lane in 0..WARP_SIZE {
+        let [r0, r1] = registers(&a_low, lane);
+        let [r2, r3] = registers(&a_high, lane);
+        for (i, bits) in [r0, r1, r2, r3].into_iter().enumerate() {
+            let (row, col) = super::tf32::a_position(lane, i);
+            a_tile[row][col] = value(bits);
+        }
+        for (i, bits) in registers(&b_all, lane).into_iter().enumerate() {
+            let (k, n) = super::tf32::b_position(lane, i);
+            b_tile[k][n] = value(bits);
+        }
+    }
+    let lane = crate::warp::lane_id();
+    core::array::from_fn(|i| {
+        let (row, col) = layout::c_position(lane, i);
+        let products: f64 = (0..8).map(|k| a_tile[row][k] * b_tile[k][col]).sum();
+        (f64::from(c[i]) + products) as f32
+    })
+}

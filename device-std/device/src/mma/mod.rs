@@ -48,6 +48,7 @@ mod layout;
 mod ldmatrix;
 mod pipeline;
 mod swizzle;
+pub mod tf32;
 
 pub use ldmatrix::{ReadTile, TileRef, Vec8};
 pub use pipeline::{Filled, Pipeline, Ready, Source, StageTile, StageTiles, Stages};
@@ -378,18 +379,54 @@ impl FragC {
     }
 }
 
-/// `a · b + c` for the warp's 16 × 16 by 16 × 8 tiles (`mma.sync.aligned.m16n8k16.row.col`,
-/// `f32` accumulation): a warp collective, which every lane of the warp calls together with its
+/// `a · b + c` for the warp's tiles, as the fragments' types say: `m16n8k16` for [`FragA`] of
+/// `bf16` or `f16` (`mma.sync.aligned.m16n8k16.row.col`, `f32` accumulation), `m16n8k8` for
+/// [`tf32::FragA`]. A warp collective, which every lane of the warp calls together with its
 /// fragments.
 ///
 /// # Panics
 /// In a block whose thread count is not a multiple of 32 (its last warp lacks lanes).
 #[track_caller]
 #[inline]
-pub fn mma<E: MmaInput>(a: &FragA<E>, b: &FragB<E>, c: FragC) -> FragC {
+pub fn mma<A: Operands>(a: &A, b: &A::B, c: A::C) -> A::C {
     crate::warp::collective::warp_collective();
     require_whole_warps();
-    FragC {
-        values: mma_m16n8k16::<E>(a.registers, b.registers, c.values),
+    a.multiply(b, c, private::Token)
+}
+
+mod private {
+    /// What only this crate can make: the proof that [`Operands::multiply`](super::Operands)
+    /// is called from [`mma`](super::mma), after its checks (the raw `mma.sync` must not be
+    /// callable from outside).
+    pub struct Token;
+}
+
+/// An A fragment and what it multiplies: its B fragment and accumulators, one per `mma.sync`
+/// shape and type ([`FragA`], [`tf32::FragA`]). Sealed; [`mma`] is its one use.
+pub trait Operands: operands_sealed::Sealed {
+    /// The B fragment of the same shape and element type.
+    type B;
+    /// The accumulators.
+    type C;
+    /// The warp's `mma.sync`, without [`mma`]'s checks.
+    #[doc(hidden)]
+    fn multiply(&self, b: &Self::B, c: Self::C, _: private::Token) -> Self::C;
+}
+
+mod operands_sealed {
+    pub trait Sealed {}
+}
+
+impl<E: MmaInput> operands_sealed::Sealed for FragA<E> {}
+
+impl<E: MmaInput> Operands for FragA<E> {
+    type B = FragB<E>;
+    type C = FragC;
+
+    #[inline]
+    fn multiply(&self, b: &FragB<E>, c: FragC, _: private::Token) -> FragC {
+        FragC {
+            values: mma_m16n8k16::<E>(self.registers, b.registers, c.values),
+        }
     }
 }

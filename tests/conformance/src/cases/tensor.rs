@@ -6,7 +6,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma, tf32};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, KernelCase};
@@ -21,6 +21,14 @@ map_cases! {
     /// Every `f16` bit pattern widened to `f32` (NaNs compared as NaNs).
     widen_f16(Check::Ulp(0)) |x| -> f32 {
         oxide::f16::from_bits(x as u16).to_f32()
+    }
+    /// `f32` bits rounded to `tf32` as a fragment holds them (`cvt.rna.tf32.f32` against the
+    /// CPU's rounding: ties away from zero, carries into the exponent, infinities); a NaN
+    /// input is replaced by 1.5 (a NaN's payload after the rounding is not specified).
+    round_to_tf32(Check::Exact) |x| -> u32 {
+        let f = f32::from_bits(x as u32);
+        let f = if f.is_nan() { 1.5 } else { f };
+        tf32::FragA::from_fn(|_, _| f).get(0).to_bits()
     }
     /// `bf16` arithmetic, each operation rounded once.
     bf16_arithmetic(Check::Exact) |x| -> u16 {
@@ -98,6 +106,37 @@ pub fn mma_f16_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
     if let Some(o) = out.get_mut(idx) {
         *o = pack(d.values());
     }
+}
+
+/// Each warp: `C + A · B` for `f32` A (16 × 8) and B (8 × 8) rounded to `tf32` and an `f32` C:
+/// A's elements carry bits below `tf32`'s (a relative `2^-13`), which the rounding removes, so
+/// the product is of small integers and exact.
+#[kernel]
+pub fn mma_tf32_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = tf32::FragA::from_fn(|r, c| a_of(input, base, r, c) * (1.0 + 2f32.powi(-13)));
+    let b = tf32::FragB::from_fn(|k, n| b_of(input, base, k, n));
+    let c = FragC::from_fn(|r, col| c_of(input, base, r, col));
+    let d = mma(&a, &b, c);
+    if let Some(o) = out.get_mut(idx) {
+        *o = pack(d.values());
+    }
+}
+
+fn tf32_reference(input: &[u64]) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            pack(core::array::from_fn(|e| {
+                let (r, col) = c_at(lane, e);
+                let sum: f32 = (0..8)
+                    .map(|k| a_of(input, base, r, k) * b_of(input, base, k, col))
+                    .sum();
+                sum + c_of(input, base, r, col)
+            }))
+        })
+        .collect()
 }
 
 fn fragments_reference(input: &[u64], with_c: bool) -> Vec<u128> {
@@ -288,6 +327,7 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
         input, false
     )));
     all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
+    all.push(tile_case!(mma_tf32_fragments, tf32_reference));
     all.push(Box::new(KernelCase::<u128> {
         name: "mma_pipelined",
         check: Check::Exact,
