@@ -57,7 +57,16 @@ fn values(len: usize, seed: u32, fine: bool) -> Vec<f32> {
         .collect()
 }
 
-fn run(fine: bool) -> (Vec<[f32; 4]>, Vec<[f32; 4]>, Vec<f32>, Vec<f32>) {
+/// What a run gives: each lane's accumulators and A values, the expected 16 × 8 result, and
+/// A rounded to `tf32` on the CPU.
+struct Run {
+    out: Vec<[f32; 4]>,
+    a_values: Vec<[f32; 4]>,
+    expected: Vec<f32>,
+    rounded_a: Vec<f32>,
+}
+
+fn run(fine: bool) -> Run {
     let (a, b) = (values(128, 3, fine), values(64, 4, fine));
     let c: Vec<f32> = (0..128).map(|i| (i % 7) as f32 - 3.0).collect();
     let mut both = vec![[[f32::NAN; 4]; 2]; 32];
@@ -82,11 +91,21 @@ fn run(fine: bool) -> (Vec<[f32; 4]>, Vec<[f32; 4]>, Vec<f32>, Vec<f32>) {
             (f64::from(c[e]) + sum) as f32
         })
         .collect();
-    (out, a_values, expected, ra)
+    Run {
+        out,
+        a_values,
+        expected,
+        rounded_a: ra,
+    }
 }
 
 fn check(fine: bool) {
-    let (out, a_values, expected, ra) = run(fine);
+    let Run {
+        out,
+        a_values,
+        expected,
+        rounded_a: ra,
+    } = run(fine);
     for lane in 0..32 {
         let (g, t) = (lane / 4, lane % 4);
         // A's registers: (g, t), (g + 8, t), (g, t + 4), (g + 8, t + 4).
@@ -98,13 +117,9 @@ fn check(fine: bool) {
                 "lane {lane}, A element {i}"
             );
         }
-        for i in 0..4 {
+        for (i, &value) in out[lane].iter().enumerate() {
             let (r, col) = c_at(lane, i);
-            assert_eq!(
-                out[lane][i],
-                expected[r * 8 + col],
-                "lane {lane}, element {i}"
-            );
+            assert_eq!(value, expected[r * 8 + col], "lane {lane}, element {i}");
         }
     }
 }
@@ -116,7 +131,7 @@ fn exact_tf32_tiles_multiply_exactly() {
 
 #[test]
 fn f32_tiles_are_rounded_to_tf32_then_multiplied() {
-    let (a, ra) = (values(128, 3, true), run(true).3);
+    let (a, ra) = (values(128, 3, true), run(true).rounded_a);
     assert!(
         a.iter().zip(&ra).any(|(x, r)| x != r),
         "the inputs exercise rounding"
