@@ -429,15 +429,15 @@ mod tests {
         MatrixShape::new(x, x.len() / d, d).unwrap()
     }
 
-    /// The emulator's attention against the f64 reference, every row, causal and not, with
-    /// grouped-query heads, for both head dimensions.
-    #[test]
-    fn the_emulator_attends() {
+    /// The emulator's attention of `(batch, heads, kv_heads, seq)` against the f64 reference,
+    /// every row, causal and not, for both head dimensions.
+    fn attend_every_row(problem: (usize, usize, usize, usize)) {
+        let (batch, heads, _, seq) = problem;
         for d in [64, 128] {
-            let att = Attention::new(d, (1, 2, 1, 128));
+            let att = Attention::new(d, problem);
             let scale = 1.0 / (d as f32).sqrt();
-            let every_row: Vec<(usize, usize, usize)> = (0..2)
-                .flat_map(|h| (0..128).map(move |r| (0, h, r)))
+            let every_row: Vec<(usize, usize, usize)> = (0..batch)
+                .flat_map(|b| (0..heads).flat_map(move |h| (0..seq).map(move |r| (b, h, r))))
                 .collect();
             for causal in [0, 1] {
                 let mut out = vec![bf16::NAN; att.q.len()];
@@ -450,10 +450,23 @@ mod tests {
                 }
                 .unwrap();
                 let worst = att.error(&out, causal, &every_row);
-                println!("d {d} causal {causal}: largest error {worst:e}");
+                println!("{problem:?} d {d} causal {causal}: largest error {worst:e}");
                 assert!(worst <= TOLERANCE, "d {d} causal {causal}: error {worst:e}");
             }
         }
+    }
+
+    /// One block of 128 query rows a head, two query heads sharing a K/V head.
+    #[test]
+    fn the_emulator_attends() {
+        attend_every_row((1, 2, 1, 128));
+    }
+
+    /// Two blocks of query rows: the second block's causal steps reach past its first row
+    /// (keys of the first block whole, of its own masked above the diagonal).
+    #[test]
+    fn the_emulator_attends_across_query_blocks() {
+        attend_every_row((1, 1, 1, 256));
     }
 
     #[test]
