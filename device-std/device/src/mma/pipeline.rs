@@ -287,7 +287,11 @@ pub struct Pipeline<'k, 's, T: StageTiles, const S: usize> {
     /// Waits this thread passed: stage `waited - 1` is the one being read.
     waited: usize,
     _view: PhantomData<(&'k mut Stages<T, S>, *mut ())>,
-    _sources: PhantomData<&'s [T::Elem]>,
+    /// Invariant in `'s` (the `fn` argument): covariance would let a `&'p Pipeline` (the
+    /// `Ready` a wait gives) shrink `'s` to `'p`, so a `Ready::fill` could take a source that
+    /// is written while its copy is still in flight (a review found that race; compile-fail
+    /// `mma_source_outlives_ready_fill`).
+    _sources: PhantomData<(&'s [T::Elem], fn(&'s ()))>,
 }
 
 /// The stage the last [`Pipeline::wait`] completed: read it with [`tiles`](Self::tiles), and

@@ -2,8 +2,8 @@
 //!
 //! `tf32` is a rounding of `f32`, not a type of its own: the tensor cores read an `f32`'s sign,
 //! its 8 exponent bits and the top 10 of its 23 mantissa bits. A fragment's constructor rounds
-//! each value there (`cvt.rna.tf32.f32`: to nearest, ties away from zero, as CUTLASS rounds its
-//! `tf32` operands), so a warp multiplies a 16 × 8 A tile by an 8 × 8 B tile into the same
+//! each value there (as `cvt.rna.tf32.f32` does: to nearest, ties away from zero, as CUTLASS
+//! rounds its `tf32` operands; in integer arithmetic, the same on the GPU and the CPU), so a warp multiplies a 16 × 8 A tile by an 8 × 8 B tile into the same
 //! 16 × 8 accumulators ([`FragC`]) that the 16-bit shapes use, with `f32` data in and out.
 //!
 //! ```ignore
@@ -48,16 +48,21 @@ pub(super) const fn b_position(lane: u32, i: usize) -> (usize, usize) {
     (t + 4 * i, group)
 }
 
-/// `x` rounded to `tf32` (`cvt.rna.tf32.f32`): to the nearest value with 10 mantissa bits, ties
-/// away from zero, as the bits of an `f32` whose low 13 mantissa bits are zero. Infinities stay;
-/// a NaN stays a NaN (its payload is not specified).
-#[oxide_gpu::ptx(template = "cvt.rna.tf32.f32 $0, $1;", constraints = "=r,f")]
-#[inline(never)]
+/// `x` rounded to `tf32`: to the nearest value with 10 mantissa bits, ties away from zero (PTX's
+/// `cvt.rna.tf32.f32` for every number), as the bits of an `f32` whose low 13 mantissa bits are
+/// zero. Infinities stay; a NaN stays a NaN, quiet, its payload's top 10 bits kept.
+///
+/// Plain Rust rather than the `cvt` instruction, so that the GPU and the CPU run the same
+/// integer arithmetic: a review found a report that the instruction is that same add and mask
+/// on the GPU with no test for NaN (a NaN would come out as zero or infinity), which the
+/// emulator would not do. The rounding is checked against an f64 reference for all 2^32
+/// inputs (the review's exhaustive run; the unit tests below keep the cases).
+#[inline]
 fn round_to_tf32(x: f32) -> u32 {
     round_to_tf32_bits(x.to_bits())
 }
 
-/// The CPU's `cvt.rna.tf32.f32` on an `f32`'s bits.
+/// `round_to_tf32` on an `f32`'s bits.
 const fn round_to_tf32_bits(bits: u32) -> u32 {
     const DROPPED: u32 = (1 << 13) - 1;
     if bits & 0x7fff_ffff > 0x7f80_0000 {

@@ -22,9 +22,9 @@ map_cases! {
     widen_f16(Check::Ulp(0)) |x| -> f32 {
         oxide::f16::from_bits(x as u16).to_f32()
     }
-    /// `f32` bits rounded to `tf32` as a fragment holds them (`cvt.rna.tf32.f32` against the
-    /// CPU's rounding: ties away from zero, carries into the exponent, infinities); a NaN
-    /// input is replaced by 1.5 (a NaN's payload after the rounding is not specified).
+    /// `f32` bits rounded to `tf32` as a fragment holds them (the library's integer rounding,
+    /// on the GPU against the CPU: ties away from zero, carries into the exponent, infinities);
+    /// a NaN input is replaced by 1.5 (a NaN's payload after the rounding is not specified).
     round_to_tf32(Check::Exact) |x| -> u32 {
         let f = f32::from_bits(x as u32);
         let f = if f.is_nan() { 1.5 } else { f };
