@@ -274,6 +274,10 @@ fn first_own_chunk<T: StageTiles>(stage: usize, t: usize, n: usize) -> usize {
     (t + n - start) % n
 }
 
+/// What a pipeline holds of its sources: a borrow of them for `'s`, and `'s` invariant (see
+/// `Pipeline::_sources`).
+type SourcesFor<'s, E> = (&'s [E], fn(&'s ()));
+
 /// A multi-stage pipeline of asynchronous copies into `S` stages of `T` (see the module).
 ///
 /// `'s` is how long the sources of its copies stay borrowed: until the pipeline is dropped
@@ -291,7 +295,7 @@ pub struct Pipeline<'k, 's, T: StageTiles, const S: usize> {
     /// `Ready` a wait gives) shrink `'s` to `'p`, so a `Ready::fill` could take a source that
     /// is written while its copy is still in flight (a review found that race; compile-fail
     /// `mma_source_outlives_ready_fill`).
-    _sources: PhantomData<(&'s [T::Elem], fn(&'s ()))>,
+    _sources: PhantomData<SourcesFor<'s, T::Elem>>,
 }
 
 /// The stage the last [`Pipeline::wait`] completed: read it with [`tiles`](Self::tiles), and
