@@ -43,6 +43,33 @@ use core::marker::PhantomData;
 
 use crate::{bf16, f16, thread};
 
+/// An `mma.sync` of four 32-bit A registers, two B registers and four `f32` accumulators (the
+/// `m16n8k16` 16-bit shapes and `m16n8k8` `tf32`), as inline PTX whose body is the CPU's: the
+/// closure-like tail computes the lane's result from `a: [u32; 4]`, `b: [u32; 2]`,
+/// `c: [f32; 4]`.
+macro_rules! mma_instruction {
+    ($($name:ident: $template:literal, |$a:ident, $b:ident, $c:ident| $cpu:expr;)*) => {$(
+        #[oxide_gpu::ptx(template = $template, constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f")]
+        #[inline(never)]
+        #[allow(clippy::too_many_arguments)]
+        fn $name(
+            a0: u32,
+            a1: u32,
+            a2: u32,
+            a3: u32,
+            b0: u32,
+            b1: u32,
+            c0: f32,
+            c1: f32,
+            c2: f32,
+            c3: f32,
+        ) -> [f32; 4] {
+            let ($a, $b, $c) = ([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3]);
+            $cpu
+        }
+    )*};
+}
+
 mod host;
 mod layout;
 mod ldmatrix;
@@ -134,35 +161,11 @@ fn mma_m16n8k16<E: MmaInput>(
     }
 }
 
-/// `mma.sync.m16n8k16` with `f32` accumulators for one operand type, as inline PTX whose body is
-/// the CPU's.
-macro_rules! mma_instruction {
-    ($($name:ident: $template:literal, $elem:ident;)*) => {$(
-        #[oxide_gpu::ptx(template = $template, constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f")]
-        #[inline(never)]
-        #[allow(clippy::too_many_arguments)]
-        fn $name(
-            a0: u32,
-            a1: u32,
-            a2: u32,
-            a3: u32,
-            b0: u32,
-            b1: u32,
-            c0: f32,
-            c1: f32,
-            c2: f32,
-            c3: f32,
-        ) -> [f32; 4] {
-            host::mma_m16n8k16([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3], |bits| {
-                $elem::from_bits(bits).to_f32()
-            })
-        }
-    )*};
-}
-
 mma_instruction! {
-    mma_bf16: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", bf16;
-    mma_f16: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};", f16;
+    mma_bf16: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        |a, b, c| host::mma_m16n8k16(a, b, c, |bits| bf16::from_bits(bits).to_f32());
+    mma_f16: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        |a, b, c| host::mma_m16n8k16(a, b, c, |bits| f16::from_bits(bits).to_f32());
 }
 
 /// Panics unless the block is whole warps: `mma.sync` and `ldmatrix` need all 32 lanes.

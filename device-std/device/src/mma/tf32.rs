@@ -130,27 +130,9 @@ impl FragB {
     }
 }
 
-/// `mma.sync.m16n8k8` with `tf32` operands and `f32` accumulators, as inline PTX whose body is
-/// the CPU's.
-#[oxide_gpu::ptx(
-    template = "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-    constraints = "=f,=f,=f,=f,r,r,r,r,r,r,f,f,f,f"
-)]
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn mma_tf32(
-    a0: u32,
-    a1: u32,
-    a2: u32,
-    a3: u32,
-    b0: u32,
-    b1: u32,
-    c0: f32,
-    c1: f32,
-    c2: f32,
-    c3: f32,
-) -> [f32; 4] {
-    host::mma_m16n8k8_tf32([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3])
+mma_instruction! {
+    mma_tf32: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        |a, b, c| host::mma_m16n8k8_tf32(a, b, c);
 }
 
 impl operands_sealed::Sealed for FragA {}
