@@ -88,3 +88,22 @@ pub(super) fn mma_m16n8k8_tf32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4
         (f64::from(c[i]) + products) as f32
     })
 }
+
+/// `mma.sync.m8n8k4` with `f64` operands and accumulators: the calling lane's `c + a·b`, the
+/// four products added to `c` in `k` order, each with a fused multiply-add.
+pub(super) fn mma_m8n8k4_f64(a: f64, b: f64, c: [f64; 2]) -> [f64; 2] {
+    let (a_all, b_all) = (exchange(a.to_bits()), exchange(b.to_bits()));
+    let mut a_tile = [[0f64; 4]; 8];
+    let mut b_tile = [[0f64; 8]; 4];
+    for lane in 0..WARP_SIZE {
+        let (row, col) = super::fp64::a_position(lane);
+        a_tile[row][col] = f64::from_bits(a_all.get(lane).unwrap_or(0));
+        let (k, n) = super::fp64::b_position(lane);
+        b_tile[k][n] = f64::from_bits(b_all.get(lane).unwrap_or(0));
+    }
+    let lane = crate::warp::lane_id();
+    core::array::from_fn(|i| {
+        let (row, col) = super::fp64::c_position(lane, i);
+        (0..4).fold(c[i], |sum, k| a_tile[row][k].mul_add(b_tile[k][col], sum))
+    })
+}

@@ -6,7 +6,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma, tf32};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp64, mma, tf32};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, KernelCase};
@@ -122,6 +122,37 @@ pub fn mma_tf32_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
     if let Some(o) = out.get_mut(idx) {
         *o = pack(d.values());
     }
+}
+
+/// Each warp: `C + A · B` for an `f64` A (8 × 4), B (4 × 8) and C (8 × 8) of small integers
+/// from its threads' inputs (each lane's two accumulators as the bits of a `u128`).
+#[kernel]
+pub fn mma_fp64_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = fp64::FragA::from_fn(|r, c| f64::from(a_of(input, base, r, c)));
+    let b = fp64::FragB::from_fn(|k, n| f64::from(b_of(input, base, k, n)));
+    let c = fp64::FragC::from_fn(|r, col| f64::from(c_of(input, base, r, col)));
+    let [d0, d1] = mma(&a, &b, c).values();
+    if let Some(o) = out.get_mut(idx) {
+        *o = u128::from(d0.to_bits()) | u128::from(d1.to_bits()) << 64;
+    }
+}
+
+fn fp64_reference(input: &[u64]) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            let [d0, d1]: [f64; 2] = core::array::from_fn(|e| {
+                let (r, col) = (lane / 4, 2 * (lane % 4) + e);
+                let sum: f64 = (0..4)
+                    .map(|k| f64::from(a_of(input, base, r, k) * b_of(input, base, k, col)))
+                    .sum();
+                sum + f64::from(c_of(input, base, r, col))
+            });
+            u128::from(d0.to_bits()) | u128::from(d1.to_bits()) << 64
+        })
+        .collect()
 }
 
 fn tf32_reference(input: &[u64]) -> Vec<u128> {
@@ -328,6 +359,7 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
     )));
     all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
     all.push(tile_case!(mma_tf32_fragments, tf32_reference));
+    all.push(tile_case!(mma_fp64_fragments, fp64_reference));
     all.push(Box::new(KernelCase::<u128> {
         name: "mma_pipelined",
         check: Check::Exact,
