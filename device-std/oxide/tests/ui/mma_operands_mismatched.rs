@@ -1,6 +1,7 @@
-// Fragments carry their operand role and element type: a B fragment is not an A operand, and
-// bf16 and f16 operands do not mix.
-use oxide::mma::{FragA, FragB, FragC, mma};
+// Fragments carry their operand role, element type and shape: a B fragment is not an A
+// operand, bf16 and f16 operands do not mix, and neither do shapes (m16n8k8 tf32 with an
+// m16n8k16 B; an f64 m8n8k4 product into f32 accumulators).
+use oxide::mma::{FragA, FragB, FragC, fp64, mma, tf32};
 use oxide::prelude::*;
 
 pub fn swapped(a: FragA<bf16>, b: FragB<bf16>) -> FragC {
@@ -8,6 +9,14 @@ pub fn swapped(a: FragA<bf16>, b: FragB<bf16>) -> FragC {
 }
 
 pub fn mixed(a: FragA<bf16>, b: FragB<oxide::f16>) -> FragC {
+    mma(&a, &b, FragC::zero())
+}
+
+pub fn shapes(a: tf32::FragA, b: FragB<bf16>) -> FragC {
+    mma(&a, &b, FragC::zero())
+}
+
+pub fn accumulators(a: fp64::FragA, b: fp64::FragB) -> FragC {
     mma(&a, &b, FragC::zero())
 }
 
