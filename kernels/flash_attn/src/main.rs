@@ -21,7 +21,7 @@ use oxide_bench as bench;
 
 /// The keys of a step at head dimension `d`: 64, and 32 at 128, where a warp's scores for 64
 /// keys (64 registers beside the output's 128) left the kernel with its scores in local memory.
-const fn kv_rows(d: usize) -> usize {
+const fn keys_per_step(d: usize) -> usize {
     if d <= 64 { 64 } else { 32 }
 }
 
@@ -32,9 +32,9 @@ const STAGES: usize = 2;
 pub type Shape = (usize, usize, usize, usize);
 
 /// The dynamic shared memory a kernel of head dimension `d` takes, in 16-byte chunks: `STAGES`
-/// stages of a `K` and a `V` tile, `kv_rows(d)` rows of `d / 8` chunks.
+/// stages of a `K` and a `V` tile, `keys_per_step(d)` rows of `d / 8` chunks.
 const fn chunks(d: usize) -> usize {
-    STAGES * 2 * kv_rows(d) * (d / 8)
+    STAGES * 2 * keys_per_step(d) * (d / 8)
 }
 
 /// The query rows of a block: four warps of [`WARP_ROWS`].
@@ -70,8 +70,8 @@ macro_rules! attention {
             /// Each warp's 16-row MMA tiles.
             const MT: usize = WARP_ROWS / 16;
             /// A stage's `BKV` rows of `K` or `V`: a key's `D` elements a row.
-            type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; kv_rows($d)]>;
-            const BKV: usize = kv_rows(D);
+            type KvTile = Swizzled<[[Vec8<bf16>; $d / 8]; keys_per_step($d)]>;
+            const BKV: usize = keys_per_step(D);
             let (heads, kv_heads, seq, causal) = shape;
             let q_tiles = seq / BQ;
             let y = thread::block_idx_y() as usize;

@@ -385,8 +385,8 @@ impl FragC {
 
 /// `a · b + c` for the warp's tiles, as the fragments' types say: `m16n8k16` for [`FragA`] of
 /// `bf16` or `f16` (`mma.sync.aligned.m16n8k16.row.col`, `f32` accumulation), `m16n8k8` for
-/// [`tf32::FragA`], `m8n8k4` for [`fp64::FragA`]. A warp collective, which every lane of the warp calls together with its
-/// fragments.
+/// [`tf32::FragA`], `m8n8k4` for [`fp64::FragA`]. A warp collective, which every lane of the
+/// warp calls together with its fragments.
 ///
 /// # Panics
 /// In a block whose thread count is not a multiple of 32 (its last warp lacks lanes).

@@ -425,6 +425,12 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         let chunk = core::mem::size_of::<Vec8<T::Elem>>();
         let (t, n) = BlockPosition::current().linear();
         let first = first_own_chunk::<T>(group % S, t, n);
+        // This thread's `j`-th chunk of the stage: its slot and its source (none past the
+        // stage's end).
+        let mut chunk_at = |j: usize| {
+            let i = first + j * n;
+            (i < T::CHUNKS).then(|| (T::slot(i), source(T::position(i))))
+        };
         let count = T::CHUNKS.div_ceil(n);
         // A count of chunks that is the same in every thread where the block divides a stage
         // (and a constant where the launch's block size is).
@@ -436,11 +442,7 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
             // each with no branch between them, one test a fill instead of one a chunk.
             let mut chunks = [None; UNROLLED_CHUNKS];
             for j in crate::unroll(0..count) {
-                let i = first + j * n;
-                if i >= T::CHUNKS {
-                    break;
-                }
-                chunks[j] = Some((T::slot(i), source(T::position(i))));
+                chunks[j] = chunk_at(j);
             }
             let mut whole = true;
             for j in crate::unroll(0..UNROLLED_CHUNKS) {
@@ -452,6 +454,8 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
                 let Some((slot, from)) = chunks[j] else {
                     continue;
                 };
+                // The chunk at `slot`, in memory and in the `.shared` window (a closure for this
+                // kept 7 more registers in hgemm).
                 let at = (stage.wrapping_add(slot), window + slot * chunk);
                 // SAFETY: the source is a `Source`, whose slice or matrix `'s` keeps borrowed
                 // while the copy may read it; the chunk is this thread's, in a stage checked
@@ -469,19 +473,12 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
             // through the caller's loop (flash_attn's 16 a thread at head dimension 128 took
             // 255 registers and spilled, against 212 as a loop).
             for j in 0..count {
-                let i = first + j * n;
-                if i >= T::CHUNKS {
+                let Some((slot, from)) = chunk_at(j) else {
                     break;
-                }
-                let slot = T::slot(i);
-                // SAFETY: as above.
-                unsafe {
-                    copies::copy_chunk(
-                        (stage.wrapping_add(slot), window + slot * chunk),
-                        source(T::position(i)),
-                        self.key(),
-                    )
                 };
+                let at = (stage.wrapping_add(slot), window + slot * chunk);
+                // SAFETY: as above.
+                unsafe { copies::copy_chunk(at, from, self.key()) };
             }
         }
         copies::commit_group(self.key());

@@ -96,6 +96,10 @@ impl FragA {
     }
 
     /// The lane's value `i` (0..4), at `positions()[i]`, as the rounded `f32`.
+    ///
+    /// # Panics
+    /// When `i` is 4 or more.
+    #[track_caller]
     #[inline]
     pub fn get(&self, i: usize) -> f32 {
         f32::from_bits(self.registers[i])
@@ -124,6 +128,10 @@ impl FragB {
     }
 
     /// The lane's value `i` (0..2), at `positions()[i]`, as the rounded `f32`.
+    ///
+    /// # Panics
+    /// When `i` is 2 or more.
+    #[track_caller]
     #[inline]
     pub fn get(&self, i: usize) -> f32 {
         f32::from_bits(self.registers[i])
