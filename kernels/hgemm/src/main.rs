@@ -2,9 +2,9 @@
 //! f32 accumulation and an f32 `C`. Each block of 128 threads computes a 128 × 128 tile of `C`
 //! (blocks taking tiles eight tile rows at a time, `Grouped<8>`, so that neighbours share A's
 //! rows and B's columns in L2), its four warps 64 × 64 regions of it (`MmaTiles`), walking `k`
-//! in steps of 32 through a
-//! four-stage `cp.async` pipeline in dynamic shared memory (128 × 32 of A, 32 × 128 of B a
-//! stage, both XOR-swizzled so that `ldmatrix` and the copies hit every bank once); per step
+//! in steps of 32 through a four-stage `cp.async` pipeline in dynamic shared memory (128 × 32
+//! of A, 32 × 128 of B a stage, both XOR-swizzled so that `ldmatrix` and the copies hit every
+//! bank once; A and B are `Matrix` inputs, each chunk copied by `Source::matrix`); per step
 //! of 16 a warp loads four A fragments (`ldmatrix.x4`) and eight B fragments
 //! (`ldmatrix.x4.trans`, two at a time) and issues thirty-two `mma.sync.m16n8k16`. All safe
 //! Rust.
