@@ -6,7 +6,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp64, mma, tf32};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp64, int8, mma, tf32};
 use oxide::prelude::*;
 
 use crate::harness::{Case, Check, KernelCase};
@@ -137,6 +137,85 @@ pub fn mma_fp64_fragments(input: &[u64], mut out: DisjointSlice<u128>) {
     if let Some(o) = out.get_mut(idx) {
         *o = u128::from(d0.to_bits()) | u128::from(d1.to_bits()) << 64;
     }
+}
+
+/// Byte `salt / 8` of input `base + (i % 32)` of a warp (a stand-in past the end).
+fn byte_of(input: &[u64], base: usize, i: usize, salt: u32) -> u8 {
+    let v = input
+        .get(base + i % WARP)
+        .copied()
+        .unwrap_or(0x9e37_79b9_7f4a_7c15 ^ i as u64);
+    (v >> salt) as u8
+}
+
+/// Element `(r, c)` of a warp's 16 × 32 integer A, `(k, n)` of its 32 × 8 B (any bytes), and
+/// its `i32` C: one in four near `i32::MAX`, one in four near `i32::MIN` (within `2^20`, less
+/// than the dot products reach, so about half of those wrap), the rest small.
+fn int_a(input: &[u64], base: usize, r: usize, c: usize) -> u8 {
+    byte_of(input, base, 5 * r + c, 8 * ((r + c) as u32 % 8))
+}
+fn int_b(input: &[u64], base: usize, k: usize, n: usize) -> u8 {
+    byte_of(input, base, k + 3 * n, 8 * ((k + 3) as u32 % 8))
+}
+fn int_c(input: &[u64], base: usize, r: usize, c: usize) -> i32 {
+    let v = input.get(base + (r + 7 * c) % WARP).copied().unwrap_or(0);
+    let offset = (v >> 8) as i32 & 0xf_ffff;
+    match (v >> 60) % 4 {
+        0 => i32::MAX - offset,
+        1 => i32::MIN + offset,
+        _ => offset - 0x8_0000,
+    }
+}
+
+/// Each warp: `C + A · B` for 8-bit integer A and B (`i8` or `u8`, from the same bytes) and an
+/// `i32` C (`mma.sync.m16n8k32`), the sum wrapping past `i32`'s range.
+fn int_fragments<E: int8::IntInput>(
+    input: &[u64],
+    mut out: DisjointSlice<u128>,
+    element: impl Fn(u8) -> E,
+) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = int8::FragA::from_fn(|r, c| element(int_a(input, base, r, c)));
+    let b = int8::FragB::from_fn(|k, n| element(int_b(input, base, k, n)));
+    let c = int8::FragC::from_fn(|r, col| int_c(input, base, r, col));
+    let d = mma(&a, &b, c).values();
+    if let Some(o) = out.get_mut(idx) {
+        *o = d
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (i, v)| acc | u128::from(*v as u32) << (32 * i));
+    }
+}
+
+/// `int_fragments` in `i8`.
+#[kernel]
+pub fn mma_s8_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    int_fragments(input, out, |byte| byte as i8);
+}
+
+/// `int_fragments` in `u8`.
+#[kernel]
+pub fn mma_u8_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    int_fragments(input, out, |byte| byte);
+}
+
+/// The accumulators `int_fragments` gives, each element widened by `widen`.
+fn int_reference(input: &[u64], widen: fn(u8) -> i64) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            (0..4).fold(0, |acc, e| {
+                let (r, col) = c_at(lane, e);
+                let sum: i64 = (0..32)
+                    .map(|k| widen(int_a(input, base, r, k)) * widen(int_b(input, base, k, col)))
+                    .sum();
+                // Wrapping: the low 32 bits of the exact sum.
+                let d = (sum + i64::from(int_c(input, base, r, col))) as u32;
+                acc | u128::from(d) << (32 * e)
+            })
+        })
+        .collect()
 }
 
 fn fp64_reference(input: &[u64]) -> Vec<u128> {
@@ -360,6 +439,14 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
     all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
     all.push(tile_case!(mma_tf32_fragments, tf32_reference));
     all.push(tile_case!(mma_fp64_fragments, fp64_reference));
+    all.push(tile_case!(mma_s8_fragments, |input| int_reference(
+        input,
+        |byte| i64::from(byte as i8)
+    )));
+    all.push(tile_case!(mma_u8_fragments, |input| int_reference(
+        input,
+        i64::from
+    )));
     all.push(Box::new(KernelCase::<u128> {
         name: "mma_pipelined",
         check: Check::Exact,
