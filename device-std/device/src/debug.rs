@@ -189,7 +189,9 @@ mod sealed {
         f64,
         char,
         crate::bf16,
-        crate::f16
+        crate::f16,
+        crate::e4m3,
+        crate::e5m2
     );
     impl<T: ?Sized> Sealed for *const T {}
     impl<T: ?Sized> Sealed for *mut T {}
@@ -236,9 +238,9 @@ c_conversion! {
     CUlong::to_c_ulong -> u64, "`%llu` and `%llx` print a `u64` (or a narrower unsigned integer), not a `{Self}`": u8, u16, u32, u64
 }
 c_conversion! {
-    /// What `%f`, `%e`, `%g` and `%a` print: an `f64`, or an `f32`, `bf16` or `f16` (widened, as
-    /// C's varargs do with a `float`).
-    CDouble::to_c_double -> f64, "`%f`, `%e`, `%g` and `%a` print an `f64` or an `f32`, not a `{Self}`": f32, f64, crate::bf16, crate::f16
+    /// What `%f`, `%e`, `%g` and `%a` print: an `f64`, or an `f32`, `bf16`, `f16`, `e4m3` or
+    /// `e5m2` (widened, as C's varargs do with a `float`).
+    CDouble::to_c_double -> f64, "`%f`, `%e`, `%g` and `%a` print an `f64` or an `f32`, not a `{Self}`": f32, f64, crate::bf16, crate::f16, crate::e4m3, crate::e5m2
 }
 
 impl CLong for isize {

@@ -68,6 +68,7 @@ pub mod debug;
 pub mod descriptor;
 mod element;
 pub mod float16;
+pub mod float8;
 pub mod host_context;
 pub mod inputs;
 pub mod math;
@@ -83,6 +84,7 @@ mod unroll;
 pub mod warp;
 
 pub use data::DeviceData;
+pub use float8::{e4m3, e5m2};
 pub use float16::{bf16, f16};
 pub use inputs::Matrix;
 pub use outputs::{

@@ -351,6 +351,9 @@ any_bit_pattern!(
 // SAFETY: every 16-bit pattern is a `bf16` or an `f16` (a NaN's among them).
 unsafe impl AnyBitPattern for oxide_device::bf16 {}
 unsafe impl AnyBitPattern for oxide_device::f16 {}
+// SAFETY: every 8-bit pattern is an `e4m3` and an `e5m2` (a NaN's among them).
+unsafe impl AnyBitPattern for oxide_device::e4m3 {}
+unsafe impl AnyBitPattern for oxide_device::e5m2 {}
 // SAFETY: an array has no padding between elements, each of which takes any bytes.
 unsafe impl<T: AnyBitPattern, const N: usize> AnyBitPattern for [T; N] {}
 

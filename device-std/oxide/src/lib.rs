@@ -52,7 +52,8 @@ pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
     DisjointRows, DisjointSlice, KernelParam, Matrix, MmaTiles, ParamKey, ThreadIndex, Unroll,
     WarpChunkRows, WarpRows, WarpSlots, WaveTiles, atomic, bf16, block, cache, debug, descriptor,
-    f16, float16, inputs, math, mma, outputs, param, repr, shared, soft, thread, unroll, warp,
+    e4m3, e5m2, f16, float8, float16, inputs, math, mma, outputs, param, repr, shared, soft,
+    thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;
@@ -64,7 +65,6 @@ pub mod __private;
 
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
-    pub use crate::bf16;
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, MatrixShape, Pairs, Rows, Wave};
     pub use crate::math::FastMath;
     pub use crate::shared::{DynShared, PerWarp, Shared, SharedArray};
@@ -74,6 +74,7 @@ pub mod prelude {
         DisjointRows, DisjointSlice, Matrix, ValidAsZeroBits, WarpChunkRows, WarpRows, WarpSlots,
         WaveTiles, kernel, unroll,
     };
+    pub use crate::{bf16, e4m3, e5m2};
 }
 
 /// `__embedded_ptx!("__oxide_ptx_<crate>")`: the PTX the backend embedded in the crate that

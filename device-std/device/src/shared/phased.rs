@@ -48,7 +48,7 @@ use crate::thread;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be an element of block-shared memory",
     label = "not a `SharedElem`",
-    note = "integers, floats (`bf16` and `f16` too), `bool`, the integer atomics and `AtomicF32`/`AtomicF64` are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
+    note = "integers, floats (`bf16`, `f16`, `e4m3` and `e5m2` too), `bool`, the integer atomics and `AtomicF32`/`AtomicF64` are; a type of your own that is `Send` and `Sync` can `impl oxide::shared::SharedElem`"
 )]
 pub trait SharedElem: Sized + Send + Sync {
     /// What every thread does when the kernel's body has returned, for a `DynShared` array of
@@ -65,7 +65,7 @@ macro_rules! shared_elems {
 shared_elems!(
     u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64, bool
 );
-shared_elems!(crate::bf16, crate::f16);
+shared_elems!(crate::bf16, crate::f16, crate::e4m3, crate::e5m2);
 shared_elems!(
     core::sync::atomic::AtomicU32,
     core::sync::atomic::AtomicI32,

@@ -49,6 +49,7 @@ pub mod control;
 pub mod data;
 pub mod debug;
 pub mod derived;
+pub mod float8;
 pub mod kernels;
 pub mod library;
 pub mod math;
@@ -89,5 +90,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(debug::cases());
     all.extend(derived::cases());
     all.extend(tensor::all_cases());
+    all.extend(float8::cases());
     all
 }
