@@ -76,11 +76,13 @@ pub mod int8;
 mod layout;
 mod ldmatrix;
 mod pipeline;
+mod stmatrix;
 mod swizzle;
 pub mod tf32;
 
 pub use ldmatrix::{ReadTile, TileRef, Vec8};
 pub use pipeline::{Filled, Pipeline, Ready, Source, StageTile, StageTiles, Stages};
+pub use stmatrix::WarpStores;
 pub use swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
 
 mod sealed {

@@ -218,6 +218,27 @@ impl<'k, T: SharedElem + 'static, const N: usize> WarpWrite<'k, T, N> {
     }
 }
 
+impl<'k, T: SharedElem + 'static, const N: usize> WarpWrite<'k, T, N> {
+    /// Ends this write phase with `__syncwarp` and begins the next, for a phase of the
+    /// library's own (the warp-collective stores of `oxide::mma`).
+    #[track_caller]
+    #[inline]
+    pub(crate) fn next_phase(self) -> WarpWrite<'k, T, N> {
+        end_warp_phase(self.base, self.phase);
+        WarpWrite {
+            base: self.base,
+            phase: self.phase + 1,
+            _view: PhantomData,
+        }
+    }
+
+    /// The region's first slot, for an instruction that writes the region as a whole warp.
+    #[inline]
+    pub(crate) fn first_slot(&self) -> *mut T {
+        self.base
+    }
+}
+
 impl<'k, T: SharedElem + 'static, const N: usize> WarpRead<'k, T, N> {
     /// Ends the read phase with `__syncwarp`: after it each lane may write its slots again.
     #[track_caller]

@@ -8,6 +8,7 @@ use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
 use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp64, int8, mma, tf32};
 use oxide::prelude::*;
+use oxide::shared::WarpRegions;
 
 use crate::harness::{Case, Check, KernelCase};
 
@@ -213,6 +214,57 @@ fn int_reference(input: &[u64], widen: fn(u8) -> i64) -> Vec<u128> {
                 // Wrapping: the low 32 bits of the exact sum.
                 let d = (sum + i64::from(int_c(input, base, r, col))) as u32;
                 acc | u128::from(d) << (32 * e)
+            })
+        })
+        .collect()
+}
+
+/// Element `(r, c)` of a warp's 16 × 16 tile for the collective stores: small integers times
+/// 1.37, so that the rounding to `bf16` shows.
+fn stored_of(input: &[u64], base: usize, r: usize, c: usize) -> f32 {
+    small(input, base + (r + 3 * c) % WARP, (r + c) as u32 % 7) * 1.37 + r as f32
+}
+
+/// Each warp stores a 16 × 16 tile of accumulators (`stmatrix.x4`, rounded to `bf16`) into its
+/// shared region (rows of two chunks and a padding chunk), and each lane reads back the chunk
+/// at row `lane % 16`, chunk `lane / 16` (its 8 elements' bits as a `u128`).
+#[kernel]
+pub fn mma_stmatrix_tiles(
+    input: &[u64],
+    mut out: DisjointSlice<u128>,
+    regions: Shared<WarpRegions<Vec8<bf16>, 48, 4>>,
+) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let Some(region) = regions.warp_region() else {
+        return;
+    };
+    let left = FragC::from_fn(|r, c| stored_of(input, base, r, c));
+    let right = FragC::from_fn(|r, c| stored_of(input, base, r, c + 8));
+    let mut stores = region
+        .fill(Vec8([bf16::from_f32(0.0); 8]))
+        .collective_stores();
+    stores.store_accumulators::<3>(0, 0, &left, &right);
+    let read = stores.sync();
+    let lane = oxide::warp::lane_id() as usize;
+    let chunk = read[(lane % 16) * 3 + lane / 16];
+    if let Some(o) = out.get_mut(idx) {
+        *o = chunk
+            .0
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (e, v)| acc | u128::from(v.to_bits()) << (16 * e));
+    }
+}
+
+fn stmatrix_reference(input: &[u64]) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            let (r, c0) = (lane % 16, 8 * (lane / 16));
+            (0..8).fold(0, |acc, e| {
+                let bits = bf16::from_f32(stored_of(input, base, r, c0 + e)).to_bits();
+                acc | u128::from(bits) << (16 * e)
             })
         })
         .collect()
@@ -439,6 +491,7 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
     all.push(tile_case!(mma_ldmatrix_tiles, ldmatrix_reference));
     all.push(tile_case!(mma_tf32_fragments, tf32_reference));
     all.push(tile_case!(mma_fp64_fragments, fp64_reference));
+    all.push(tile_case!(mma_stmatrix_tiles, stmatrix_reference));
     all.push(tile_case!(mma_s8_fragments, |input| int_reference(
         input,
         |byte| i64::from(byte as i8)
