@@ -33,7 +33,7 @@ done > "$out/sanitize.txt"
     echo "== corpus tensor cases (GPU vs emulator)"
     for case in mma_bf16_fragments mma_f16_fragments mma_ldmatrix_tiles mma_pipelined \
         round_to_tf32 mma_tf32_fragments mma_fp64_fragments mma_s8_fragments mma_u8_fragments \
-        mma_stmatrix_tiles round_to_fp8 widen_fp8; do
+        mma_stmatrix_tiles round_to_fp8 widen_fp8 mma_e4m3_fragments mma_e5m2_fragments; do
         "$here/conformance/release/conformance" --gpu --case "$case" 2>&1 | tail -n 1
     done
     for cu in hgemm flash_attn; do

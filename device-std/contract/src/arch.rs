@@ -34,9 +34,14 @@ const fn isa(major: u8, minor: u8) -> PtxIsa {
 }
 
 /// PTX ISA 8.0 (CUDA 12.0) is the floor: the oldest that sm_90 and sm_90a accept, so one PTX
-/// version serves every architecture up to sm_90a and older drivers still load it. Newer
+/// version serves every architecture up to sm_87 and older drivers still load it. Newer
 /// architectures get the first ISA that knows them (LLVM refuses anything older).
 const FLOOR: PtxIsa = isa(8, 0);
+
+/// PTX ISA 8.4 (CUDA 12.4): the first with `mma.sync` on fp8 (e4m3/e5m2) operands, and with the
+/// fp8 conversions on sm_89 (8.1): what sm_89, sm_90 and sm_90a declare, so that the
+/// tensor-core API builds whole there. Drivers of CUDA 12.4 (R550) and later load it.
+const FP8: PtxIsa = isa(8, 4);
 
 /// Every supported architecture with its PTX ISA, in the order the error message lists them.
 const SUPPORTED: [(&str, PtxIsa); 23] = [
@@ -45,9 +50,9 @@ const SUPPORTED: [(&str, PtxIsa); 23] = [
     ("sm_86", FLOOR),
     ("sm_87", FLOOR),
     ("sm_88", isa(9, 0)),
-    ("sm_89", FLOOR),
-    ("sm_90", FLOOR),
-    ("sm_90a", FLOOR),
+    ("sm_89", FP8),
+    ("sm_90", FP8),
+    ("sm_90a", FP8),
     ("sm_100", isa(8, 6)),
     ("sm_100a", isa(8, 6)),
     ("sm_100f", isa(8, 8)),
@@ -218,12 +223,12 @@ mod tests {
     }
 
     #[test]
-    fn the_default_is_sm_90_on_ptx_8_0() {
+    fn the_default_is_sm_90_on_ptx_8_4() {
         assert_eq!(DEFAULT_ARCH.name(), "sm_90");
         assert_eq!("sm_90".parse(), Ok(DEFAULT_ARCH));
-        // vecadd's PTX is pinned with `.version 8.0`.
-        assert_eq!(DEFAULT_ARCH.ptx_isa().to_string(), "8.0");
-        assert_eq!(DEFAULT_ARCH.ptx_isa().llvm_feature(), "+ptx80");
+        // vecadd's PTX is pinned with `.version 8.4`.
+        assert_eq!(DEFAULT_ARCH.ptx_isa().to_string(), "8.4");
+        assert_eq!(DEFAULT_ARCH.ptx_isa().llvm_feature(), "+ptx84");
     }
 
     #[test]
@@ -239,7 +244,9 @@ mod tests {
     fn newer_architectures_need_newer_isas() {
         let feature = |name: &str| name.parse::<GpuArch>().unwrap().ptx_isa().llvm_feature();
         assert_eq!(feature("sm_75"), "+ptx80");
-        assert_eq!(feature("sm_90a"), "+ptx80");
+        assert_eq!(feature("sm_87"), "+ptx80");
+        assert_eq!(feature("sm_89"), "+ptx84");
+        assert_eq!(feature("sm_90a"), "+ptx84");
         assert_eq!(feature("sm_88"), "+ptx90");
         assert_eq!(feature("sm_100"), "+ptx86");
         assert_eq!(feature("sm_100f"), "+ptx88");

@@ -70,7 +70,9 @@ macro_rules! mma_instruction {
     )*};
 }
 
+mod eight_bit;
 pub mod fp64;
+pub mod fp8;
 mod host;
 pub mod int8;
 mod layout;
@@ -388,8 +390,8 @@ impl FragC {
 
 /// `a · b + c` for the warp's tiles, as the fragments' types say: `m16n8k16` for [`FragA`] of
 /// `bf16` or `f16` (`mma.sync.aligned.m16n8k16.row.col`, `f32` accumulation), `m16n8k8` for
-/// [`tf32::FragA`], `m16n8k32` for [`int8::FragA`] (`i32` accumulation, wrapping), `m8n8k4` for
-/// [`fp64::FragA`]. A warp collective, which every lane of the
+/// [`tf32::FragA`], `m16n8k32` for [`int8::FragA`] of `i8`/`u8` (`i32` accumulation, wrapping)
+/// and [`fp8::FragA`] of `e4m3`/`e5m2`, `m8n8k4` for [`fp64::FragA`]. A warp collective, which every lane of the
 /// warp calls together with its fragments.
 ///
 /// # Panics
@@ -410,7 +412,8 @@ mod private {
 }
 
 /// An A fragment and what it multiplies: its B fragment and accumulators, one per `mma.sync`
-/// shape and type ([`FragA`], [`tf32::FragA`], [`int8::FragA`], [`fp64::FragA`]). Sealed; [`mma`] is its one use.
+/// shape and type ([`FragA`], [`tf32::FragA`], [`int8::FragA`] (also [`fp8::FragA`]),
+/// [`fp64::FragA`]). Sealed; [`mma`] is its one use.
 pub trait Operands: operands_sealed::Sealed {
     /// The B fragment of the same shape and element type.
     type B;

@@ -6,7 +6,7 @@
 
 use oxide::emulate::KernelFailure;
 use oxide::host::{DeviceBuffer, Error, Gpu};
-use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp64, int8, mma, tf32};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, fp8, fp64, int8, mma, tf32};
 use oxide::prelude::*;
 use oxide::shared::WarpRegions;
 
@@ -170,7 +170,7 @@ fn int_c(input: &[u64], base: usize, r: usize, c: usize) -> i32 {
 
 /// Each warp: `C + A · B` for 8-bit integer A and B (`i8` or `u8`, from the same bytes) and an
 /// `i32` C (`mma.sync.m16n8k32`), the sum wrapping past `i32`'s range.
-fn int_fragments<E: int8::IntInput>(
+fn int_fragments<E: int8::ByteInput<Accumulators = int8::FragC>>(
     input: &[u64],
     mut out: DisjointSlice<u128>,
     element: impl Fn(u8) -> E,
@@ -199,6 +199,51 @@ pub fn mma_s8_fragments(input: &[u64], out: DisjointSlice<u128>) {
 #[kernel]
 pub fn mma_u8_fragments(input: &[u64], out: DisjointSlice<u128>) {
     int_fragments(input, out, |byte| byte);
+}
+
+/// Each warp: `C + A · B` for fp8 A and B of small integers (`-4..=4`, exact in both formats,
+/// their products and sums too) and an `f32` C (`mma.sync.m16n8k32`).
+fn fp8_fragments<E: int8::ByteInput<Accumulators = FragC>>(
+    input: &[u64],
+    mut out: DisjointSlice<u128>,
+    element: impl Fn(f32) -> E,
+) {
+    let idx = ThreadIndex::linear();
+    let base = idx.get() - oxide::warp::lane_id() as usize;
+    let a = fp8::FragA::from_fn(|r, c| element(a_of(input, base, r, c)));
+    let b = fp8::FragB::from_fn(|k, n| element(b_of(input, base, k, n)));
+    let c = FragC::from_fn(|r, col| c_of(input, base, r, col));
+    let d = mma(&a, &b, c);
+    if let Some(o) = out.get_mut(idx) {
+        *o = pack(d.values());
+    }
+}
+
+/// `fp8_fragments` in `e4m3`.
+#[kernel]
+pub fn mma_e4m3_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    fp8_fragments(input, out, e4m3::from_f32);
+}
+
+/// `fp8_fragments` in `e5m2`.
+#[kernel]
+pub fn mma_e5m2_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    fp8_fragments(input, out, e5m2::from_f32);
+}
+
+fn fp8_reference(input: &[u64]) -> Vec<u128> {
+    (0..input.len())
+        .map(|i| {
+            let (base, lane) = (i - i % WARP, i % WARP);
+            pack(core::array::from_fn(|e| {
+                let (r, col) = c_at(lane, e);
+                let sum: f32 = (0..32)
+                    .map(|k| a_of(input, base, r, k) * b_of(input, base, k, col))
+                    .sum();
+                sum + c_of(input, base, r, col)
+            }))
+        })
+        .collect()
 }
 
 /// The accumulators `int_fragments` gives, each element widened by `widen`.
@@ -492,6 +537,8 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
     all.push(tile_case!(mma_tf32_fragments, tf32_reference));
     all.push(tile_case!(mma_fp64_fragments, fp64_reference));
     all.push(tile_case!(mma_stmatrix_tiles, stmatrix_reference));
+    all.push(tile_case!(mma_e4m3_fragments, fp8_reference));
+    all.push(tile_case!(mma_e5m2_fragments, fp8_reference));
     all.push(tile_case!(mma_s8_fragments, |input| int_reference(
         input,
         |byte| i64::from(byte as i8)
