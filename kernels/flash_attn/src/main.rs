@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::host::{Error, MatrixShape, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Swizzled, TileSource, Vec8, mma};
 use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
@@ -87,18 +87,18 @@ macro_rules! attention {
             let warp_row = WARP_ROWS * w;
             let row0 = q_block * BQ + warp_row;
 
-            // Chunk `(tile, row, chunk)` of step `t`: key `t·BKV + row`'s elements `8·chunk ..`
-            // of `K` (tile 0) or `V` (tile 1); zeros past the last step.
-            let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+            // The stage of step `t`: keys `t·BKV ..` of `K` (tile 0) or `V` (tile 1), all their
+            // elements; zeros past the last step.
+            let source = |t: usize, tile: usize| {
                 if t < steps {
                     let kv = if tile == 0 { &k } else { &v };
-                    Source::matrix(kv, kv_rows + t * BKV + row, 8 * chunk)
+                    TileSource::matrix(kv, kv_rows + t * BKV, 0)
                 } else {
-                    Source::zeros()
+                    TileSource::zeros()
                 }
             };
             let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
-            pipe.fill(|at| source(0, at));
+            pipe.fill_tiles(|tile| source(0, tile));
 
             // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`).
             let q_tile = q_tile
@@ -117,7 +117,7 @@ macro_rules! attention {
             let scale2 = scale * core::f32::consts::LOG2_E;
             for t in 0..steps {
                 let ready = pipe.wait();
-                let ready = ready.fill(|at| source(t + 1, at));
+                let ready = ready.fill_tiles(|tile| source(t + 1, tile));
                 let (k_tile, v_tile) = ready.tiles();
                 // S = Q·Kᵀ, in base-2 units, masked above the diagonal: each pair of K
                 // fragments loaded once for the warp's tiles.

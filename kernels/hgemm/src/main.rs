@@ -4,7 +4,7 @@
 //! rows and B's columns in L2), its four warps 64 × 64 regions of it (`MmaTiles`), walking `k`
 //! in steps of 32 through a four-stage `cp.async` pipeline in dynamic shared memory (128 × 32
 //! of A, 32 × 128 of B a stage, both XOR-swizzled so that `ldmatrix` and the copies hit every
-//! bank once; A and B are `Matrix` inputs, each chunk copied by `Source::matrix`); per step
+//! bank once; A and B are `Matrix` inputs, each stage tile copied by `TileSource::matrix`); per step
 //! of 16 a warp loads four A fragments (`ldmatrix.x4`) and eight B fragments
 //! (`ldmatrix.x4.trans`, two at a time) and issues thirty-two `mma.sync.m16n8k16`. All safe
 //! Rust.
@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use oxide::MmaTiles;
 use oxide::emulate::KernelFailure;
 use oxide::host::{Error, MatrixShape, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Swizzled, TileSource, Vec8, mma};
 use oxide::outputs::Grouped;
 use oxide::prelude::*;
 use oxide_bench as bench;
@@ -61,27 +61,26 @@ macro_rules! gemm {
                 return;
             };
             let steps = a.cols().div_ceil(BK);
-            // Chunk `(tile, row, chunk)` of the stage of step `t`: A's row `m0 + row`, columns
-            // `t·BK + 8·chunk ..`, or B's row `t·BK + row`, columns `n0 + 8·chunk ..` (zeros
+            // The stage of step `t`: A's tile at `(m0, t·BK)` and B's at `(t·BK, n0)` (zeros
             // outside the matrices).
-            let source = |t: usize, (tile, row, chunk): (usize, usize, usize)| {
+            let source = |t: usize, tile: usize| {
                 let k0 = t * BK;
                 if tile == 0 {
-                    Source::matrix(&a, m0 + row, k0 + 8 * chunk)
+                    TileSource::matrix(&a, m0, k0)
                 } else {
-                    Source::matrix(&b, k0 + row, n0 + 8 * chunk)
+                    TileSource::matrix(&b, k0, n0)
                 }
             };
             let mut pipe = chunks.pipeline::<(ATile, BTile), STAGES>();
             for t in 0..STAGES - 1 {
-                pipe.fill(|at| source(t, at));
+                pipe.fill_tiles(|tile| source(t, tile));
             }
             let w = oxide::warp::warp_in_block() as usize;
             let (wm, wn) = (w / (BN / WN), w % (BN / WN));
             let mut acc = [[FragC::zero(); WN / 8]; WM / 16];
             for t in 0..steps {
                 let ready = pipe.wait();
-                let ready = ready.fill(|at| source(t + STAGES - 1, at));
+                let ready = ready.fill_tiles(|tile| source(t + STAGES - 1, tile));
                 let (a_tile, b_tile) = ready.tiles();
                 for kk in unroll(0..BK / 16) {
                     let mut fa = [FragA::default(); WM / 16];

@@ -83,7 +83,7 @@ mod swizzle;
 pub mod tf32;
 
 pub use ldmatrix::{ReadTile, TileRef, Vec8};
-pub use pipeline::{Filled, Pipeline, Ready, Source, StageTile, StageTiles, Stages};
+pub use pipeline::{Filled, Pipeline, Ready, Source, StageTile, StageTiles, Stages, TileSource};
 pub use stmatrix::WarpStores;
 pub use swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
 

@@ -45,12 +45,10 @@ use crate::shared::{BlockPosition, Shared, SharedLayout};
 use crate::thread;
 
 mod copies;
+mod fill;
 mod source;
 
-pub use source::Source;
-
-/// The most chunks a thread copies in a fill whose loop is unrolled (see `fill_next`).
-const UNROLLED_CHUNKS: usize = 8;
+pub use source::{Source, TileSource};
 
 /// `S` copies of a stage `T` in block-shared memory, for a [`Pipeline`].
 #[repr(transparent)]
@@ -69,6 +67,8 @@ pub trait StageTile: sealed::Sealed + Sized + Send + Sync + 'static {
     type Ref<'a>;
     /// Chunks in the tile.
     const CHUNKS: usize;
+    /// The tile's rows and chunks a row: `(R, C)`.
+    const EXTENT: (usize, usize);
     /// The logical `(row, chunk)` of the tile's `i`-th chunk in memory.
     fn position(i: usize) -> (usize, usize);
     /// # Safety
@@ -87,6 +87,7 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile for [[
     type Elem = E;
     type Ref<'a> = TileRef<'a, E, C, R>;
     const CHUNKS: usize = R * C;
+    const EXTENT: (usize, usize) = (R, C);
 
     #[inline]
     fn position(i: usize) -> (usize, usize) {
@@ -111,6 +112,7 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile
     type Elem = E;
     type Ref<'a> = SwizzledRef<'a, E, C, R>;
     const CHUNKS: usize = R * C;
+    const EXTENT: (usize, usize) = (R, C);
 
     #[inline]
     fn position(i: usize) -> (usize, usize) {
@@ -134,6 +136,12 @@ pub trait StageTiles: Sized + Send + Sync + 'static {
     type Tiles<'a>;
     /// Chunks in a stage.
     const CHUNKS: usize;
+    /// Tiles in a stage (1 or 2).
+    #[doc(hidden)]
+    const TILES: usize;
+    /// Tile `tile`'s rows and chunks a row.
+    #[doc(hidden)]
+    fn extent(tile: usize) -> (usize, usize);
     /// Where chunk `i` of a stage is: `(tile, row, chunk)`, the tiles numbered from 0, the
     /// first tile's chunks first, each tile's in memory order (row by row; a swizzled row's
     /// chunks in their swizzled order).
@@ -152,6 +160,12 @@ impl<T: StageTile> StageTiles for T {
     type Elem = T::Elem;
     type Tiles<'a> = T::Ref<'a>;
     const CHUNKS: usize = T::CHUNKS;
+    const TILES: usize = 1;
+
+    #[inline]
+    fn extent(_: usize) -> (usize, usize) {
+        T::EXTENT
+    }
 
     #[inline]
     fn position(i: usize) -> (usize, usize, usize) {
@@ -175,6 +189,12 @@ impl<A: StageTile, B: StageTile<Elem = A::Elem>> StageTiles for (A, B) {
     type Elem = A::Elem;
     type Tiles<'a> = (A::Ref<'a>, B::Ref<'a>);
     const CHUNKS: usize = A::CHUNKS + B::CHUNKS;
+    const TILES: usize = 2;
+
+    #[inline]
+    fn extent(tile: usize) -> (usize, usize) {
+        if tile == 0 { A::EXTENT } else { B::EXTENT }
+    }
 
     #[inline]
     fn position(i: usize) -> (usize, usize, usize) {
@@ -385,6 +405,18 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         self.fill_next(source);
     }
 
+    /// [`fill`](Self::fill) by tiles: stage tile `tile` (0, or 0 and 1 for a stage of two)
+    /// is copied from the tile `source(tile)` names ([`TileSource`]). Where every tile lies
+    /// wholly inside its matrix, each chunk is one `cp.async` with no test of its own.
+    ///
+    /// # Panics
+    /// As [`fill`](Self::fill).
+    #[track_caller]
+    #[inline]
+    pub fn fill_tiles(&mut self, source: impl FnMut(usize) -> TileSource<'s, T::Elem>) {
+        self.fill_next_tiles(source);
+    }
+
     /// Waits until the oldest filled stage is complete in every thread of the block (a block
     /// barrier, which every thread must reach), and gives it for reading until the next wait.
     ///
@@ -404,85 +436,6 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         thread::sync_threads();
         self.waited = step + 1;
         Ready { pipe: self }
-    }
-
-    /// The fill of group `issued` into stage `issued % S`, after checking it free.
-    #[track_caller]
-    #[inline]
-    fn fill_next(&self, mut source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>) {
-        let group = self.issued.get();
-        // The stage's last group, `group - S`, was read in step `group - S`, whose reads ended
-        // before the wait that began step `group - S + 1`: free once this thread has passed
-        // that wait. And the stage read now (group `waited - 1`) is never refilled: `group`
-        // is past it.
-        let free = group < S || group - S + 2 <= self.waited;
-        assert!(
-            free && group >= self.waited,
-            "a pipeline stage refilled while it may still be read: fill once per wait, in every thread"
-        );
-        let stage = self.stages.wrapping_add(group % S).cast::<Vec8<T::Elem>>();
-        let window = self.window + group % S * core::mem::size_of::<T>();
-        let chunk = core::mem::size_of::<Vec8<T::Elem>>();
-        let (t, n) = BlockPosition::current().linear();
-        let first = first_own_chunk::<T>(group % S, t, n);
-        // This thread's `j`-th chunk of the stage: its slot and its source (none past the
-        // stage's end).
-        let mut chunk_at = |j: usize| {
-            let i = first + j * n;
-            (i < T::CHUNKS).then(|| (T::slot(i), source(T::position(i))))
-        };
-        let count = T::CHUNKS.div_ceil(n);
-        // A count of chunks that is the same in every thread where the block divides a stage
-        // (and a constant where the launch's block size is).
-        if count <= UNROLLED_CHUNKS {
-            // A few a thread: unrolled, so each chunk's position is the same in every fill and
-            // computed once, outside the caller's loop. The sources are gathered first and
-            // tested together: where every one is a whole chunk of aligned global memory (a
-            // test of the matrices alone, which LLVM hoists), the copies are one `cp.async`
-            // each with no branch between them, one test a fill instead of one a chunk.
-            let mut chunks = [None; UNROLLED_CHUNKS];
-            for j in crate::unroll(0..count) {
-                chunks[j] = chunk_at(j);
-            }
-            let mut whole = true;
-            for j in crate::unroll(0..UNROLLED_CHUNKS) {
-                if let Some((_, from)) = chunks[j] {
-                    whole &= Source::is_whole(&from);
-                }
-            }
-            for j in crate::unroll(0..UNROLLED_CHUNKS) {
-                let Some((slot, from)) = chunks[j] else {
-                    continue;
-                };
-                // The chunk at `slot`, in memory and in the `.shared` window (a closure for this
-                // kept 7 more registers in hgemm).
-                let at = (stage.wrapping_add(slot), window + slot * chunk);
-                // SAFETY: the source is a `Source`, whose slice or matrix `'s` keeps borrowed
-                // while the copy may read it; the chunk is this thread's, in a stage checked
-                // free above; `whole` where every source is a whole chunk or none.
-                unsafe {
-                    if whole {
-                        copies::copy_whole_chunk(at.1, from, self.key());
-                    } else {
-                        copies::copy_chunk(at, from, self.key());
-                    }
-                }
-            }
-        } else {
-            // Many: a loop, since each unrolled chunk holds its hoisted address in registers
-            // through the caller's loop (flash_attn's 16 a thread at head dimension 128 took
-            // 255 registers and spilled, against 212 as a loop).
-            for j in 0..count {
-                let Some((slot, from)) = chunk_at(j) else {
-                    break;
-                };
-                let at = (stage.wrapping_add(slot), window + slot * chunk);
-                // SAFETY: as above.
-                unsafe { copies::copy_chunk(at, from, self.key()) };
-            }
-        }
-        copies::commit_group(self.key());
-        self.issued.set(group + 1);
     }
 }
 
@@ -512,6 +465,17 @@ impl<'p, 'k, 's, T: StageTiles, const S: usize> Ready<'p, 'k, 's, T, S> {
         source: impl FnMut((usize, usize, usize)) -> Source<'s, T::Elem>,
     ) -> Filled<'p, 'k, 's, T, S> {
         self.pipe.fill_next(source);
+        Filled { pipe: self.pipe }
+    }
+
+    /// [`fill`](Self::fill) by tiles ([`Pipeline::fill_tiles`]).
+    #[track_caller]
+    #[inline]
+    pub fn fill_tiles(
+        self,
+        source: impl FnMut(usize) -> TileSource<'s, T::Elem>,
+    ) -> Filled<'p, 'k, 's, T, S> {
+        self.pipe.fill_next_tiles(source);
         Filled { pipe: self.pipe }
     }
 }

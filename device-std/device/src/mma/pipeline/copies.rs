@@ -213,6 +213,18 @@ pub(super) unsafe fn copy_whole_chunk<E: MmaInput>(
     cp_async_16_or_zeros(window, source.first.expose_provenance(), zeros, key);
 }
 
+/// One `cp.async` of the 16 bytes at `first` into the chunk at `window` (as [`cp_async_16`]'s):
+/// a chunk of a whole tile ([`TileSource::is_whole`](super::TileSource)), with no test.
+///
+/// # Safety
+/// `first` is 8 elements of a source that is 16-byte aligned global memory, which nothing
+/// writes until the copy has landed; `window` is a chunk this thread owns in a stage no thread
+/// reads, with no copy of this thread into it in flight.
+#[inline]
+pub(super) unsafe fn copy_chunk_inside<E: MmaInput>(window: usize, first: *const E, key: usize) {
+    cp_async_16(window, first.expose_provenance(), 16, key);
+}
+
 /// The chunk of `available` (0 to 8) elements from `first`, zeros after them, copied by plain
 /// loads and one store into `dst`: a source that is not 16-byte aligned global memory, or
 /// zeros. Out of line and cold, so that the loop of `cp.async`s a fill unrolls into stays small.

@@ -70,32 +70,7 @@ impl<'a, E> Source<'a, E> {
     /// multiple of 8 as well, one with no count of bytes to compute.
     #[inline]
     pub fn matrix(matrix: &Matrix<'a, E>, row: usize, col: usize) -> Self {
-        let (base, size) = (matrix.as_ptr(), core::mem::size_of::<E>());
-        let inside = row < matrix.rows() && col < matrix.cols();
-        let first = if inside {
-            // SAFETY: `row < rows` and `col < cols`: an element of the buffer, its offset
-            // computed without overflow (the host's check of the shape; `Matrix::get`).
-            base.wrapping_add(unsafe { row.unchecked_mul(matrix.pitch()).unchecked_add(col) })
-        } else {
-            base
-        };
-        // Each test but the column's is of the matrix alone: made once, outside the loops.
-        // Multiples of 16 bytes, tested modulo 2^64 (which 16 divides): no overflow to panic
-        // on in a debug build, whatever the position.
-        let aligned_rows = !matrix.is_empty()
-            && base.addr().is_multiple_of(16)
-            && matrix.pitch().wrapping_mul(size).is_multiple_of(16)
-            && is_global(base.cast());
-        Source {
-            first,
-            inside,
-            left: matrix.cols().wrapping_sub(col),
-            asynchronous: aligned_rows && col.wrapping_mul(size).is_multiple_of(16),
-            // Rows of whole chunks: a chunk that starts at a multiple of 8 inside ends inside.
-            whole: matrix.cols().wrapping_mul(size).is_multiple_of(16)
-                && col.wrapping_mul(size).is_multiple_of(16),
-            _source: PhantomData,
-        }
+        MatrixParts::of(matrix).chunk(row, col)
     }
 
     /// Eight zeros (a chunk outside the matrix, a padding chunk).
@@ -122,6 +97,175 @@ impl<'a, E> Source<'a, E> {
     #[inline]
     pub(super) fn available(&self) -> usize {
         if self.inside { self.left.min(8) } else { 0 }
+    }
+}
+
+/// What a source keeps of a [`Matrix`]: its base and shape (a `Matrix` is not `Copy`).
+struct MatrixParts<'a, E> {
+    base: *const E,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+    /// Whether the matrix's rows are 16-byte aligned global memory with elements: its base
+    /// aligned, its pitch a multiple of 16 bytes.
+    aligned_rows: bool,
+    _source: PhantomData<&'a [E]>,
+}
+
+impl<'a, E> MatrixParts<'a, E> {
+    #[inline]
+    fn of(matrix: &Matrix<'a, E>) -> Self {
+        let (base, size) = (matrix.as_ptr(), core::mem::size_of::<E>());
+        // Each test is of the matrix alone: made once, outside the loops. Multiples of 16
+        // bytes, tested modulo 2^64 (which 16 divides): no overflow to panic on in a debug
+        // build.
+        let aligned_rows = !matrix.is_empty()
+            && base.addr().is_multiple_of(16)
+            && matrix.pitch().wrapping_mul(size).is_multiple_of(16)
+            && is_global(base.cast());
+        MatrixParts {
+            base,
+            rows: matrix.rows(),
+            cols: matrix.cols(),
+            pitch: matrix.pitch(),
+            aligned_rows,
+            _source: PhantomData,
+        }
+    }
+
+    /// A matrix of no elements: every chunk of it is zeros, copied plainly.
+    #[inline]
+    fn none() -> Self {
+        MatrixParts {
+            base: core::ptr::null(),
+            rows: 0,
+            cols: 0,
+            pitch: 0,
+            aligned_rows: false,
+            _source: PhantomData,
+        }
+    }
+
+    /// [`Source::matrix`] of this matrix.
+    #[inline]
+    fn chunk(&self, row: usize, col: usize) -> Source<'a, E> {
+        let size = core::mem::size_of::<E>();
+        let inside = row < self.rows && col < self.cols;
+        let first = if inside {
+            // SAFETY: `row < rows` and `col < cols`: an element of the buffer, its offset
+            // computed without overflow (the host's check of the shape; `Matrix::get`).
+            self.base
+                .wrapping_add(unsafe { row.unchecked_mul(self.pitch).unchecked_add(col) })
+        } else {
+            self.base
+        };
+        Source {
+            first,
+            inside,
+            left: self.cols.wrapping_sub(col),
+            asynchronous: self.aligned_rows && col.wrapping_mul(size).is_multiple_of(16),
+            // Rows of whole chunks: a chunk that starts at a multiple of 8 inside ends inside.
+            whole: self.cols.wrapping_mul(size).is_multiple_of(16)
+                && col.wrapping_mul(size).is_multiple_of(16),
+            _source: PhantomData,
+        }
+    }
+}
+
+/// Where a whole stage tile comes from: the tile of a [`Matrix`] whose top-left element is
+/// `(row, col)` (rows `row..`, columns `col..`, as many as the stage tile has; those outside
+/// the matrix zero), or zeros. What [`Pipeline::fill_tiles`](super::Pipeline::fill_tiles)
+/// takes, one a tile.
+///
+/// Naming the tile rather than each chunk lets a fill test the tile once: where it lies wholly
+/// inside a matrix whose rows are 16-byte aligned global memory, at a column that is a
+/// multiple of 8, each of the thread's chunks is one `cp.async` from the tile's first element
+/// plus the chunk's offset, with no test of its own (CUTLASS's predicated iterators, with the
+/// predicates of a tile inside all true). A tile at the matrix's edge is copied chunk by chunk
+/// as [`Source::matrix`] would.
+pub struct TileSource<'a, E> {
+    matrix: MatrixParts<'a, E>,
+    row: usize,
+    col: usize,
+    /// The element at `(row, col)` where the tile is whole (any address otherwise): each
+    /// chunk's address is this plus an offset that is the same in every fill.
+    first: *const E,
+}
+
+// Copies whatever `E` is (the derive would ask `E: Copy`): the parts are a pointer and numbers.
+impl<E> Clone for MatrixParts<'_, E> {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for MatrixParts<'_, E> {}
+impl<E> Clone for TileSource<'_, E> {
+    #[inline]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<E> Copy for TileSource<'_, E> {}
+
+impl<'a, E> TileSource<'a, E> {
+    /// The tile of `matrix` from `(row, col)`.
+    #[inline]
+    pub fn matrix(matrix: &Matrix<'a, E>, row: usize, col: usize) -> Self {
+        let matrix = MatrixParts::of(matrix);
+        let offset = row.wrapping_mul(matrix.pitch).wrapping_add(col);
+        TileSource {
+            matrix,
+            row,
+            col,
+            first: matrix.base.wrapping_add(offset),
+        }
+    }
+
+    /// A tile of zeros (past the last step of a loop, a padding tile).
+    #[inline]
+    pub fn zeros() -> Self {
+        TileSource {
+            matrix: MatrixParts::none(),
+            row: 0,
+            col: 0,
+            first: core::ptr::null(),
+        }
+    }
+
+    /// Whether a tile of `rows` rows of `chunks` chunks from here lies wholly inside the
+    /// matrix, whose rows are 16-byte aligned global memory, from a column at a chunk's
+    /// boundary: every chunk of it then one `cp.async` of 16 bytes from [`first_of`].
+    ///
+    /// [`first_of`]: Self::first_of
+    #[inline]
+    pub(super) fn is_whole(&self, rows: usize, chunks: usize) -> bool {
+        let m = &self.matrix;
+        let size = core::mem::size_of::<E>();
+        m.aligned_rows
+            && self.col.wrapping_mul(size).is_multiple_of(16)
+            && self.row <= m.rows
+            && m.rows - self.row >= rows
+            && self.col <= m.cols
+            && (m.cols - self.col) / 8 >= chunks
+    }
+
+    /// The first element of the tile's chunk `(row, chunk)`: in the matrix where
+    /// [`is_whole`](Self::is_whole) held for a tile that has the chunk.
+    #[inline]
+    pub(super) fn first_of(&self, row: usize, chunk: usize) -> *const E {
+        let offset = row.wrapping_mul(self.matrix.pitch).wrapping_add(8 * chunk);
+        self.first.wrapping_add(offset)
+    }
+
+    /// The tile's chunk `(row, chunk)` as a chunk's [`Source`] (zeros past the matrix, or where
+    /// its position overflows).
+    #[inline]
+    pub(super) fn chunk(&self, row: usize, chunk: usize) -> Source<'a, E> {
+        match (self.row.checked_add(row), self.col.checked_add(8 * chunk)) {
+            (Some(r), Some(c)) => self.matrix.chunk(r, c),
+            _ => self.matrix.chunk(usize::MAX, 0),
+        }
     }
 }
 
@@ -218,5 +362,51 @@ mod tests {
         assert_eq!(at(usize::MAX), (false, 0, true, false, 0));
         let zeros = Source::<bf16>::zeros();
         assert!(!zeros.inside && !zeros.asynchronous && zeros.available() == 0);
+    }
+
+    /// A tile is whole where all its rows and chunks lie inside an aligned matrix from a
+    /// chunk's boundary, and nowhere else; its chunks' addresses are the matrix's elements.
+    #[test]
+    fn a_tile_is_whole_only_wholly_inside() {
+        let data = aligned();
+        // 4 rows of 16 columns (two chunks a row), pitch 16.
+        let m = matrix(&data, 4, 16, 16);
+        let base = m.as_ptr();
+        let whole =
+            |row, col, rows, chunks| TileSource::matrix(&m, row, col).is_whole(rows, chunks);
+        assert!(whole(0, 0, 4, 2));
+        assert!(whole(2, 8, 2, 1));
+        assert!(!whole(1, 0, 4, 2), "a row past the matrix");
+        assert!(!whole(0, 8, 4, 2), "a chunk past the columns");
+        assert!(!whole(0, 4, 1, 1), "a column inside a chunk");
+        assert!(!whole(usize::MAX, 0, 1, 1));
+        assert!(!whole(0, usize::MAX - 7, 1, 1));
+        assert!(!TileSource::<bf16>::zeros().is_whole(1, 1));
+        let t = TileSource::matrix(&m, 1, 8);
+        assert_eq!(t.first_of(0, 0).addr() - base.addr(), 2 * (16 + 8));
+        assert_eq!(t.first_of(2, 0).addr() - base.addr(), 2 * (3 * 16 + 8));
+        // A padded matrix (12 columns of 16): its second chunk is not whole.
+        let padded = matrix(&data, 4, 12, 16);
+        assert!(TileSource::matrix(&padded, 0, 0).is_whole(4, 1));
+        assert!(!TileSource::matrix(&padded, 0, 0).is_whole(4, 2));
+    }
+
+    /// At the edge a tile's chunks are the chunk sources of their positions, zeros where the
+    /// position overflows.
+    #[test]
+    fn an_edge_tile_is_copied_as_its_chunks() {
+        let data = aligned();
+        let m = matrix(&data, 4, 12, 16);
+        let base = m.as_ptr();
+        let t = TileSource::matrix(&m, 2, 0);
+        for (row, chunk) in [(0, 0), (0, 1), (1, 1), (2, 0), (3, 2)] {
+            assert_eq!(
+                summary(t.chunk(row, chunk), base),
+                summary(Source::matrix(&m, 2 + row, 8 * chunk), base),
+                "({row}, {chunk})"
+            );
+        }
+        let far = TileSource::matrix(&m, usize::MAX, 0);
+        assert_eq!(summary(far.chunk(1, 0), base), (false, 0, true, false, 0));
     }
 }
