@@ -6,7 +6,7 @@
 // through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (XOR-swizzled
 // as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the stages, each K's
 // BKV x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros past the last
-// step), S = Q·Kᵀ with ldmatrix.x4 of Q and of K (two key tiles at a time, each feeding both
+// step; a step's tiles wholly inside with no test a chunk, as the oxide kernel's fill_tiles), S = Q·Kᵀ with ldmatrix.x4 of Q and of K (two key tiles at a time, each feeding both
 // query tiles), the online softmax in base 2 on the accumulators (row maxima and sums over a
 // row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as A
 // fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
@@ -48,6 +48,21 @@ __device__ __forceinline__ void fill(Stage<D>* stages, const __nv_bfloat16* k, c
     constexpr int ROW_CHUNKS = Stage<D>::ROW_CHUNKS, STAGE_CHUNKS = Stage<D>::CHUNKS;
     Stage<D>& s = stages[t % STAGES];
     const int start = (t % STAGES) * STAGE_CHUNKS % THREADS;
+    // A step's K and V tiles wholly inside (the oxide kernel's `fill_tiles`, one test a tile):
+    // every chunk 16 bytes, no test of its own.
+    if (t < steps && kv_base + size_t(t * BKV<D> + BKV<D>) * D <= len) {
+        const size_t first = kv_base + size_t(t * BKV<D>) * D;
+        for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
+            const bool is_v = i >= BKV<D> * ROW_CHUNKS;
+            const int j = is_v ? i - BKV<D> * ROW_CHUNKS : i, row = j / ROW_CHUNKS, slot = j % ROW_CHUNKS;
+            Chunk* dst = is_v ? &s.v[row][slot] : &s.k[row][slot];
+            const __nv_bfloat16* src = (is_v ? v : k) + first + size_t(row) * D + 8 * swizzle(row, slot);
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared_address(dst)), "l"(src)
+                         : "memory");
+        }
+        asm volatile("cp.async.commit_group;\n" ::: "memory");
+        return;
+    }
     for (int i = (tid + THREADS - start) % THREADS; i < STAGE_CHUNKS; i += THREADS) {
         const bool is_v = i >= BKV<D> * ROW_CHUNKS;
         // Slot (row, physical chunk) holds logical chunk swizzle(row, physical).

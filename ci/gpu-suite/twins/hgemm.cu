@@ -10,7 +10,8 @@
 // cp.async.wait_group 2, __syncthreads, the copies of the step three ahead, then for each k16
 // four ldmatrix.x4 of A, four ldmatrix.x4.trans of B and thirty-two mma.sync.m16n8k16 bf16.
 // Each thread's chunks and their bounds are computed once, as a CUDA author writes it; only k
-// advances per step. The same inputs, check and timing; then cuBLAS (cublasGemmEx, bf16 in, f32
+// advances per step, and a stage wholly inside both matrices is copied with no test a chunk (one
+// test a stage, as the oxide kernel's fill_tiles). The same inputs, check and timing; then cuBLAS (cublasGemmEx, bf16 in, f32
 // out, f32 compute) on the same matrices as the roof. With HGEMM_VARIANTS=1 it also runs the
 // oxide binary's other variants (the same templates: three stages; eight warps of 64 x 32;
 // 128 x 256 tiles in steps of 64, eight warps of 64 x 64, three stages), each as
@@ -105,6 +106,20 @@ __global__ void __launch_bounds__(C::THREADS) hgemm(const __nv_bfloat16* __restr
     auto fill = [&](int t) {
         const uint32_t stage = base + (t % STAGES) * C::STAGE_BYTES;
         const int k0 = t * BK;
+        // A stage wholly inside both matrices (the oxide kernel's `fill_tiles`, one test a
+        // tile): every chunk 16 bytes, no test of its own.
+        if (m0 + BM <= m && n0 + BN <= n && k0 + BK <= k) {
+#pragma unroll
+            for (int j = 0; j < AJ; ++j)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(stage + a_dst[j]),
+                             "l"(a_src[j] + k0));
+#pragma unroll
+            for (int j = 0; j < BJ; ++j)
+                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(stage + b_dst[j]),
+                             "l"(b_src[j] + size_t(k0) * n));
+            asm volatile("cp.async.commit_group;\n" ::: "memory");
+            return;
+        }
 #pragma unroll
         for (int j = 0; j < AJ; ++j) {
             const int col = k0 + a_col[j];
