@@ -19,8 +19,8 @@
 //! 16-bit shapes' last bits (docs/tensor-cores.md); products and sums of small integers agree
 //! exactly.
 
-use super::eight_bit::sealed;
-pub use super::eight_bit::{ByteInput, FragA, FragB};
+use super::bytes::sealed;
+pub use super::bytes::{ByteInput, FragA, FragB};
 use super::{FragC, host, private};
 use crate::{e4m3, e5m2};
 

@@ -125,12 +125,12 @@ fn byte_tiles<T: Copy + Default>(
         let [r2, r3] = registers(&a_high, lane);
         let a_registers = [r0, r1, r2, r3];
         for i in 0..16 {
-            let (row, col) = super::eight_bit::a_position(lane, i);
+            let (row, col) = super::bytes::a_position(lane, i);
             a_tile[row][col] = byte(a_registers[i / 4], i);
         }
         let b_registers = registers(&b_all, lane);
         for i in 0..8 {
-            let (k, n) = super::eight_bit::b_position(lane, i);
+            let (k, n) = super::bytes::b_position(lane, i);
             b_tile[k][n] = byte(b_registers[i / 4], i);
         }
     }

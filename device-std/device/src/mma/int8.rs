@@ -18,8 +18,8 @@
 //! does, on the GPU (the instruction without `.satfinite`) and the CPU alike, in release and
 //! debug builds. Integer results are exact, so the GPU and the CPU agree bit for bit.
 
-use super::eight_bit::sealed;
-pub use super::eight_bit::{ByteInput, FragA, FragB};
+use super::bytes::sealed;
+pub use super::bytes::{ByteInput, FragA, FragB};
 use super::{host, lane, layout, private};
 
 /// The calling lane's share of a 16 × 8 tile of `i32` accumulators: 4 values.

@@ -70,7 +70,7 @@ macro_rules! mma_instruction {
     )*};
 }
 
-mod eight_bit;
+pub mod bytes;
 pub mod fp64;
 pub mod fp8;
 mod host;
