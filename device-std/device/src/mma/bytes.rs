@@ -31,6 +31,29 @@ pub trait ByteInput: Copy + sealed::Sealed + Send + Sync + 'static {
     ) -> Self::Accumulators;
 }
 
+/// `ByteInput` for each `$element`, its multiply the instruction `$instruction` (of the four A
+/// registers, two B registers and four accumulators) into `$accumulators` (a struct whose
+/// `values` field is the four accumulators).
+macro_rules! byte_inputs {
+    ($($element:ty => $instruction:ident, $accumulators:ty;)*) => {$(
+        impl super::bytes::sealed::Sealed for $element {}
+        impl super::bytes::ByteInput for $element {
+            type Accumulators = $accumulators;
+
+            #[inline]
+            fn multiply(
+                [a0, a1, a2, a3]: [u32; 4],
+                [b0, b1]: [u32; 2],
+                c: $accumulators,
+                _: super::private::Token,
+            ) -> $accumulators {
+                let [c0, c1, c2, c3] = c.values;
+                <$accumulators>::from_values($instruction(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3))
+            }
+        }
+    )*};
+}
+
 /// The byte of an element.
 #[inline]
 fn byte_of<E: ByteInput>(e: E) -> u8 {

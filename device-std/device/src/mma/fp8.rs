@@ -19,9 +19,8 @@
 //! 16-bit shapes' last bits (docs/tensor-cores.md); products and sums of small integers agree
 //! exactly.
 
-use super::bytes::sealed;
 pub use super::bytes::{ByteInput, FragA, FragB};
-use super::{FragC, host, private};
+use super::{FragC, host};
 use crate::{e4m3, e5m2};
 
 /// An `mma.sync.m16n8k32` of fp8 operands into four `f32` accumulators, as inline PTX whose
@@ -41,28 +40,7 @@ fp8_mma_instruction! {
         |byte| e5m2::from_bits(byte).to_f64();
 }
 
-impl sealed::Sealed for e4m3 {}
-impl ByteInput for e4m3 {
-    type Accumulators = FragC;
-
-    #[inline]
-    fn multiply(a: [u32; 4], b: [u32; 2], c: FragC, _: private::Token) -> FragC {
-        let ([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3]) = (a, b, c.values);
-        FragC {
-            values: mma_e4m3(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3),
-        }
-    }
-}
-
-impl sealed::Sealed for e5m2 {}
-impl ByteInput for e5m2 {
-    type Accumulators = FragC;
-
-    #[inline]
-    fn multiply(a: [u32; 4], b: [u32; 2], c: FragC, _: private::Token) -> FragC {
-        let ([a0, a1, a2, a3], [b0, b1], [c0, c1, c2, c3]) = (a, b, c.values);
-        FragC {
-            values: mma_e5m2(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3),
-        }
-    }
+byte_inputs! {
+    e4m3 => mma_e4m3, FragC;
+    e5m2 => mma_e5m2, FragC;
 }

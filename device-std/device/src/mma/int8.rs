@@ -18,9 +18,8 @@
 //! does, on the GPU (the instruction without `.satfinite`) and the CPU alike, in release and
 //! debug builds. Integer results are exact, so the GPU and the CPU agree bit for bit.
 
-use super::bytes::sealed;
 pub use super::bytes::{ByteInput, FragA, FragB};
-use super::{host, lane, layout, private};
+use super::{host, lane, layout};
 
 /// The calling lane's share of a 16 × 8 tile of `i32` accumulators: 4 values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -29,6 +28,12 @@ pub struct FragC {
 }
 
 impl FragC {
+    /// The accumulators of `values`, in the lane's order.
+    #[inline]
+    fn from_values(values: [i32; 4]) -> Self {
+        FragC { values }
+    }
+
     /// Accumulators of 0.
     #[inline]
     pub fn zero() -> Self {
@@ -101,38 +106,7 @@ int_mma_instruction! {
         signed = false;
 }
 
-impl sealed::Sealed for i8 {}
-impl ByteInput for i8 {
-    type Accumulators = FragC;
-
-    #[inline]
-    fn multiply(
-        [a0, a1, a2, a3]: [u32; 4],
-        [b0, b1]: [u32; 2],
-        c: FragC,
-        _: private::Token,
-    ) -> FragC {
-        let [c0, c1, c2, c3] = c.values;
-        FragC {
-            values: mma_s8(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3),
-        }
-    }
-}
-
-impl sealed::Sealed for u8 {}
-impl ByteInput for u8 {
-    type Accumulators = FragC;
-
-    #[inline]
-    fn multiply(
-        [a0, a1, a2, a3]: [u32; 4],
-        [b0, b1]: [u32; 2],
-        c: FragC,
-        _: private::Token,
-    ) -> FragC {
-        let [c0, c1, c2, c3] = c.values;
-        FragC {
-            values: mma_u8(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3),
-        }
-    }
+byte_inputs! {
+    i8 => mma_s8, FragC;
+    u8 => mma_u8, FragC;
 }

@@ -70,6 +70,7 @@ macro_rules! mma_instruction {
     )*};
 }
 
+#[macro_use]
 pub mod bytes;
 pub mod fp64;
 pub mod fp8;
@@ -338,6 +339,12 @@ impl<E: MmaInput> FragB<E> {
 }
 
 impl FragC {
+    /// The accumulators of `values`, in the lane's order.
+    #[inline]
+    fn from_values(values: [f32; 4]) -> Self {
+        FragC { values }
+    }
+
     /// Accumulators of 0.0.
     #[inline]
     pub fn zero() -> Self {
