@@ -7,7 +7,7 @@
 # 1. compute-sanitizer memcheck and racecheck on hgemm and flash_attn at a small size, each
 #    capped at SAN_S seconds (default 25);
 # 2. the corpus's tensor cases on the GPU against the emulator (release build);
-# 3. hgemm at 8192³, every variant, and its twin's variants with cuBLAS;
+# 3. hgemm at 4096³, 4096 x 4096 x 14336 and 8192³ (every variant there), its twin and cuBLAS;
 # 4. flash_attn at 2^28 (head dimensions 64 and 128, causal and not), its twin, torch's SDPA.
 # Prints the GPU, the sanitizers' verdicts and a summary of the lines that matter.
 set -uo pipefail
@@ -43,8 +43,8 @@ done > "$out/sanitize.txt"
     echo "== hgemm at 8192^3"
     variants=1
     [[ ${QUICK:-0} == 1 ]] && variants=0
-    HGEMM_VARIANTS=$variants timeout 60 "$here/bin/hgemm" 268435456
-    HGEMM_VARIANTS=$variants timeout 60 "$work/hgemm-nvcc" 268435456
+    HGEMM_SHAPES=1 HGEMM_VARIANTS=$variants timeout 90 "$here/bin/hgemm" 268435456
+    HGEMM_SHAPES=1 HGEMM_VARIANTS=$variants timeout 90 "$work/hgemm-nvcc" 268435456
     echo "== flash_attn at 2^28"
     timeout 60 "$here/bin/flash_attn" 268435456
     timeout 60 "$work/flash_attn-nvcc" 268435456

@@ -187,97 +187,129 @@ __global__ void __launch_bounds__(C::THREADS) hgemm(const __nv_bfloat16* __restr
 
 // One product's matrices on both sides, and how to check and report a run.
 struct Problem {
-    size_t count, side;
+    size_t count, m, n, k;
     int reps;
     std::vector<float> af, bf, c;
     __nv_bfloat16 *da, *db;
     float* dc;
     double flops, bytes;
 
+    // The inputs of an m x n x k product (multiples of 1/8, exact in bf16), here and on the GPU.
+    void setup(size_t rows, size_t cols, size_t depth) {
+        m = rows, n = cols, k = depth;
+        af.resize(m * k);
+        bf.resize(k * n);
+        c.resize(m * n);
+        std::vector<__nv_bfloat16> a(m * k), b(k * n);
+        for (size_t i = 0; i < m * k; ++i) a[i] = __float2bfloat16(af[i] = float((i * 7 + 3) % 17) / 8.0f - 1.0f);
+        for (size_t i = 0; i < k * n; ++i) b[i] = __float2bfloat16(bf[i] = float((i * 5 + 1) % 13) / 8.0f - 0.75f);
+        CHECK(cudaMalloc(&da, a.size() * sizeof(__nv_bfloat16)));
+        CHECK(cudaMalloc(&db, b.size() * sizeof(__nv_bfloat16)));
+        CHECK(cudaMalloc(&dc, c.size() * sizeof(float)));
+        CHECK(cudaMemcpy(da, a.data(), a.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(db, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
+        flops = 2.0 * double(m) * n * k;
+        bytes = 2.0 * (m * k + k * n) + 4.0 * m * n;
+    }
+
+    void release() {
+        CHECK(cudaFree(da));
+        CHECK(cudaFree(db));
+        CHECK(cudaFree(dc));
+    }
+
     // Whether C holds A·B at 64 x 64 positions, the corners among them.
     bool check(const char* name) {
         CHECK(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
         for (size_t p = 0; p < 64; ++p)
             for (size_t q = 0; q < 64; ++q) {
-                size_t r = p * (side - 1) / 63, col = q * (side - 1) / 63;
+                size_t r = p * (m - 1) / 63, col = q * (n - 1) / 63;
                 double exact = 0.0, magnitude = 0.0;
-                for (size_t kk = 0; kk < side; ++kk) {
-                    double prod = double(af[r * side + kk]) * double(bf[kk * side + col]);
+                for (size_t kk = 0; kk < k; ++kk) {
+                    double prod = double(af[r * k + kk]) * double(bf[kk * n + col]);
                     exact += prod;
                     magnitude += std::fabs(prod);
                 }
-                double bound = 2e-3 * magnitude + 1e-4, got = c[r * side + col];
+                double bound = 2e-3 * magnitude + 1e-4, got = c[r * n + col];
                 if (!(std::fabs(got - exact) <= bound)) {
-                    std::printf("%s n=%zu FAIL at (%zu, %zu) of %zu x %zu: got %g expected %g\n", name, count, r, col,
-                                side, side, got, exact);
+                    std::printf("%s n=%zu FAIL at (%zu, %zu) of %zu x %zu x %zu: got %g expected %g\n", name, count, r,
+                                col, m, n, k, got, exact);
                     return false;
                 }
             }
         return true;
     }
+
+    void report(const char* name, const char* label, float ms) {
+        std::printf("%s n=%zu (%zu x %zu x %zu, %s) %.1f TFLOP/s %.1f GB/s %.4f ms\n", name, count, m, n, k, label,
+                    flops / (ms * 1e-3) / 1e12, bytes / (ms * 1e-3) / 1e9, ms);
+    }
 };
 
 // Variant `C`: checked on poisoned output, then timed.
 template <typename C> static bool run(Problem& pr, const char* name, const char* label) {
-    const int s = int(pr.side);
-    dim3 grid(unsigned((s + C::BN - 1) / C::BN), unsigned((s + C::BM - 1) / C::BM)), block(C::THREADS);
+    const int m = int(pr.m), n = int(pr.n), k = int(pr.k);
+    dim3 grid(unsigned((n + C::BN - 1) / C::BN), unsigned((m + C::BM - 1) / C::BM)), block(C::THREADS);
     const int smem = C::STAGES * C::STAGE_BYTES;
     CHECK(cudaFuncSetAttribute(hgemm<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    auto launch = [&] { hgemm<C><<<grid, block, smem>>>(pr.da, pr.db, pr.dc, s, s, s); };
+    auto launch = [&] { hgemm<C><<<grid, block, smem>>>(pr.da, pr.db, pr.dc, m, n, k); };
     CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
     launch();
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     if (!pr.check(name)) return false;
-    float ms = time_ms(pr.reps, launch);
-    std::printf("%s n=%zu (%zu x %zu x %zu, %s) %.1f TFLOP/s %.1f GB/s %.4f ms\n", name, pr.count, pr.side, pr.side,
-                pr.side, label, pr.flops / (ms * 1e-3) / 1e12, pr.bytes / (ms * 1e-3) / 1e9, ms);
+    pr.report(name, label, time_ms(pr.reps, launch));
     return true;
 }
+
+#ifndef NO_CUBLAS
+// cuBLAS's bf16 GEMM (f32 out, f32 compute) on the problem: the roof.
+static bool run_cublas(cublasHandle_t handle, Problem& pr, const char* name) {
+    const int m = int(pr.m), n = int(pr.n), k = int(pr.k);
+    const float one = 1.0f, zero = 0.0f;
+    // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B first.
+    auto cublas = [&] {
+        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, pr.db, CUDA_R_16BF, n, pr.da, CUDA_R_16BF, k,
+                     &zero, pr.dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    };
+    CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
+    cublas();
+    CHECK(cudaGetLastError());
+    if (!pr.check(name)) return false;
+    pr.report(name, "cuBLAS", time_ms(pr.reps, cublas));
+    return true;
+}
+#endif
 
 int main(int argc, char** argv) {
     Problem pr;
     parse_args(argc, argv, &pr.count, &pr.reps);
     size_t side = size_t(std::sqrt(double(pr.count))) / 128 * 128;
     side = std::min(std::max<size_t>(side, 128), MAX_SIDE);
-    pr.side = side;
-    const int s = int(side);
-    std::vector<__nv_bfloat16> a(side * side), b(side * side);
-    pr.af.resize(side * side);
-    pr.bf.resize(side * side);
-    pr.c.resize(side * side);
-    for (size_t i = 0; i < side * side; ++i) {
-        pr.af[i] = float((i * 7 + 3) % 17) / 8.0f - 1.0f;
-        pr.bf[i] = float((i * 5 + 1) % 13) / 8.0f - 0.75f;
-        a[i] = __float2bfloat16(pr.af[i]);
-        b[i] = __float2bfloat16(pr.bf[i]);
-    }
-    CHECK(cudaMalloc(&pr.da, a.size() * sizeof(__nv_bfloat16)));
-    CHECK(cudaMalloc(&pr.db, b.size() * sizeof(__nv_bfloat16)));
-    CHECK(cudaMalloc(&pr.dc, pr.c.size() * sizeof(float)));
-    CHECK(cudaMemcpy(pr.da, a.data(), a.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
-    CHECK(cudaMemcpy(pr.db, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
-    pr.flops = 2.0 * double(side) * side * side;
-    pr.bytes = 2.0 * 2 * side * side + 4.0 * side * side;
 #ifndef NO_CUBLAS
     cublasHandle_t handle;
     if (cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
         std::fprintf(stderr, "cublasCreate failed\n");
         return 2;
     }
-    const float one = 1.0f, zero = 0.0f;
-    // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B first.
-    auto cublas = [&] {
-        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, s, s, s, &one, pr.db, CUDA_R_16BF, s, pr.da, CUDA_R_16BF, s,
-                     &zero, pr.dc, CUDA_R_32F, s, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-    };
-    CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
-    cublas();
-    CHECK(cudaGetLastError());
-    if (!pr.check("hgemm-cublas")) return 1;
-    float cublas_ms = time_ms(pr.reps, cublas);
-    std::printf("hgemm-cublas n=%zu (%zu x %zu x %zu) %.1f TFLOP/s %.1f GB/s (cuBLAS)\n", pr.count, side, side, side,
-                pr.flops / (cublas_ms * 1e-3) / 1e12, pr.bytes / (cublas_ms * 1e-3) / 1e9);
+#endif
+    // The issue's other shapes (HGEMM_SHAPES=1): 4096³ and a Llama-3-8B MLP projection, the
+    // default kernel and cuBLAS on each.
+    const char* shapes = std::getenv("HGEMM_SHAPES");
+    if (shapes != nullptr && shapes[0] == '1') {
+        const size_t extra[2][3] = {{4096, 4096, 4096}, {4096, 4096, 14336}};
+        for (const auto& e : extra) {
+            pr.setup(e[0], e[1], e[2]);
+#ifndef NO_CUBLAS
+            if (!run_cublas(handle, pr, "hgemm-cublas")) return 1;
+#endif
+            if (!run<Config<128, 128, 32, 64, 64, 4>>(pr, "hgemm-nvcc", "128x128x32 w64x64 s4")) return 1;
+            pr.release();
+        }
+    }
+    pr.setup(side, side, side);
+#ifndef NO_CUBLAS
+    if (!run_cublas(handle, pr, "hgemm-cublas")) return 1;
     cublasDestroy(handle);
 #endif
     // The variants (HGEMM_VARIANTS=1), then the default last: run.sh reads the last line's ms.
@@ -291,8 +323,6 @@ int main(int argc, char** argv) {
             return 1;
     }
     if (!run<Config<128, 128, 32, 64, 64, 4>>(pr, "hgemm-nvcc", "128x128x32 w64x64 s4")) return 1;
-    CHECK(cudaFree(pr.da));
-    CHECK(cudaFree(pr.db));
-    CHECK(cudaFree(pr.dc));
+    pr.release();
     return 0;
 }

@@ -245,22 +245,37 @@ fn main() -> ExitCode {
 }
 
 /// The default kernel, or with `HGEMM_VARIANTS=1` every variant (each checked, then timed, on
-/// a line of its own: `hgemm[<variant>] n=...`).
+/// a line of its own: `hgemm[<variant>] n=...`); with `HGEMM_SHAPES=1` first the default
+/// kernel on the other shapes, 4096³ and a Llama-3-8B MLP projection (4096 × 4096 ×
+/// 14336). The default at `count`'s size comes last (the suite reads the last line).
 fn run(count: usize) -> Result<bool, Error> {
     let gpu = Gpu::new(0)?;
     hgemm::load(&gpu)?;
+    let mut pass = true;
+    if std::env::var_os("HGEMM_SHAPES").is_some_and(|v| v == "1") {
+        for shape in [(4096, 4096, 4096), (4096, 4096, 14336)] {
+            pass &= run_shape(&gpu, count, shape, &VARIANTS[..1])?;
+        }
+    }
     let s = side(count);
-    let (m, n, k) = (s, s, s);
+    let all = std::env::var_os("HGEMM_VARIANTS").is_some_and(|v| v == "1");
+    let variants = if all { &VARIANTS[..] } else { &VARIANTS[..1] };
+    pass &= run_shape(&gpu, count, (s, s, s), variants)?;
+    Ok(pass)
+}
+
+/// `variants` on an `m × n × k` product: each checked on poisoned output, then timed.
+fn run_shape(
+    gpu: &Gpu,
+    count: usize,
+    (m, n, k): (usize, usize, usize),
+    variants: &[Variant],
+) -> Result<bool, Error> {
     let (a, b) = inputs(m, n, k);
     let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
     let mut dc = gpu.alloc_zeroed::<f32>(m * n)?;
-    let all = std::env::var_os("HGEMM_VARIANTS").is_some_and(|v| v == "1");
     let mut pass = true;
-    for (i, variant) in VARIANTS
-        .iter()
-        .enumerate()
-        .take(if all { VARIANTS.len() } else { 1 })
-    {
+    for (i, variant) in variants.iter().enumerate() {
         let name = if i == 0 {
             "hgemm".to_string()
         } else {
@@ -268,7 +283,7 @@ fn run(count: usize) -> Result<bool, Error> {
         };
         let cfg = shape((m, n), variant);
         gpu.memset_d8(&mut dc, 0xff)?;
-        (variant.launch)(&gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)?;
+        (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)?;
         let got = gpu.dtoh(&dc)?;
         if let Some((r, c)) =
             samples(m, n).find(|&(r, c)| check((&a, &b), (n, k), (r, c), got[r * n + c]).is_err())
@@ -283,8 +298,8 @@ fn run(count: usize) -> Result<bool, Error> {
         let bytes = ((m * k + k * n) * 2 + m * n * 4) as u64;
         let flops = 2 * (m * n * k) as u64;
         let detail = format!("({m} x {n} x {k}, {})", variant.name);
-        bench::report_timed_flops(&gpu, &name, count, &detail, (bytes, flops), || {
-            (variant.launch)(&gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)
+        bench::report_timed_flops(gpu, &name, count, &detail, (bytes, flops), || {
+            (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)
         })?;
     }
     Ok(pass)
