@@ -139,15 +139,18 @@ macro_rules! attention {
                 let diagonal = causal != 0 && (t + 1) * BKV > q_block * BQ;
                 for i in unroll(0..MT) {
                     let rows = row0 + 16 * i;
-                    for (j, s) in s[i].iter_mut().enumerate() {
-                        *s = s.map(|(r, c), x| {
-                            let key = t * BKV + 8 * j + c;
-                            if diagonal && key > rows + r {
-                                f32::NEG_INFINITY
-                            } else {
-                                x * scale2
-                            }
-                        });
+                    for s in s[i].iter_mut() {
+                        *s = s.map(|_, x| x * scale2);
+                    }
+                    // Only the steps on the diagonal test positions (FlashAttention-2's masked
+                    // blocks); the others keep every score.
+                    if diagonal {
+                        for (j, s) in s[i].iter_mut().enumerate() {
+                            *s = s.map(|(r, c), x| {
+                                let key = t * BKV + 8 * j + c;
+                                if key > rows + r { f32::NEG_INFINITY } else { x }
+                            });
+                        }
                     }
                     // The rows' new maxima: over the lane's values, then over the four lanes of
                     // the row.
