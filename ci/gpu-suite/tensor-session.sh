@@ -8,7 +8,8 @@
 #    capped at SAN_S seconds (default 25);
 # 2. the corpus's tensor cases on the GPU against the emulator (release build);
 # 3. hgemm at 4096³, 4096 x 4096 x 14336 and 8192³ (every variant there), its twin and cuBLAS;
-# 4. flash_attn at 2^28 (head dimensions 64 and 128, causal and not), its twin, torch's SDPA.
+# 4. flash_attn at seq 2k, 8k, 16k (2^25, 2^27, 2^28; head dimensions 64 and 128, causal and
+#    not), its twin, torch's SDPA.
 # Prints the GPU, the sanitizers' verdicts and a summary of the lines that matter.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -45,10 +46,15 @@ done > "$out/sanitize.txt"
     [[ ${QUICK:-0} == 1 ]] && variants=0
     HGEMM_SHAPES=1 HGEMM_VARIANTS=$variants timeout 90 "$here/bin/hgemm" 268435456
     HGEMM_SHAPES=1 HGEMM_VARIANTS=$variants timeout 90 "$work/hgemm-nvcc" 268435456
-    echo "== flash_attn at 2^28"
-    timeout 60 "$here/bin/flash_attn" 268435456
-    timeout 60 "$work/flash_attn-nvcc" 268435456
-    [[ ${QUICK:-0} == 1 ]] || timeout 90 python3 "$here/torch_sdpa.py" 268435456
+    # seq 2k, 8k and 16k (batch·seq 16384; QUICK: 16k only).
+    sizes=(33554432 134217728 268435456)
+    [[ ${QUICK:-0} == 1 ]] && sizes=(268435456)
+    for n in "${sizes[@]}"; do
+        echo "== flash_attn at n=$n"
+        timeout 60 "$here/bin/flash_attn" "$n"
+        timeout 60 "$work/flash_attn-nvcc" "$n"
+        [[ ${QUICK:-0} == 1 ]] || timeout 90 python3 "$here/torch_sdpa.py" "$n"
+    done
     date -u
 } > "$out/tensor.txt" 2>&1
 cat "$out/sanitize.txt"
