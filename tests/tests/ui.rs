@@ -1,8 +1,8 @@
 //! The backend on small kernel crates: tests/ui/<topic>/<name>.rs, each compiled with the backend
 //! the way cargo compiles a kernel crate's main.rs, each its own test case `<topic>::<name>`.
 //! Its `//@` header says what must happen (oxide_tests::ui has the syntax):
-//! - `//@ build-fail` (the default): rejected, with stderr (paths normalised, device-std's line numbers hidden) equal to
-//!   <name>.stderr beside it;
+//! - `//@ build-fail` (the default): rejected, with stderr (paths normalised, device-std's line
+//!   numbers hidden) equal to <name>.stderr beside it;
 //! - `//@ build-pass`: compiles without a diagnostic, ptxas accepts its PTX, and each
 //!   `//@ ptx: <text>` / `//@ ptx-not: <text>` line holds for it;
 //! - `//@ build-warn`: compiles with warnings, stderr equal to <name>.stderr, and the PTX as for
