@@ -39,7 +39,7 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 
 use super::ldmatrix::{TileRef, window_of};
-use super::swizzle::{Swizzled, SwizzledRef, swizzled_chunk};
+use super::swizzle::{Swizzled, SwizzledRef, swizzle_fits, swizzled_chunk};
 use super::{MmaInput, Vec8};
 use crate::shared::{BlockPosition, Shared, SharedLayout};
 use crate::thread;
@@ -111,8 +111,11 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile
 {
     type Elem = E;
     type Ref<'a> = SwizzledRef<'a, E, C, R>;
-    const CHUNKS: usize = R * C;
-    const EXTENT: (usize, usize) = (R, C);
+    // Checked here, where every pipeline of the tile evaluates them, and not only when a stage
+    // is read: a row width the swizzle does not permute would send `position` (and the fills
+    // that trust it) past the row's `C` chunks.
+    const CHUNKS: usize = R * swizzled_width(C);
+    const EXTENT: (usize, usize) = (R, swizzled_width(C));
 
     #[inline]
     fn position(i: usize) -> (usize, usize) {
@@ -127,9 +130,19 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile
     }
 }
 
+/// `chunks`, a swizzled tile's row width, where the swizzle permutes rows of that many chunks
+/// (1, 2, 4 or a multiple of 8); a compile-time error otherwise.
+const fn swizzled_width(chunks: usize) -> usize {
+    assert!(
+        swizzle_fits(chunks),
+        "a swizzled tile has 1, 2, 4 or a multiple of 8 chunks a row"
+    );
+    chunks
+}
+
 /// What one stage holds: one tile ([`StageTile`]), or two (`(A, B)`: a GEMM's A and B,
 /// attention's K and V).
-pub trait StageTiles: Sized + Send + Sync + 'static {
+pub trait StageTiles: tiles_sealed::Sealed + Sized + Send + Sync + 'static {
     /// The element type.
     type Elem: MmaInput + Send + Sync;
     /// The tiles of a ready stage, as the fragment loads read them.
@@ -155,6 +168,15 @@ pub trait StageTiles: Sized + Send + Sync + 'static {
     #[doc(hidden)]
     unsafe fn tiles<'a>(stage: *const Self) -> Self::Tiles<'a>;
 }
+
+mod tiles_sealed {
+    /// Only the library's stages: its copies and the `SharedLayout` of `Stages` trust
+    /// `StageTiles`'s positions, slots and extents.
+    pub trait Sealed {}
+}
+
+impl<T: StageTile> tiles_sealed::Sealed for T {}
+impl<A: StageTile, B: StageTile<Elem = A::Elem>> tiles_sealed::Sealed for (A, B) {}
 
 impl<T: StageTile> StageTiles for T {
     type Elem = T::Elem;
@@ -562,5 +584,33 @@ mod tests {
             check::<[[Vec8<bf16>; 5]; 128], 2>(threads);
         }
         assert_eq!(<Pair as StageTiles>::CHUNKS, 15 + 34);
+    }
+
+    /// Every chunk's position lies inside its tile's extent, and each position once: what a
+    /// fill by tiles trusts (a whole tile's test covers exactly the extent).
+    #[test]
+    fn positions_cover_the_extents_once() {
+        fn check<T: StageTiles>() {
+            let mut seen = std::collections::HashSet::new();
+            for i in 0..T::CHUNKS {
+                let (tile, row, chunk) = T::position(i);
+                let (rows, chunks) = T::extent(tile);
+                assert!(tile < T::TILES && row < rows && chunk < chunks, "chunk {i}");
+                assert!(seen.insert((tile, row, chunk)), "chunk {i} twice");
+            }
+            let extents: usize = (0..T::TILES).map(|t| T::extent(t).0 * T::extent(t).1).sum();
+            assert_eq!(extents, T::CHUNKS);
+        }
+        check::<[[Vec8<bf16>; 3]; 5]>();
+        check::<Swizzled<[[Vec8<bf16>; 1]; 8]>>();
+        check::<Swizzled<[[Vec8<bf16>; 2]; 8]>>();
+        check::<Swizzled<[[Vec8<bf16>; 4]; 16]>>();
+        check::<Swizzled<[[Vec8<bf16>; 8]; 9]>>();
+        check::<Swizzled<[[Vec8<bf16>; 16]; 32]>>();
+        check::<(
+            Swizzled<[[Vec8<bf16>; 4]; 128]>,
+            Swizzled<[[Vec8<bf16>; 16]; 32]>,
+        )>();
+        check::<([[Vec8<bf16>; 5]; 3], Swizzled<[[Vec8<bf16>; 8]; 8]>)>();
     }
 }
