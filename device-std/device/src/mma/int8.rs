@@ -19,7 +19,7 @@
 //! debug builds. Integer results are exact, so the GPU and the CPU agree bit for bit.
 
 pub use super::bytes::{ByteInput, FragA, FragB};
-use super::{host, lane, layout};
+use super::host;
 
 /// The calling lane's share of a 16 × 8 tile of `i32` accumulators: 4 values.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -27,53 +27,7 @@ pub struct FragC {
     values: [i32; 4],
 }
 
-impl FragC {
-    /// The accumulators of `values`, in the lane's order.
-    #[inline]
-    fn from_values(values: [i32; 4]) -> Self {
-        FragC { values }
-    }
-
-    /// Accumulators of 0.
-    #[inline]
-    pub fn zero() -> Self {
-        FragC { values: [0; 4] }
-    }
-
-    /// The lane's 4 accumulators, each `value(row, col)` at its position in the 16 × 8 tile.
-    #[inline]
-    pub fn from_fn(mut value: impl FnMut(usize, usize) -> i32) -> Self {
-        let lane = lane();
-        FragC {
-            values: core::array::from_fn(|i| {
-                let (r, c) = layout::c_position(lane, i);
-                value(r, c)
-            }),
-        }
-    }
-
-    /// The `(row, col)` of the lane's accumulators in the tile, in order.
-    #[inline]
-    pub fn positions() -> [(usize, usize); 4] {
-        let lane = lane();
-        core::array::from_fn(|i| layout::c_position(lane, i))
-    }
-
-    /// The lane's accumulators, at `positions()`.
-    #[inline]
-    pub fn values(&self) -> [i32; 4] {
-        self.values
-    }
-
-    /// Each accumulator replaced by `f((row, col), value)`.
-    #[inline]
-    pub fn map(self, mut f: impl FnMut((usize, usize), i32) -> i32) -> Self {
-        let positions = Self::positions();
-        FragC {
-            values: core::array::from_fn(|i| f(positions[i], self.values[i])),
-        }
-    }
-}
+accumulator_tile!(FragC, i32, 0);
 
 /// An `mma.sync.m16n8k32` of four A registers, two B registers and four `i32` accumulators,
 /// as inline PTX whose body is the CPU's.

@@ -70,6 +70,70 @@ macro_rules! mma_instruction {
     )*};
 }
 
+/// The methods of a lane's share of a 16 × 8 accumulator tile of `$value`s (the `m16n8k16`
+/// layout, which the `m16n8k8` and `m16n8k32` shapes share): `$name { values: [$value; 4] }`.
+macro_rules! accumulator_tile {
+    ($name:ident, $value:ty, $zero:expr) => {
+        impl $name {
+            /// The accumulators of `values`, in the lane's order.
+            #[inline]
+            fn from_values(values: [$value; 4]) -> Self {
+                $name { values }
+            }
+
+            /// Accumulators of zero.
+            #[inline]
+            pub fn zero() -> Self {
+                $name { values: [$zero; 4] }
+            }
+
+            /// The lane's 4 accumulators, each `value(row, col)` at its position in the 16 × 8
+            /// tile.
+            #[inline]
+            pub fn from_fn(mut value: impl FnMut(usize, usize) -> $value) -> Self {
+                let lane = $crate::mma::lane();
+                $name {
+                    values: core::array::from_fn(|i| {
+                        let (r, c) = $crate::mma::layout::c_position(lane, i);
+                        value(r, c)
+                    }),
+                }
+            }
+
+            /// The `(row, col)` of the lane's accumulators in the tile, in order.
+            #[inline]
+            pub fn positions() -> [(usize, usize); 4] {
+                let lane = $crate::mma::lane();
+                core::array::from_fn(|i| $crate::mma::layout::c_position(lane, i))
+            }
+
+            /// The lane's accumulators, at `positions()`.
+            #[inline]
+            pub fn values(&self) -> [$value; 4] {
+                self.values
+            }
+
+            /// Calls `f` with each accumulator's `(row, col)` and value.
+            #[inline]
+            pub fn for_each(&self, mut f: impl FnMut((usize, usize), $value)) {
+                for (at, value) in Self::positions().into_iter().zip(self.values) {
+                    f(at, value);
+                }
+            }
+
+            /// Each accumulator replaced by `f((row, col), value)`: a scale, a bias, a mask, an
+            /// activation on the tile.
+            #[inline]
+            pub fn map(self, mut f: impl FnMut((usize, usize), $value) -> $value) -> Self {
+                let positions = Self::positions();
+                $name {
+                    values: core::array::from_fn(|i| f(positions[i], self.values[i])),
+                }
+            }
+        }
+    };
+}
+
 #[macro_use]
 pub mod bytes;
 pub mod fp64;
@@ -338,62 +402,7 @@ impl<E: MmaInput> FragB<E> {
     }
 }
 
-impl FragC {
-    /// The accumulators of `values`, in the lane's order.
-    #[inline]
-    fn from_values(values: [f32; 4]) -> Self {
-        FragC { values }
-    }
-
-    /// Accumulators of 0.0.
-    #[inline]
-    pub fn zero() -> Self {
-        FragC { values: [0.0; 4] }
-    }
-
-    /// The lane's 4 accumulators, each `value(row, col)` at its position in the 16 × 8 tile.
-    #[inline]
-    pub fn from_fn(mut value: impl FnMut(usize, usize) -> f32) -> Self {
-        let lane = lane();
-        FragC {
-            values: core::array::from_fn(|i| {
-                let (r, c) = layout::c_position(lane, i);
-                value(r, c)
-            }),
-        }
-    }
-
-    /// The `(row, col)` of the lane's accumulators in the tile, in order.
-    #[inline]
-    pub fn positions() -> [(usize, usize); 4] {
-        let lane = lane();
-        core::array::from_fn(|i| layout::c_position(lane, i))
-    }
-
-    /// The lane's accumulators, at `positions()`.
-    #[inline]
-    pub fn values(&self) -> [f32; 4] {
-        self.values
-    }
-
-    /// Calls `f` with each accumulator's `(row, col)` and value.
-    #[inline]
-    pub fn for_each(&self, mut f: impl FnMut((usize, usize), f32)) {
-        for (at, value) in Self::positions().into_iter().zip(self.values) {
-            f(at, value);
-        }
-    }
-
-    /// Each accumulator replaced by `f((row, col), value)`: a scale, a bias, a mask, an
-    /// activation on the tile.
-    #[inline]
-    pub fn map(self, mut f: impl FnMut((usize, usize), f32) -> f32) -> Self {
-        let positions = Self::positions();
-        FragC {
-            values: core::array::from_fn(|i| f(positions[i], self.values[i])),
-        }
-    }
-}
+accumulator_tile!(FragC, f32, 0.0);
 
 /// `a · b + c` for the warp's tiles, as the fragments' types say: `m16n8k16` for [`FragA`] of
 /// `bf16` or `f16` (`mma.sync.aligned.m16n8k16.row.col`, `f32` accumulation), `m16n8k8` for
