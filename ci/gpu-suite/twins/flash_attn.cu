@@ -22,8 +22,15 @@
 #include "common.cuh"
 
 constexpr int THREADS = 128, STAGES = 2;
-// The keys of a step (kernels/flash_attn's `kv_rows`): 64, and 32 at D 128.
-template <int D> constexpr int BKV = D <= 64 ? 64 : 32;
+// The keys of a step (kernels/flash_attn's `keys_per_step`): 64, and 32 at D 128. -DBKV_SMALL
+// and -DBKV_LARGE build other steps for comparison (ci/gpu-suite/experiments/flash-steps.sh).
+#ifndef BKV_SMALL
+#define BKV_SMALL 64
+#endif
+#ifndef BKV_LARGE
+#define BKV_LARGE 32
+#endif
+template <int D> constexpr int BKV = D <= 64 ? BKV_SMALL : BKV_LARGE;
 
 struct alignas(16) Chunk {
     uint32_t w[4];
