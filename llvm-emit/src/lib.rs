@@ -251,9 +251,9 @@ pub fn emit_ptx(
         tracing::debug!("linked libdevice");
     }
 
-    target::optimize(&ll_module, &machine, opts.opt_level)?;
     let optimizing = opts.opt_level >= 2;
-    let hinted = loop_hints::apply_unroll_hints(&ll_module, optimizing);
+    let hinted = loop_hints::mark_unroll_loops(&ll_module, optimizing);
+    target::optimize(&ll_module, &machine, opts.opt_level)?;
     if optimizing {
         // The threading LLVM does not do for a GPU, then what it and the unroll hints make
         // possible: the loops with a trip count now, and the marked ones, unrolled, and what

@@ -374,7 +374,9 @@ fn kernel_argument<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> Abs {
 
 /// The LLVM function attributes of `instance`: `convergent` when it may reach a barrier (LLVM
 /// must not make such a call control-dependent on more values than it is), `noinline` for
-/// `#[inline(never)]`.
+/// `#[inline(never)]`, `alwaysinline` for `#[inline(always)]` (as rustc's LLVM backend: a
+/// kernel's body, which `#[kernel]` wraps, is one, and O3's inliner left a body grown past its
+/// threshold a call of its own, its arrays in local memory).
 pub(crate) fn function_attributes<'tcx>(
     tcx: TyCtxt<'tcx>,
     registry: &Registry<'tcx>,
@@ -391,6 +393,11 @@ pub(crate) fn function_attributes<'tcx>(
         && !registry.is_warp_uniform(instance.def_id())
     {
         attrs.set("noinline", LlvmAttrValue::Unit);
+    }
+    if let InlineAttr::Always | InlineAttr::Force { .. } =
+        tcx.codegen_instance_attrs(instance.def).inline
+    {
+        attrs.set("alwaysinline", LlvmAttrValue::Unit);
     }
     attrs
 }
