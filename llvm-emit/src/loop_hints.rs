@@ -10,7 +10,7 @@
 //! body is over O3's size threshold from being lost: after O3 its induction may be one SCEV
 //! cannot count (`i + zext(i < n)`), and a hint call in its body has a constant argument, like
 //! the copies in a loop O3 did unroll. A marked loop that O3 still cannot count (its count known
-//! only after [`crate::branch_threading`]) keeps its mark for [`crate::target::AFTER_LOOP_PASSES`].
+//! only after [`crate::branch_threading`]) keeps its mark for [`crate::target::UNROLL_AND_CLEAN`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -125,7 +125,7 @@ unsafe fn calls_of(function: LLVMValueRef) -> Vec<LLVMValueRef> {
 
 /// `!llvm.loop !{self, !{"llvm.loop.unroll.full"}}` on the branches that end the `latches` of
 /// one loop.
-unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
+pub(crate) unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
     unsafe {
         let text = "llvm.loop.unroll.full";
         let full = LLVMMDStringInContext2(ll, text.as_ptr().cast(), text.len());
@@ -148,7 +148,7 @@ unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
 }
 
 /// The metadata kind `llvm.loop`.
-unsafe fn loop_kind(ll: LLVMContextRef) -> u32 {
+pub(crate) unsafe fn loop_kind(ll: LLVMContextRef) -> u32 {
     let kind = "llvm.loop";
     unsafe { LLVMGetMDKindIDInContext(ll, kind.as_ptr().cast(), kind.len() as u32) }
 }

@@ -374,9 +374,7 @@ fn kernel_argument<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> Abs {
 
 /// The LLVM function attributes of `instance`: `convergent` when it may reach a barrier (LLVM
 /// must not make such a call control-dependent on more values than it is), `noinline` for
-/// `#[inline(never)]`, `alwaysinline` for `#[inline(always)]` (as rustc's LLVM backend: a
-/// kernel's body, which `#[kernel]` wraps, is one, and O3's inliner left a body grown past its
-/// threshold a call of its own, its arrays in local memory).
+/// `#[inline(never)]`, and the mark of a kernel's body in `#[kernel]`'s wrapper.
 pub(crate) fn function_attributes<'tcx>(
     tcx: TyCtxt<'tcx>,
     registry: &Registry<'tcx>,
@@ -394,10 +392,16 @@ pub(crate) fn function_attributes<'tcx>(
     {
         attrs.set("noinline", LlvmAttrValue::Unit);
     }
-    if let InlineAttr::Always | InlineAttr::Force { .. } =
-        tcx.codegen_instance_attrs(instance.def).inline
+    // The body `#[kernel]` wraps, which llvm-emit inlines where O3 did not.
+    if instance.def_id().is_local()
+        && tcx
+            .opt_item_name(instance.def_id())
+            .is_some_and(|name| name.as_str() == oxide_contract::KERNEL_BODY_FN)
     {
-        attrs.set("alwaysinline", LlvmAttrValue::Unit);
+        attrs.set(
+            oxide_contract::KERNEL_BODY_ATTRIBUTE,
+            LlvmAttrValue::Str(String::new()),
+        );
     }
     attrs
 }
