@@ -153,7 +153,9 @@ mod errors;
 mod globals;
 mod inline_asm;
 mod invariant_compares;
+mod kernel_body;
 mod libdevice;
+mod local_array_loops;
 mod loop_hints;
 mod memory;
 mod params;
@@ -251,23 +253,34 @@ pub fn emit_ptx(
         tracing::debug!("linked libdevice");
     }
 
-    target::optimize(&ll_module, &machine, opts.opt_level)?;
     let optimizing = opts.opt_level >= 2;
-    let hinted = loop_hints::apply_unroll_hints(&ll_module, optimizing);
+    let hinted = loop_hints::mark_unroll_loops(&ll_module, optimizing);
+    target::optimize(&ll_module, &machine, opts.opt_level)?;
     if optimizing {
-        // The threading LLVM does not do for a GPU, then what it and the unroll hints make
-        // possible: the loops with a trip count now, and the marked ones, unrolled, and what
-        // unrolling leaves cleaned up.
+        // A kernel body O3 left a call inlined, the threading LLVM does not do for a GPU, then
+        // what they and the unroll hints make possible: the loops with a trip count now, and
+        // the marked ones O3 could not count, unrolled, and what unrolling leaves cleaned up.
+        let bodies = kernel_body::mark_bodies_left_called(&ll_module);
+        if bodies > 0 {
+            target::run_passes(&ll_module, &machine, "always-inline")?;
+        }
         let threaded = branch_threading::thread_known_branches(&ll_module);
         let folded = disjoint_or::fold_disjoint_or_differences(&ll_module);
+        let changed = threaded + hinted + folded + bodies > 0;
+        if changed {
+            target::run_passes(&ll_module, &machine, target::LOOPS_IN_FORM)?;
+        }
+        let walks = local_array_loops::mark_local_array_loops(&ll_module);
         tracing::debug!(
+            bodies,
             threaded,
             hinted,
             folded,
-            "threaded branches, marked loops, folded"
+            walks,
+            "inlined bodies, threaded branches, marked loops, folded, local-array loops"
         );
-        if threaded + hinted + folded > 0 {
-            target::run_passes(&ll_module, &machine, target::AFTER_LOOP_PASSES)?;
+        if changed || walks > 0 {
+            target::run_passes(&ll_module, &machine, target::UNROLL_AND_CLEAN)?;
         }
         // After LLVM's IR passes, which would undo them.
         let merged = barrier_merge::merge_adjacent_barriers(&ll_module);

@@ -1,21 +1,27 @@
-//! `oxide::unroll`'s hint: the loop around each call of [`UNROLL_HINT_SYMBOL`] is marked to be
-//! unrolled fully (`llvm.loop.unroll.full`, as clang marks a loop under `#pragma unroll`), and
-//! the calls are removed.
+//! `oxide::unroll`'s hint: the loop that steps the hinting iterator is marked to be unrolled
+//! fully (`llvm.loop.unroll.full`, as clang marks a loop under `#pragma unroll`), and the hint's
+//! calls are removed, all before `default<O3>`.
 //!
-//! The calls come from the iterator's `next`, which LLVM inlines into the loop during
-//! `default<O3>`; its unrolling runs in the same step, before a mark could be attached. So the
-//! mark is attached after O3, and [`crate::target::AFTER_LOOP_PASSES`] unrolls the marked loops.
-//! Until then the call stands for the hint: an external call, which no pass removes or moves out
-//! of its loop.
+//! The calls sit in the iterator's `next` (device-std's `Unroll::next`), not yet inlined into
+//! the loop it steps: so the loops marked are those around `next`'s call sites, found through
+//! the call graph (through adapters whose `next` calls it outside a loop, such as
+//! `Enumerate`'s), and each function on the way is marked `alwaysinline` so that the loop's trip
+//! count is in sight when O3's unroller reaches it. Marking before O3 is what keeps a loop whose
+//! body is over O3's size threshold from being lost: after O3 its induction may be one SCEV
+//! cannot count (`i + zext(i < n)`), and a hint call in its body has a constant argument, like
+//! the copies in a loop O3 did unroll. A marked loop that O3 still cannot count (its count known
+//! only after [`crate::branch_threading`]) keeps its mark for [`crate::target::UNROLL_AND_CLEAN`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
+use inkwell::attributes::{Attribute, AttributeLoc};
 use inkwell::module::Module;
+use inkwell::values::FunctionValue;
 use llvm_sys::core::{
-    LLVMDeleteFunction, LLVMGetBasicBlockParent, LLVMGetBasicBlockTerminator, LLVMGetFirstUse,
-    LLVMGetInstructionParent, LLVMGetMDKindIDInContext, LLVMGetMetadata, LLVMGetModuleContext,
-    LLVMGetNamedFunction, LLVMGetOperand, LLVMGetUser, LLVMInstructionEraseFromParent,
-    LLVMIsAConstant, LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMMetadataAsValue,
+    LLVMDeleteFunction, LLVMGetBasicBlockParent, LLVMGetBasicBlockTerminator, LLVMGetCalledValue,
+    LLVMGetFirstUse, LLVMGetInstructionParent, LLVMGetMDKindIDInContext, LLVMGetModuleContext,
+    LLVMGetNamedFunction, LLVMGetNextUse, LLVMGetUser, LLVMInstructionEraseFromParent,
+    LLVMIsACallInst, LLVMMDNodeInContext2, LLVMMDStringInContext2, LLVMMetadataAsValue,
     LLVMSetMetadata,
 };
 use llvm_sys::debuginfo::{LLVMMetadataReplaceAllUsesWith, LLVMTemporaryMDNode};
@@ -24,88 +30,102 @@ use oxide_contract::UNROLL_HINT_SYMBOL;
 
 use crate::cfg::{Cfg, Loop};
 
-/// Marks the loop around each hint call to be unrolled fully when `unroll` (the optimising
-/// levels), and removes every hint call and the hint's declaration; returns how many loops were
-/// marked.
-pub(crate) fn apply_unroll_hints(module: &Module<'_>, unroll: bool) -> usize {
-    // SAFETY: every value reached belongs to `module`, which outlives this call; the calls are
-    // erased only after the loops around them are found, and the declaration only once it has
-    // no calls left.
+/// How many functions deep a hint is followed up the call graph from its `next` before a loop
+/// must be found: the iterator's `next`, then adapters around it (`Enumerate`, `Zip`, `Map`).
+const CARRIER_DEPTH: usize = 4;
+
+/// Marks the loops that step a hinting iterator to be unrolled fully when `unroll` (the
+/// optimising levels), and removes every hint call and the hint's declaration; returns how many
+/// loops were marked. Runs before `default<O3>`.
+pub(crate) fn mark_unroll_loops(module: &Module<'_>, unroll: bool) -> usize {
+    // SAFETY: every value reached belongs to `module`, which outlives this call; the loops are
+    // found before any call is erased, and the declaration is deleted once it has no calls left.
     unsafe {
         let name = std::ffi::CString::new(UNROLL_HINT_SYMBOL).expect("no NUL in the symbol");
         let hint = LLVMGetNamedFunction(module.as_mut_ptr(), name.as_ptr());
         if hint.is_null() {
             return 0;
         }
-        let mut calls = Vec::new();
-        let mut u = LLVMGetFirstUse(hint);
-        while !u.is_null() {
-            calls.push(LLVMGetUser(u));
-            u = llvm_sys::core::LLVMGetNextUse(u);
-        }
-        let ll = LLVMGetModuleContext(module.as_mut_ptr());
-        let mut loops_of: HashMap<LLVMValueRef, (Cfg, Vec<Loop>)> = HashMap::new();
-        let mut marked: Vec<LLVMBasicBlockRef> = Vec::new();
-        // A call whose test is a constant is in a loop LLVM has unrolled already (or in code
-        // that runs once): it marks nothing.
-        let live: Vec<LLVMValueRef> = calls
-            .iter()
-            .copied()
-            .filter(|&c| LLVMIsAConstant(LLVMGetOperand(c, 0)).is_null())
-            .collect();
-        for &call in &live {
-            if !unroll {
-                break;
-            }
-            let block = LLVMGetInstructionParent(call);
-            let function = LLVMGetBasicBlockParent(block);
-            let (_, loops) = loops_of.entry(function).or_insert_with(|| {
-                let cfg = Cfg::of(function);
-                let loops = cfg.loops();
-                (cfg, loops)
-            });
-            // The innermost loop around the call: the smallest body that holds it.
-            let Some(l) = loops
+        let calls = calls_of(hint);
+        let mut marked = 0;
+        if unroll {
+            let ll = LLVMGetModuleContext(module.as_mut_ptr());
+            let inline = Attribute::get_named_enum_kind_id("alwaysinline");
+            let inline = module.get_context().create_enum_attribute(inline, 0);
+            let mut loops_of: HashMap<LLVMValueRef, (Cfg, Vec<Loop>)> = HashMap::new();
+            let mut latches_marked: HashSet<LLVMBasicBlockRef> = HashSet::new();
+            let carriers: HashSet<LLVMValueRef> = calls
                 .iter()
-                .filter(|l| l.body.contains(&block))
-                .min_by_key(|l| l.body.len())
-            else {
-                continue;
-            };
-            // A loop holding another loop with a hint is that loop's outer loop: the call here
-            // is a copy LLVM made of the inner loop's (its guard, when it rotated the loop).
-            let holds_hinted_loop = loops.iter().any(|inner| {
-                inner.body.len() < l.body.len()
-                    && inner.body.iter().all(|b| l.body.contains(b))
-                    && live
-                        .iter()
-                        .any(|&c| inner.body.contains(&LLVMGetInstructionParent(c)))
-            });
-            if holds_hinted_loop {
-                continue;
-            }
-            // A loop with loop metadata already is LLVM's to keep (a remainder loop it made,
-            // say, marked `unroll.disable`); one ID serves all the loop's latches.
-            let unmarked = l.latches.iter().all(|&latch| {
-                !marked.contains(&latch)
-                    && LLVMGetMetadata(LLVMGetBasicBlockTerminator(latch), loop_kind(ll)).is_null()
-            });
-            if unmarked {
-                mark_full_unroll(ll, &l.latches);
-                marked.extend(&l.latches);
+                .map(|&c| LLVMGetBasicBlockParent(LLVMGetInstructionParent(c)))
+                .collect();
+            for carrier in carriers {
+                let mut level = vec![carrier];
+                for _ in 0..CARRIER_DEPTH {
+                    let mut next_level = Vec::new();
+                    for function in level {
+                        let Some(f) = FunctionValue::new(function) else {
+                            continue;
+                        };
+                        f.add_attribute(AttributeLoc::Function, inline);
+                        for site in calls_of(function) {
+                            let block = LLVMGetInstructionParent(site);
+                            let caller = LLVMGetBasicBlockParent(block);
+                            let (_, loops) = loops_of.entry(caller).or_insert_with(|| {
+                                let cfg = Cfg::of(caller);
+                                let loops = cfg.loops();
+                                (cfg, loops)
+                            });
+                            // The innermost loop around the call: the one it steps.
+                            match loops
+                                .iter()
+                                .filter(|l| l.body.contains(&block))
+                                .min_by_key(|l| l.body.len())
+                            {
+                                Some(l) => {
+                                    if l.latches.iter().all(|&b| !latches_marked.contains(&b)) {
+                                        mark_full_unroll(ll, &l.latches);
+                                        latches_marked.extend(&l.latches);
+                                        marked += 1;
+                                    }
+                                }
+                                None => next_level.push(caller),
+                            }
+                        }
+                    }
+                    if next_level.is_empty() {
+                        break;
+                    }
+                    level = next_level;
+                }
             }
         }
         for call in calls {
             LLVMInstructionEraseFromParent(call);
         }
         LLVMDeleteFunction(hint);
-        marked.len()
+        marked
     }
+}
+
+/// The calls of `function` (uses of it as a call's callee).
+unsafe fn calls_of(function: LLVMValueRef) -> Vec<LLVMValueRef> {
+    let mut calls = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(function);
+        while !u.is_null() {
+            let user = LLVMGetUser(u);
+            if !LLVMIsACallInst(user).is_null() && LLVMGetCalledValue(user) == function {
+                calls.push(user);
+            }
+            u = LLVMGetNextUse(u);
+        }
+    }
+    calls
 }
 
 /// `!llvm.loop !{self, !{"llvm.loop.unroll.full"}}` on the branches that end the `latches` of
 /// one loop.
-unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
+pub(crate) unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
     unsafe {
         let text = "llvm.loop.unroll.full";
         let full = LLVMMDStringInContext2(ll, text.as_ptr().cast(), text.len());
@@ -128,7 +148,7 @@ unsafe fn mark_full_unroll(ll: LLVMContextRef, latches: &[LLVMBasicBlockRef]) {
 }
 
 /// The metadata kind `llvm.loop`.
-unsafe fn loop_kind(ll: LLVMContextRef) -> u32 {
+pub(crate) unsafe fn loop_kind(ll: LLVMContextRef) -> u32 {
     let kind = "llvm.loop";
     unsafe { LLVMGetMDKindIDInContext(ll, kind.as_ptr().cast(), kind.len() as u32) }
 }

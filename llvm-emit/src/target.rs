@@ -55,11 +55,16 @@ pub(crate) fn configure_module(module: &Module<'_>, machine: &TargetMachine) {
     module.set_data_layout(&machine.get_target_data().get_data_layout());
 }
 
-/// What [`crate::branch_threading`] and [`crate::loop_hints`] make possible after
-/// `default<O3>`: loops that now have a trip count, or a mark, unrolled (and the arrays they
-/// index promoted to registers), then the clean-up `default<O3>` ends with.
-pub(crate) const AFTER_LOOP_PASSES: &str = "function(simplifycfg,instcombine<no-verify-fixpoint>,\
-     loop-mssa(licm),loop(loop-rotate,indvars,loop-deletion,loop-unroll-full),sroa,\
+/// What [`crate::branch_threading`], [`crate::kernel_body`] and the unroll marks make possible
+/// after `default<O3>`, in two halves: first the loops put in the form whose trip count can be
+/// read (rotated, their counters made canonical), which [`crate::local_array_loops`] then reads;
+/// then the loops that now have a trip count, or a mark, unrolled (and the arrays they index
+/// promoted to registers), and the clean-up `default<O3>` ends with.
+pub(crate) const LOOPS_IN_FORM: &str = "function(simplifycfg,instcombine<no-verify-fixpoint>,\
+     loop-mssa(licm),loop(loop-rotate,indvars,loop-deletion))";
+
+/// The second half of the steps after `default<O3>` ([`LOOPS_IN_FORM`]).
+pub(crate) const UNROLL_AND_CLEAN: &str = "function(loop(loop-unroll-full),sroa,\
      infer-address-spaces,instcombine<no-verify-fixpoint>,gvn,dse,simplifycfg,\
      instcombine<no-verify-fixpoint>)";
 

@@ -2,7 +2,7 @@
 // [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
 // causal and not, the same algorithm as the oxide kernels: blocks of 128 threads and 128 query
 // rows, their Q in a static shared tile padded a chunk a row (loaded element by element, as the
-// oxide kernel's `get_or`), each warp 32 rows as two 16-row tiles; keys 64 at a time (32 at D 128)
+// oxide kernel's `get_or`), each warp 32 rows as two 16-row tiles; keys 64 at a time
 // through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (XOR-swizzled
 // as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the stages, each K's
 // BKV x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros past the last
@@ -22,13 +22,14 @@
 #include "common.cuh"
 
 constexpr int THREADS = 128, STAGES = 2;
-// The keys of a step (kernels/flash_attn's `keys_per_step`): 64, and 32 at D 128. -DBKV_SMALL
-// and -DBKV_LARGE build other steps for comparison (ci/gpu-suite/experiments/flash-steps.sh).
+// The keys of a step (kernels/flash_attn's `keys_per_step`): 64 at either D (FA2's at D 128).
+// -DBKV_SMALL=128 builds FA2's 128 at D 64, -DBKV_LARGE=32 the 32 at D 128 of 687a242 and before
+// (ci/gpu-suite/experiments/flash-steps.sh compares them).
 #ifndef BKV_SMALL
 #define BKV_SMALL 64
 #endif
 #ifndef BKV_LARGE
-#define BKV_LARGE 32
+#define BKV_LARGE 64
 #endif
 template <int D> constexpr int BKV = D <= 64 ? BKV_SMALL : BKV_LARGE;
 

@@ -145,6 +145,19 @@ impl<'tcx> FnCx<'tcx, '_> {
             self.emit(|ctx| CondBrOp::new(ctx, is_case, target, vec![], otherwise, vec![]));
             return Ok(());
         }
+        // A two-way match whose other values cannot occur (an `Option`'s or a `bool`'s
+        // discriminant) is a conditional branch, as rustc's LLVM backend emits it: a `switch`
+        // with a trapping default keeps LLVM from simplifying it, and its SimplifyCFG drops a
+        // loop's `llvm.loop` mark (`oxide::unroll`'s) where it rewrites such a `switch`.
+        if let [(case, target), (_, other)] = cases[..]
+            && self.mir.basic_blocks[targets.otherwise()].is_empty_unreachable()
+        {
+            let case_value = self.const_int(bits, case);
+            let is_case = self.icmp(ICmpPredicateAttr::EQ, value, case_value);
+            let (target, other) = (self.block(target), self.block(other));
+            self.emit(|ctx| CondBrOp::new(ctx, is_case, target, vec![], other, vec![]));
+            return Ok(());
+        }
         let int_ty = IntegerType::get(self.ctx(), bits as u32, Signedness::Signless);
         let width = std::num::NonZero::new(bits as usize).expect("width");
         let cases = cases

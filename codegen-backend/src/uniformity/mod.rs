@@ -374,7 +374,7 @@ fn kernel_argument<'tcx>(tcx: TyCtxt<'tcx>, ty: ty::Ty<'tcx>) -> Abs {
 
 /// The LLVM function attributes of `instance`: `convergent` when it may reach a barrier (LLVM
 /// must not make such a call control-dependent on more values than it is), `noinline` for
-/// `#[inline(never)]`.
+/// `#[inline(never)]`, and the mark of a kernel's body in `#[kernel]`'s wrapper.
 pub(crate) fn function_attributes<'tcx>(
     tcx: TyCtxt<'tcx>,
     registry: &Registry<'tcx>,
@@ -391,6 +391,17 @@ pub(crate) fn function_attributes<'tcx>(
         && !registry.is_warp_uniform(instance.def_id())
     {
         attrs.set("noinline", LlvmAttrValue::Unit);
+    }
+    // The body `#[kernel]` wraps, which llvm-emit inlines where O3 did not.
+    if instance.def_id().is_local()
+        && tcx
+            .opt_item_name(instance.def_id())
+            .is_some_and(|name| name.as_str() == oxide_contract::KERNEL_BODY_FN)
+    {
+        attrs.set(
+            oxide_contract::KERNEL_BODY_ATTRIBUTE,
+            LlvmAttrValue::Str(String::new()),
+        );
     }
     attrs
 }

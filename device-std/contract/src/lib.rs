@@ -59,6 +59,15 @@ pub const DEVICE_RUNTIME_FUNCTIONS: &[&str] = &["vprintf"];
 /// symbol never reaches the PTX (docs/features.md, "Control flow").
 pub const UNROLL_HINT_SYMBOL: &str = "__oxide_unroll_hint";
 
+/// The name of the function `#[kernel]` makes of a kernel's body when it wraps the body in an
+/// entry of its own (a kernel with shared parameters). The backend gives that function the LLVM
+/// string attribute [`KERNEL_BODY_ATTRIBUTE`], and llvm-emit inlines a body that O3 left a call
+/// (unrolling inside it can grow it past O3's inliner; its values then go through local memory).
+pub const KERNEL_BODY_FN: &str = "__oxide_kernel_body";
+
+/// The LLVM function attribute that marks a kernel's body ([`KERNEL_BODY_FN`]) for llvm-emit.
+pub const KERNEL_BODY_ATTRIBUTE: &str = "oxide-kernel-body";
+
 /// The `--cfg` names `cargo oxide` passes to rustc and the backend reads (docs/contracts.md,
 /// "Backend configuration"). Configuration travels as cfgs, not environment variables, so that
 /// cargo rebuilds when it changes.

@@ -72,7 +72,7 @@ impl Kernel {
         if !self.needs_entry() {
             return func.to_token_stream();
         }
-        let body_fn = Ident::new("__oxide_kernel_body", Span::mixed_site());
+        let body_fn = Ident::new(oxide_contract::KERNEL_BODY_FN, Span::mixed_site());
         let call = Ident::new("__oxide_kernel_call", Span::mixed_site());
         let mut body = func.clone();
         body.sig.ident = body_fn.clone();
