@@ -89,7 +89,7 @@ pub fn sgemm(
         for k in unroll(0..BK) {
             let av: [f32; PER] = core::array::from_fn(|i| a_r[y + THREADS * i][k]);
             let bv: [f32; PER] = core::array::from_fn(|j| b_r[k][x + THREADS * j]);
-            for (acc_row, &a) in unroll(acc.iter_mut().zip(&av)) {
+            for (acc_row, &a) in acc.iter_mut().zip(&av) {
                 for (c, &b) in acc_row.iter_mut().zip(&bv) {
                     *c += a * b;
                 }
