@@ -52,7 +52,7 @@ bb1:                                              ; preds = %bb0
   ret void
 }
 
-define internal void @_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body(ptr %0, i64 %1, ptr %2, i64 %3, ptr %4, i64 %5) {
+define internal void @_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body(ptr %0, i64 %1, ptr %2, i64 %3, ptr %4, i64 %5) #0 {
 entry:
   %6 = alloca [16 x i8], align 8
   %7 = alloca [16 x i8], align 8
@@ -85,46 +85,40 @@ bb2:                                              ; preds = %bb8
   %16 = icmp ule i64 %15, 0
   %17 = add i64 %15, 0
   %18 = select i1 %16, i64 %17, i64 1
-  switch i64 %18, label %bb9 [
-    i64 1, label %bb3
-    i64 0, label %bb6
-  ]
-
-bb9:                                              ; preds = %bb2
-  call void @llvm.trap()
-  unreachable
+  %19 = icmp eq i64 %18, 1
+  br i1 %19, label %bb3, label %bb6
 
 bb3:                                              ; preds = %bb2
-  %19 = load ptr, ptr %6, align 8
-  %20 = getelementptr inbounds i8, ptr %6, i64 8
-  %21 = load i64, ptr %20, align 8
-  %22 = icmp ult i64 %12, %21
-  %23 = zext i1 %22 to i8
-  %24 = trunc i8 %23 to i1
-  br i1 %24, label %bb4, label %panic1
+  %20 = load ptr, ptr %6, align 8
+  %21 = getelementptr inbounds i8, ptr %6, i64 8
+  %22 = load i64, ptr %21, align 8
+  %23 = icmp ult i64 %12, %22
+  %24 = zext i1 %23 to i8
+  %25 = trunc i8 %24 to i1
+  br i1 %25, label %bb4, label %panic1
 
 bb4:                                              ; preds = %bb3
-  %25 = load ptr, ptr %6, align 8
-  %26 = getelementptr inbounds i8, ptr %6, i64 8
-  %27 = load i64, ptr %26, align 8
-  %28 = getelementptr inbounds nuw [4 x i8], ptr %25, i64 %12
-  %29 = load float, ptr %28, align 4
-  %30 = load ptr, ptr %7, align 8
-  %31 = getelementptr inbounds i8, ptr %7, i64 8
-  %32 = load i64, ptr %31, align 8
-  %33 = icmp ult i64 %12, %32
-  %34 = zext i1 %33 to i8
-  %35 = trunc i8 %34 to i1
-  br i1 %35, label %bb5, label %panic
+  %26 = load ptr, ptr %6, align 8
+  %27 = getelementptr inbounds i8, ptr %6, i64 8
+  %28 = load i64, ptr %27, align 8
+  %29 = getelementptr inbounds nuw [4 x i8], ptr %26, i64 %12
+  %30 = load float, ptr %29, align 4
+  %31 = load ptr, ptr %7, align 8
+  %32 = getelementptr inbounds i8, ptr %7, i64 8
+  %33 = load i64, ptr %32, align 8
+  %34 = icmp ult i64 %12, %33
+  %35 = zext i1 %34 to i8
+  %36 = trunc i8 %35 to i1
+  br i1 %36, label %bb5, label %panic
 
 bb5:                                              ; preds = %bb4
-  %36 = load ptr, ptr %7, align 8
-  %37 = getelementptr inbounds i8, ptr %7, i64 8
-  %38 = load i64, ptr %37, align 8
-  %39 = getelementptr inbounds nuw [4 x i8], ptr %36, i64 %12
-  %40 = load float, ptr %39, align 4
-  %41 = fadd contract float %29, %40
-  store float %41, ptr %13, align 4
+  %37 = load ptr, ptr %7, align 8
+  %38 = getelementptr inbounds i8, ptr %7, i64 8
+  %39 = load i64, ptr %38, align 8
+  %40 = getelementptr inbounds nuw [4 x i8], ptr %37, i64 %12
+  %41 = load float, ptr %40, align 4
+  %42 = fadd contract float %30, %41
+  store float %42, ptr %13, align 4
   br label %bb7
 
 panic:                                            ; preds = %bb4
@@ -250,23 +244,24 @@ bb4:                                              ; preds = %bb2, %bb3
 }
 
 ; Function Attrs: nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write)
-declare void @llvm.assume(i1 noundef) #0
+declare void @llvm.assume(i1 noundef) #1
 
 ; Function Attrs: cold noreturn nounwind memory(inaccessiblemem: write)
-declare void @llvm.trap() #1
+declare void @llvm.trap() #2
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #2
+declare noundef range(i32 1, -2147483648) i32 @llvm.nvvm.read.ptx.sreg.nctaid.x() #3
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #2
+declare noundef range(i32 0, 2147483647) i32 @llvm.nvvm.read.ptx.sreg.ctaid.x() #3
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #2
+declare noundef range(i32 1, 1025) i32 @llvm.nvvm.read.ptx.sreg.ntid.x() #3
 
 ; Function Attrs: nocallback nofree nosync nounwind speculatable willreturn memory(none)
-declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #2
+declare noundef range(i32 0, 1024) i32 @llvm.nvvm.read.ptx.sreg.tid.x() #3
 
-attributes #0 = { nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }
-attributes #1 = { cold noreturn nounwind memory(inaccessiblemem: write) }
-attributes #2 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }
+attributes #0 = { "oxide-kernel-body" }
+attributes #1 = { nocallback nofree nosync nounwind willreturn memory(inaccessiblemem: write) }
+attributes #2 = { cold noreturn nounwind memory(inaccessiblemem: write) }
+attributes #3 = { nocallback nofree nosync nounwind speculatable willreturn memory(none) }

@@ -18,8 +18,8 @@ entry:
   %13 = zext nneg i32 %12 to i64
   %14 = mul nuw nsw i64 %9, %11
   %15 = add nuw nsw i64 %14, %13
-  %.not.i.i = icmp ult i64 %15, %1
-  br i1 %.not.i.i, label %bb5.i, label %_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body.exit
+  %.not.i.not.i = icmp ult i64 %15, %1
+  br i1 %.not.i.not.i, label %bb5.i, label %_RNvNvCsgTCZmIs4rOx_6vecadd6vecadd19___oxide_kernel_body.exit
 
 bb5.i:                                            ; preds = %entry
   %16 = getelementptr inbounds nuw [4 x i8], ptr %4, i64 %15
