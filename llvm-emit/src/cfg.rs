@@ -113,6 +113,7 @@ pub(crate) unsafe fn successors(b: LLVMBasicBlockRef) -> Vec<LLVMBasicBlockRef> 
 
 /// A natural loop: its header and every block of its body (the header included).
 pub(crate) struct Loop {
+    pub(crate) header: LLVMBasicBlockRef,
     pub(crate) latches: Vec<LLVMBasicBlockRef>,
     pub(crate) body: HashSet<LLVMBasicBlockRef>,
 }
@@ -153,7 +154,11 @@ impl Cfg {
                         queue.extend(self.preds(b).iter().copied());
                     }
                 }
-                Loop { latches, body }
+                Loop {
+                    header,
+                    latches,
+                    body,
+                }
             })
             .collect()
     }

@@ -19,6 +19,7 @@ use llvm_sys::core::LLVMGetFirstUse;
 pub(crate) fn mark_bodies_left_called(module: &Module<'_>) -> usize {
     let inline = Attribute::get_named_enum_kind_id("alwaysinline");
     let inline = module.get_context().create_enum_attribute(inline, 0);
+    let noinline = Attribute::get_named_enum_kind_id("noinline");
     let mut marked = 0;
     for function in module.get_functions() {
         let is_body = function
@@ -29,7 +30,12 @@ pub(crate) fn mark_bodies_left_called(module: &Module<'_>) -> usize {
             .is_some();
         // SAFETY: `function` belongs to `module`, which outlives this call.
         let called = !unsafe { LLVMGetFirstUse(function.as_value_ref()) }.is_null();
-        if is_body && called && function.count_basic_blocks() > 0 {
+        // `noinline` (a body the user marked `#[inline(never)]`) and `alwaysinline` together
+        // fail LLVM's verifier.
+        let may_inline = function
+            .get_enum_attribute(AttributeLoc::Function, noinline)
+            .is_none();
+        if is_body && called && may_inline && function.count_basic_blocks() > 0 {
             function.add_attribute(AttributeLoc::Function, inline);
             marked += 1;
         }

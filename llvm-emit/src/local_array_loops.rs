@@ -5,10 +5,12 @@
 //! while the copies stay under its size threshold, which a 16-step loop over MMA accumulators,
 //! or a loop whose inner loop O3 has unrolled already, is over.
 //!
-//! After O3, a loop is marked `llvm.loop.unroll.full` when a load or store in it reaches a
-//! function's `alloca` through an address that changes in the loop, and its trip count, read
-//! from its exit test, is at most [`MAX_STEPS`]; [`crate::target::UNROLL_AND_CLEAN`] unrolls
-//! it and promotes the array.
+//! After O3, a loop is marked `llvm.loop.unroll.full` when a load or store of its own (not of
+//! a loop inside it) reaches a function's `alloca` through an address that changes with its
+//! iterations (a phi of its header, or an index computed in it), its trip count, read from its
+//! exit test, is at most [`MAX_STEPS`], and the unrolled copies stay under [`MAX_UNROLLED`]
+//! instructions (LLVM unrolls a marked loop of known count whatever its size);
+//! [`crate::target::UNROLL_AND_CLEAN`] unrolls it and promotes the array.
 
 use std::collections::HashSet;
 
@@ -31,6 +33,10 @@ use crate::loop_hints::{loop_kind, mark_full_unroll};
 /// walked a fragment at a time (16 at 128 keys), with room.
 const MAX_STEPS: i64 = 64;
 
+/// The most instructions a marked loop may have once unrolled: its body's times its trip count
+/// (a 16-step softmax over MMA accumulators is about 2,000).
+const MAX_UNROLLED: usize = 8192;
+
 /// How far an address is followed back to its `alloca`.
 const MAX_DEPTH: usize = 12;
 
@@ -45,13 +51,28 @@ pub(crate) fn mark_local_array_loops(module: &Module<'_>) -> usize {
         while !f.is_null() {
             if !LLVMGetFirstBasicBlock(f).is_null() {
                 let cfg = Cfg::of(f);
-                for l in cfg.loops() {
+                let loops = cfg.loops();
+                for l in &loops {
                     let unmarked = l.latches.iter().all(|&latch| {
                         LLVMGetMetadata(LLVMGetBasicBlockTerminator(latch), loop_kind(ll)).is_null()
                     });
+                    // The blocks of `l` that no loop inside it holds.
+                    let own: HashSet<LLVMBasicBlockRef> = l
+                        .body
+                        .iter()
+                        .copied()
+                        .filter(|b| {
+                            !loops.iter().any(|inner| {
+                                inner.body.len() < l.body.len()
+                                    && inner.body.contains(b)
+                                    && inner.body.is_subset(&l.body)
+                            })
+                        })
+                        .collect();
                     if unmarked
-                        && walks_local_array(&l)
-                        && trip_count(&l).is_some_and(|n| n <= MAX_STEPS)
+                        && walks_local_array(l, &own)
+                        && let Some(n) = trip_count(l).filter(|&n| n <= MAX_STEPS)
+                        && n as usize * instructions(&l.body) <= MAX_UNROLLED
                     {
                         mark_full_unroll(ll, &l.latches);
                         marked += 1;
@@ -64,10 +85,10 @@ pub(crate) fn mark_local_array_loops(module: &Module<'_>) -> usize {
     marked
 }
 
-/// Whether a load or store of loop `l` reaches an `alloca` through an address that changes in
-/// the loop.
-unsafe fn walks_local_array(l: &Loop) -> bool {
-    l.body.iter().any(|&block| unsafe {
+/// Whether a load or store in `own` (the blocks of loop `l` outside its inner loops) reaches an
+/// `alloca` through an address that changes with `l`'s iterations.
+unsafe fn walks_local_array(l: &Loop, own: &HashSet<LLVMBasicBlockRef>) -> bool {
+    own.iter().any(|&block| unsafe {
         let mut i = LLVMGetFirstInstruction(block);
         while !i.is_null() {
             let address = match LLVMGetInstructionOpcode(i) {
@@ -75,9 +96,7 @@ unsafe fn walks_local_array(l: &Loop) -> bool {
                 LLVMOpcode::LLVMStore => Some(LLVMGetOperand(i, 1)),
                 _ => None,
             };
-            if address
-                .is_some_and(|a| reaches_alloca(a, &l.body, 0, &mut HashSet::new()) == Some(true))
-            {
+            if address.is_some_and(|a| reaches_alloca(a, l, 0, &mut HashSet::new()) == Some(true)) {
                 return true;
             }
             i = LLVMGetNextInstruction(i);
@@ -87,12 +106,12 @@ unsafe fn walks_local_array(l: &Loop) -> bool {
 }
 
 /// Whether `value`, an address, is an `alloca` or reached from one through GEPs, casts, phis
-/// and selects: `Some(varies)`, `varies` when a step of the way is computed in the loop whose
-/// blocks are `body` from values that differ between its iterations (a phi of its, or an
-/// index of a GEP computed in it). `None` when no `alloca` is reached.
+/// and selects: `Some(varies)`, `varies` when a step of the way changes with loop `l`'s
+/// iterations (a phi of its header over its back edge, or a GEP in it with an index that is
+/// not a constant). `None` when no `alloca` is reached.
 unsafe fn reaches_alloca(
     value: LLVMValueRef,
-    body: &HashSet<LLVMBasicBlockRef>,
+    l: &Loop,
     depth: usize,
     seen: &mut HashSet<LLVMValueRef>,
 ) -> Option<bool> {
@@ -100,32 +119,34 @@ unsafe fn reaches_alloca(
         if depth > MAX_DEPTH || LLVMIsAInstruction(value).is_null() || !seen.insert(value) {
             return None;
         }
-        let inside = body.contains(&LLVMGetInstructionParent(value));
+        let body = &l.body;
+        let parent = LLVMGetInstructionParent(value);
+        let inside = body.contains(&parent);
         let operand = |k: u32| LLVMGetOperand(value, k);
         match LLVMGetInstructionOpcode(value) {
             LLVMOpcode::LLVMAlloca => Some(false),
             LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMBitCast => {
-                reaches_alloca(operand(0), body, depth + 1, seen)
+                reaches_alloca(operand(0), l, depth + 1, seen)
             }
             LLVMOpcode::LLVMGetElementPtr => {
                 let varies_here = inside
                     && (1..LLVMGetNumOperands(value) as u32)
                         .any(|k| LLVMIsAConstantInt(operand(k)).is_null());
-                reaches_alloca(operand(0), body, depth + 1, seen).map(|v| v || varies_here)
+                reaches_alloca(operand(0), l, depth + 1, seen).map(|v| v || varies_here)
             }
             LLVMOpcode::LLVMSelect => [1, 2]
                 .into_iter()
-                .filter_map(|k| reaches_alloca(operand(k), body, depth + 1, seen))
+                .filter_map(|k| reaches_alloca(operand(k), l, depth + 1, seen))
                 .reduce(|a, b| a || b)
                 .map(|v| v || inside),
             LLVMOpcode::LLVMPHI => (0..LLVMCountIncoming(value))
                 .filter_map(|k| {
                     let from = LLVMGetIncomingBlock(value, k);
                     let reached =
-                        reaches_alloca(LLVMGetIncomingValue(value, k), body, depth + 1, seen);
-                    // A phi of the loop's header over an edge from inside it changes with
-                    // the iterations.
-                    reached.map(|v| v || (inside && body.contains(&from)))
+                        reaches_alloca(LLVMGetIncomingValue(value, k), l, depth + 1, seen);
+                    // A phi of the loop's header over its back edge changes with its
+                    // iterations (one of an inner loop's header, with the inner loop's).
+                    reached.map(|v| v || (parent == l.header && body.contains(&from)))
                 })
                 .reduce(|a, b| a || b),
             _ => None,
@@ -142,7 +163,10 @@ unsafe fn trip_count(l: &Loop) -> Option<i64> {
             return None;
         };
         let branch = LLVMGetBasicBlockTerminator(latch);
-        if branch.is_null() || LLVMIsConditional(branch) == 0 {
+        if branch.is_null()
+            || LLVMGetInstructionOpcode(branch) != LLVMOpcode::LLVMBr
+            || LLVMIsConditional(branch) == 0
+        {
             return None;
         }
         let test = LLVMGetOperand(branch, 0);
@@ -186,6 +210,22 @@ unsafe fn trip_count(l: &Loop) -> Option<i64> {
         };
         (counts && end > start).then(|| (end - start + step - 1) / step)
     }
+}
+
+/// The instructions in `blocks`.
+unsafe fn instructions(blocks: &HashSet<LLVMBasicBlockRef>) -> usize {
+    blocks
+        .iter()
+        .map(|&b| unsafe {
+            let mut count = 0;
+            let mut i = LLVMGetFirstInstruction(b);
+            while !i.is_null() {
+                count += 1;
+                i = LLVMGetNextInstruction(i);
+            }
+            count
+        })
+        .sum()
 }
 
 /// The value of `v` when it is an integer constant.

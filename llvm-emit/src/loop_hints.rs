@@ -3,14 +3,17 @@
 //! calls are removed, all before `default<O3>`.
 //!
 //! The calls sit in the iterator's `next` (device-std's `Unroll::next`), not yet inlined into
-//! the loop it steps: so the loops marked are those around `next`'s call sites, found through
-//! the call graph (through adapters whose `next` calls it outside a loop, such as
-//! `Enumerate`'s), and each function on the way is marked `alwaysinline` so that the loop's trip
-//! count is in sight when O3's unroller reaches it. Marking before O3 is what keeps a loop whose
-//! body is over O3's size threshold from being lost: after O3 its induction may be one SCEV
-//! cannot count (`i + zext(i < n)`), and a hint call in its body has a constant argument, like
-//! the copies in a loop O3 did unroll. A marked loop that O3 still cannot count (its count known
-//! only after [`crate::branch_threading`]) keeps its mark for [`crate::target::UNROLL_AND_CLEAN`].
+//! the loop it steps: so the loops marked are those around `next`'s call sites, and `next` is
+//! marked `alwaysinline` so that the loop's trip count is in sight when O3's unroller reaches it.
+//! Only direct calls count: a call of `next` outside any loop (an adapter's `next` around it,
+//! `unroll(x).enumerate()`, or a single `it.next()` in a helper) marks nothing, where following
+//! it up the call graph would mark whatever loop the helper is called in and force-inline the
+//! helper (documented: adapters go inside, `unroll(x.iter().enumerate())`). Marking before O3
+//! is what keeps a loop whose body is over O3's size threshold from being lost: after O3 its
+//! induction may be one SCEV cannot count (`i + zext(i < n)`), and a hint call in its body has a
+//! constant argument, like the copies in a loop O3 did unroll. A marked loop that O3 still
+//! cannot count (its count known only after [`crate::branch_threading`]) keeps its mark for
+//! [`crate::target::UNROLL_AND_CLEAN`].
 
 use std::collections::{HashMap, HashSet};
 
@@ -30,10 +33,6 @@ use oxide_contract::UNROLL_HINT_SYMBOL;
 
 use crate::cfg::{Cfg, Loop};
 
-/// How many functions deep a hint is followed up the call graph from its `next` before a loop
-/// must be found: the iterator's `next`, then adapters around it (`Enumerate`, `Zip`, `Map`).
-const CARRIER_DEPTH: usize = 4;
-
 /// Marks the loops that step a hinting iterator to be unrolled fully when `unroll` (the
 /// optimising levels), and removes every hint call and the hint's declaration; returns how many
 /// loops were marked. Runs before `default<O3>`.
@@ -52,6 +51,7 @@ pub(crate) fn mark_unroll_loops(module: &Module<'_>, unroll: bool) -> usize {
             let ll = LLVMGetModuleContext(module.as_mut_ptr());
             let inline = Attribute::get_named_enum_kind_id("alwaysinline");
             let inline = module.get_context().create_enum_attribute(inline, 0);
+            let noinline = Attribute::get_named_enum_kind_id("noinline");
             let mut loops_of: HashMap<LLVMValueRef, (Cfg, Vec<Loop>)> = HashMap::new();
             let mut latches_marked: HashSet<LLVMBasicBlockRef> = HashSet::new();
             let carriers: HashSet<LLVMValueRef> = calls
@@ -59,43 +59,35 @@ pub(crate) fn mark_unroll_loops(module: &Module<'_>, unroll: bool) -> usize {
                 .map(|&c| LLVMGetBasicBlockParent(LLVMGetInstructionParent(c)))
                 .collect();
             for carrier in carriers {
-                let mut level = vec![carrier];
-                for _ in 0..CARRIER_DEPTH {
-                    let mut next_level = Vec::new();
-                    for function in level {
-                        let Some(f) = FunctionValue::new(function) else {
-                            continue;
-                        };
-                        f.add_attribute(AttributeLoc::Function, inline);
-                        for site in calls_of(function) {
-                            let block = LLVMGetInstructionParent(site);
-                            let caller = LLVMGetBasicBlockParent(block);
-                            let (_, loops) = loops_of.entry(caller).or_insert_with(|| {
-                                let cfg = Cfg::of(caller);
-                                let loops = cfg.loops();
-                                (cfg, loops)
-                            });
-                            // The innermost loop around the call: the one it steps.
-                            match loops
-                                .iter()
-                                .filter(|l| l.body.contains(&block))
-                                .min_by_key(|l| l.body.len())
-                            {
-                                Some(l) => {
-                                    if l.latches.iter().all(|&b| !latches_marked.contains(&b)) {
-                                        mark_full_unroll(ll, &l.latches);
-                                        latches_marked.extend(&l.latches);
-                                        marked += 1;
-                                    }
-                                }
-                                None => next_level.push(caller),
-                            }
-                        }
+                let Some(f) = FunctionValue::new(carrier) else {
+                    continue;
+                };
+                // `noinline` and `alwaysinline` together fail LLVM's verifier.
+                if f.get_enum_attribute(AttributeLoc::Function, noinline)
+                    .is_none()
+                {
+                    f.add_attribute(AttributeLoc::Function, inline);
+                }
+                for site in calls_of(carrier) {
+                    let block = LLVMGetInstructionParent(site);
+                    let caller = LLVMGetBasicBlockParent(block);
+                    let (_, loops) = loops_of.entry(caller).or_insert_with(|| {
+                        let cfg = Cfg::of(caller);
+                        let loops = cfg.loops();
+                        (cfg, loops)
+                    });
+                    // The innermost loop around the call: the one it steps.
+                    let innermost = loops
+                        .iter()
+                        .filter(|l| l.body.contains(&block))
+                        .min_by_key(|l| l.body.len());
+                    if let Some(l) = innermost
+                        && l.latches.iter().all(|&b| !latches_marked.contains(&b))
+                    {
+                        mark_full_unroll(ll, &l.latches);
+                        latches_marked.extend(&l.latches);
+                        marked += 1;
                     }
-                    if next_level.is_empty() {
-                        break;
-                    }
-                    level = next_level;
                 }
             }
         }
