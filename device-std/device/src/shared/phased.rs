@@ -222,9 +222,15 @@ pub(super) fn for_each_residue<const N: usize>(
 
 /// `[[T; C]; R]`, `R` rows of `C`: thread `(x, y, 0)` of a block of `bx × by` threads owns
 /// `(y + i·by, x + j·bx)` for every `i`, `j` in range (a 32 × 8 block owns a 32 × 32 tile,
-/// each thread four rows of one column). Threads with `z > 0` own nothing.
-// SAFETY: `(row, col)` is owned by thread `(col % bx, row % by, 0)` alone, which exists;
-// `for_each_own` visits every such slot of the thread; slot `row * C + col < R * C`.
+/// each thread four rows of one column). An array narrower than the block (`C < bx`) is owned
+/// as its `R · C` slots in row-major order, as `[T; R · C]`: thread `t = x + bx·y` owns slots
+/// `t`, `t + bx·by`, ... (its `(i, 0)`-th is the `i`-th of them), so that every thread takes a
+/// share (by columns, a 128-thread block would leave 119 of its threads idle over a tile of 9
+/// chunks a row, and 9 threads writing all 128 rows one after the other). Threads with `z > 0`
+/// own nothing.
+// SAFETY: where `C >= bx`, `(row, col)` is owned by thread `(col % bx, row % by, 0)` alone,
+// which exists; where `C < bx`, slot `s` by thread `s % (bx·by)` of the plane `z = 0` alone.
+// `for_each_own` visits every slot of the thread under the same rule; slot `< R * C`.
 unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayout for [[T; C]; R] {
     type Elem = T;
     type Index = (usize, usize);
@@ -234,6 +240,10 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
     #[inline]
     fn own_slot((i, j): (usize, usize), me: BlockPosition) -> Option<(usize, (usize, usize))> {
         let ([x, y, z], [bx, by]) = me.xyz_and_plane();
+        if C < bx {
+            let slot = i.checked_mul(bx * by)?.checked_add(y * bx + x)?;
+            return (z == 0 && j == 0 && slot < R * C).then_some((slot, (slot / C, slot % C)));
+        }
         let row = i.checked_mul(by)?.checked_add(y)?;
         let col = j.checked_mul(bx)?.checked_add(x)?;
         (z == 0 && row < R && col < C).then_some((row * C + col, (row, col)))
@@ -243,6 +253,17 @@ unsafe impl<T: SharedElem + 'static, const C: usize, const R: usize> SharedLayou
     fn for_each_own(me: BlockPosition, mut f: impl FnMut(usize, (usize, usize))) {
         let ([x, y, z], [bx, by]) = me.xyz_and_plane();
         if z != 0 {
+            return;
+        }
+        if C < bx {
+            // A count of rounds that is a constant when the block's shape is (as above).
+            let (t, n) = (y * bx + x, bx * by);
+            for k in 0..(R * C).div_ceil(n) {
+                let slot = t + k * n;
+                if slot < R * C {
+                    f(slot, (slot / C, slot % C));
+                }
+            }
             return;
         }
         // Counts of rounds that are constants when the block's shape is (as above).
@@ -459,5 +480,34 @@ pub(super) mod tests {
             <[[f32; 33]; 32]>::own_slot((0, 0), pos([5, 3, 1], [32, 8, 2])),
             None
         );
+    }
+
+    /// An array narrower than the block is shared out by its row-major slots, so every thread
+    /// of the plane `z = 0` takes a share.
+    #[test]
+    fn a_narrow_array_is_owned_by_slots() {
+        let ij = |rows: usize, cols: usize| {
+            move |_| {
+                (0..rows)
+                    .flat_map(|i| (0..cols).map(move |j| (i, j)))
+                    .collect::<Vec<_>>()
+            }
+        };
+        check_partition::<[[u32; 9]; 128]>([128, 1, 1], ij(10, 2));
+        check_partition::<[[u32; 3]; 64]>([32, 4, 1], ij(3, 1));
+        check_partition::<[[u8; 5]; 3]>([8, 2, 2], ij(2, 2));
+        check_partition::<[[u8; 1]; 7]>([2, 1, 1], ij(4, 1));
+        // Flash attention's Q tile of 9 chunks a row, 128 threads: thread 20 owns slots 20,
+        // 148, ..., the 2nd of them row 16, chunk 4; every thread 9 slots, and only `(i, 0)`.
+        let me = pos([20, 0, 0], [128, 1, 1]);
+        assert_eq!(
+            <[[u32; 9]; 128]>::own_slot((1, 0), me),
+            Some((148, (16, 4)))
+        );
+        assert_eq!(<[[u32; 9]; 128]>::own_slot((1, 1), me), None);
+        assert_eq!(<[[u32; 9]; 128]>::own_slot((9, 0), me), None);
+        let mut count = 0;
+        <[[u32; 9]; 128]>::for_each_own(me, |_, _| count += 1);
+        assert_eq!(count, 9);
     }
 }

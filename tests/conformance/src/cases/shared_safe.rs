@@ -358,7 +358,8 @@ fn window_rmw_reference(input: &[u64]) -> Vec<u64> {
     out
 }
 
-/// A 12 x 16 tile in a one-dimensional block: thread `x < 16` owns column `x` of every row.
+/// A 12 x 16 tile in a one-dimensional block wider than its rows: owned by its row-major slots,
+/// thread `t` slot `t` (of 192), so every thread writes one and some none.
 #[kernel]
 pub fn shared_tile_columns(
     input: &[u64],
