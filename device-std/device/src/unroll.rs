@@ -4,7 +4,9 @@
 //! under its size threshold; a 16-step loop of a GEMM's inner product (16 loads and 16 FMAs per
 //! step) is over it, where nvcc, and CUDA code with `#pragma unroll`, unrolls it. A loop over
 //! [`unroll`]'s iterator is unrolled fully on the GPU whatever its size, when its trip count is
-//! known at compile time (a loop whose count is not known stays a loop). On the CPU, and in the
+//! known at compile time (a loop whose count is not known stays a loop). The loop marked is the
+//! one that calls the iterator's `next` itself: adapters go inside, `unroll(x.iter().enumerate())`
+//! (an adapter around it, `unroll(x).enumerate()`, marks nothing). On the CPU, and in the
 //! emulator, the iterator is the one it wraps.
 
 /// The iterator `iter` gives, marked so that the loop over it is unrolled fully on the GPU: the
