@@ -457,15 +457,17 @@ pub(super) mod tests {
         );
     }
 
+    /// Every thread's `(i, j)` for `i < rows`, `j < cols`: the `own`s to try of a 2-D array.
+    fn ij(rows: usize, cols: usize) -> impl Fn(BlockPosition) -> Vec<(usize, usize)> {
+        move |_| {
+            (0..rows)
+                .flat_map(|i| (0..cols).map(move |j| (i, j)))
+                .collect()
+        }
+    }
+
     #[test]
     fn two_dimensional_ownership_is_a_partition() {
-        let ij = |rows: usize, cols: usize| {
-            move |_| {
-                (0..rows)
-                    .flat_map(|i| (0..cols).map(move |j| (i, j)))
-                    .collect::<Vec<_>>()
-            }
-        };
         check_partition::<[[f32; 33]; 32]>([32, 8, 1], ij(4, 2));
         check_partition::<[[f32; 18]; 18]>([16, 16, 1], ij(2, 2));
         check_partition::<[[u8; 5]; 3]>([4, 2, 3], ij(2, 2));
@@ -486,13 +488,6 @@ pub(super) mod tests {
     /// of the plane `z = 0` takes a share.
     #[test]
     fn a_narrow_array_is_owned_by_slots() {
-        let ij = |rows: usize, cols: usize| {
-            move |_| {
-                (0..rows)
-                    .flat_map(|i| (0..cols).map(move |j| (i, j)))
-                    .collect::<Vec<_>>()
-            }
-        };
         check_partition::<[[u32; 9]; 128]>([128, 1, 1], ij(10, 2));
         check_partition::<[[u32; 3]; 64]>([32, 4, 1], ij(3, 1));
         check_partition::<[[u8; 5]; 3]>([8, 2, 2], ij(2, 2));
