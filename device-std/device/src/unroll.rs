@@ -6,7 +6,7 @@
 //! [`unroll`]'s iterator is unrolled fully on the GPU whatever its size, when its trip count is
 //! known at compile time (a loop whose count is not known stays a loop). The loop marked is the
 //! one that calls the iterator's `next` itself: adapters go inside, `unroll(x.iter().enumerate())`
-//! (an adapter around it, `unroll(x).enumerate()`, marks nothing). On the CPU, and in the
+//! (an adapter around it, `unroll(x).enumerate()`, marks nothing, and warns). On the CPU, and in the
 //! emulator, the iterator is the one it wraps.
 
 /// The iterator `iter` gives, marked so that the loop over it is unrolled fully on the GPU: the
@@ -35,9 +35,8 @@ impl<I: Iterator> Iterator for Unroll<I> {
     #[inline(always)]
     fn next(&mut self) -> Option<I::Item> {
         let item = self.0.next();
-        // Called on every step with whether the loop goes on, so the call sits in the loop over
-        // this iterator, and its argument is that loop's test: a constant once LLVM has
-        // unrolled the loop by itself (then the backend marks nothing).
+        // The call marks this function: the backend marks the loop around each call of it
+        // (docs/contracts.md, `unroll_hint`).
         unroll_hint(item.is_some());
         item
     }
@@ -46,6 +45,47 @@ impl<I: Iterator> Iterator for Unroll<I> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.0.size_hint()
     }
+}
+
+/// What a loop over an adapter of [`unroll`]'s iterator gets: the adapter's `next`, not the
+/// loop, calls [`Unroll`]'s, so the backend marks no loop (it marks the loops around the calls
+/// of `Unroll::next`). These shadow [`Iterator`]'s adapters with a warning at the user's line;
+/// each does what the adapter does (the CPU and the emulator are unchanged).
+macro_rules! adapters_not_marked {
+    ($($(#[$doc:meta])* fn $name:ident<$($g:ident),*>($($arg:ident: $ty:ty),*) -> $ret:ty
+        $(where [$($w:tt)*])?;)*) => {
+        impl<I: Iterator> Unroll<I> {
+            $(
+                $(#[$doc])*
+                #[deprecated(note = "the loop over an adapter of `unroll(..)` is not unrolled: \
+                                     put the adapter inside, `unroll(x.enumerate())`")]
+                #[inline(always)]
+                pub fn $name<$($g),*>(self, $($arg: $ty),*) -> $ret $(where $($w)*)? {
+                    Iterator::$name(self, $($arg),*)
+                }
+            )*
+        }
+    };
+}
+
+adapters_not_marked! {
+    /// [`Iterator::enumerate`], with a warning: write `unroll(x.enumerate())`.
+    fn enumerate<>() -> core::iter::Enumerate<Self>;
+    /// [`Iterator::zip`], with a warning: write `unroll(x.zip(y))`.
+    fn zip<U>(other: U) -> core::iter::Zip<Self, U::IntoIter> where [U: IntoIterator];
+    /// [`Iterator::map`], with a warning: write `unroll(x.map(f))`.
+    fn map<B, F>(f: F) -> core::iter::Map<Self, F> where [F: FnMut(I::Item) -> B];
+    /// [`Iterator::step_by`], with a warning: write `unroll(x.step_by(n))`.
+    fn step_by<>(step: usize) -> core::iter::StepBy<Self>;
+    /// [`Iterator::skip`], with a warning: write `unroll(x.skip(n))`.
+    fn skip<>(n: usize) -> core::iter::Skip<Self>;
+    /// [`Iterator::take`], with a warning: write `unroll(x.take(n))`.
+    fn take<>(n: usize) -> core::iter::Take<Self>;
+    /// [`Iterator::chain`], with a warning: write `unroll(x.chain(y))`.
+    fn chain<U>(other: U) -> core::iter::Chain<Self, U::IntoIter>
+        where [U: IntoIterator<Item = I::Item>];
+    /// [`Iterator::filter`], with a warning: write `unroll(x.filter(p))`.
+    fn filter<P>(predicate: P) -> core::iter::Filter<Self, P> where [P: FnMut(&I::Item) -> bool];
 }
 
 /// Marks the loop around the call, whose test is `more`, to be unrolled fully; the backend
