@@ -3,6 +3,8 @@
 //! The fragment layouts are written here again from the PTX ISA's figures, independently of
 //! the library's.
 
+mod xorshift;
+
 use oxide::MmaTiles;
 use oxide::mma::{FragA, FragB, FragC, Pipeline, Source, Stages, Vec8, mma};
 use oxide::prelude::*;
@@ -29,12 +31,8 @@ fn product(a: &[bf16], b: &[bf16], c: &[f32], (m, n, k): (usize, usize, usize)) 
 /// Small integers (exact in bf16, in their products and in their sums) or, with `spread`,
 /// values over several binades.
 fn values(len: usize, seed: u32, spread: bool) -> Vec<bf16> {
-    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+    xorshift::words(len, seed)
+        .map(|x| {
             let small = (x % 9) as f32 - 4.0;
             bf16::from_f32(if spread {
                 small * (1.0 + (x >> 8) as f32 / 16_777_216.0) * 2f32.powi((x >> 4) as i32 % 7 - 3)

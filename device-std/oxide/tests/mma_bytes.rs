@@ -2,6 +2,8 @@
 //! emulator: a warp's product against a plain one, the layouts written here again from the PTX
 //! ISA; the `i32` accumulation wrapping; and a partial warp failing the launch.
 
+mod xorshift;
+
 use oxide::mma::{FragC, fp8, int8, mma};
 use oxide::prelude::*;
 
@@ -44,15 +46,7 @@ fn warp(threads: u32) -> LaunchConfig {
 
 /// Bytes over the whole range, from a xorshift.
 fn bytes(len: usize, seed: u32) -> Vec<i8> {
-    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x >> 8) as i8
-        })
-        .collect()
+    xorshift::words(len, seed).map(|x| (x >> 8) as i8).collect()
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! `f32` tiles rounded to `tf32`, against a plain product of the rounded values. The layouts
 //! and the rounding are written here again from the PTX ISA, independently of the library's.
 
+mod xorshift;
+
 use oxide::mma::{FragC, mma, tf32};
 use oxide::prelude::*;
 
@@ -41,12 +43,8 @@ pub fn tf32_from_fn(a: &[f32], b: &[f32], c: &[f32], mut out: DisjointSlice<[[f3
 /// `f32` values with bits below `tf32`'s when `fine` (so that rounding shows), else multiples
 /// of 1/4 in `-4..=4` (exact in `tf32`, in their products and sums).
 fn values(len: usize, seed: u32, fine: bool) -> Vec<f32> {
-    let mut x = seed.wrapping_mul(2_654_435_761).max(1);
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
+    xorshift::words(len, seed)
+        .map(|x| {
             let coarse = (x % 33) as f32 / 4.0 - 4.0;
             if fine {
                 coarse * (1.0 + (x >> 9) as f32 / 8_388_608.0)
