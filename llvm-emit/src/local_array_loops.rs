@@ -208,7 +208,9 @@ unsafe fn trip_count(l: &Loop) -> Option<i64> {
             | LLVMIntPredicate::LLVMIntSLT => stays_on_true,
             _ => false,
         };
-        (counts && end > start).then(|| (end - start + step - 1) / step)
+        // Checked: the constants are the user's, any 64-bit values.
+        let span = end.checked_sub(start).filter(|&d| counts && d > 0)?;
+        Some(span.checked_add(step - 1)? / step)
     }
 }
 
