@@ -7,8 +7,9 @@
 // as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the stages, each K's
 // BKV x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros past the last
 // step; a step's tiles wholly inside with no test a chunk, as the oxide kernel's fill_tiles), S = Q·Kᵀ with ldmatrix.x4 of Q and of K (two key tiles at a time, each feeding both
-// query tiles), the online softmax in base 2 on the accumulators (row maxima and sums over a
-// row's four lanes with __shfl_xor_sync, ex2.approx), P packed to bf16 (cvt.rn.bf16x2.f32) as A
+// query tiles), the online softmax in base 2 on the accumulators (row maxima of the unscaled
+// scores over a row's four lanes with __shfl_xor_sync, then ex2.approx.ftz of one FFMA a score,
+// each lane summing its own scores until the end), P packed to bf16 (cvt.rn.bf16x2.f32) as A
 // fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
 // sizes, inputs, check and timing as the oxide binary. Prints, for D 64 then 128, causal 0 then
 // 1, `flash_attn-nvcc n=<n> (... d <D> causal <c> ...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
@@ -107,7 +108,7 @@ __device__ __forceinline__ uint32_t pack_bf16(float lo, float hi) {
 
 __device__ __forceinline__ float ex2(float x) {
     float r;
-    asm("ex2.approx.f32 %0, %1;\n" : "=f"(r) : "f"(x));
+    asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(r) : "f"(x));
     return r;
 }
 
@@ -196,37 +197,41 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
         const bool diagonal = causal && (t + 1) * BKV > q_tile * B;
 #pragma unroll
         for (int i = 0; i < T; ++i) {
-            float new_m[2] = {m[i][0], m[i][1]};
+            // Row maxima of the unscaled scores (the scale is positive), masked on the diagonal.
+            float top[2] = {-INFINITY, -INFINITY};
 #pragma unroll
             for (int j = 0; j < BKV / 8; ++j)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
                     int key = t * BKV + 8 * j + p2 + e % 2, row = row0 + 16 * i + g + 8 * (e / 2);
-                    s[i][j][e] = diagonal && key > row ? -INFINITY : s[i][j][e] * scale2;
-                    new_m[e / 2] = fmaxf(new_m[e / 2], s[i][j][e]);
+                    if (diagonal && key > row) s[i][j][e] = -INFINITY;
+                    top[e / 2] = fmaxf(top[e / 2], s[i][j][e]);
                 }
 #pragma unroll
             for (int half = 0; half < 2; ++half) {
-                new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 1));
-                new_m[half] = fmaxf(new_m[half], __shfl_xor_sync(0xffffffffu, new_m[half], 2));
+                top[half] = fmaxf(top[half], __shfl_xor_sync(0xffffffffu, top[half], 1));
+                top[half] = fmaxf(top[half], __shfl_xor_sync(0xffffffffu, top[half], 2));
             }
-            const float correction[2] = {ex2(m[i][0] - new_m[0]), ex2(m[i][1] - new_m[1])};
-            m[i][0] = new_m[0];
-            m[i][1] = new_m[1];
+            // In base-2 units; a row with no key yet subtracts 0 (its exponentials are 0).
+            float new_m[2], base[2], correction[2];
+#pragma unroll
+            for (int half = 0; half < 2; ++half) {
+                new_m[half] = fmaxf(m[i][half], top[half] * scale2);
+                base[half] = new_m[half] == -INFINITY ? 0.0f : new_m[half];
+                correction[half] = ex2(m[i][half] - base[half]);
+                m[i][half] = new_m[half];
+            }
+            // exp2(x·scale2 - m), one FFMA and one ex2 a score; each lane sums its own scores.
             float sums[2] = {0.0f, 0.0f};
 #pragma unroll
             for (int j = 0; j < BKV / 8; ++j)
 #pragma unroll
                 for (int e = 0; e < 4; ++e) {
-                    s[i][j][e] = ex2(s[i][j][e] - new_m[e / 2]);
+                    s[i][j][e] = ex2(fmaf(s[i][j][e], scale2, -base[e / 2]));
                     sums[e / 2] += s[i][j][e];
                 }
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 1);
-                sums[half] += __shfl_xor_sync(0xffffffffu, sums[half], 2);
-                l[i][half] = l[i][half] * correction[half] + sums[half];
-            }
+            for (int half = 0; half < 2; ++half) l[i][half] = l[i][half] * correction[half] + sums[half];
 #pragma unroll
             for (int j = 0; j < D / 8; ++j)
 #pragma unroll
@@ -258,6 +263,17 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
         }
     }
     asm volatile("cp.async.wait_all;\n" ::: "memory");
+    // Each row's sum over its four lanes, and its reciprocal.
+    float inv[T][2];
+#pragma unroll
+    for (int i = 0; i < T; ++i)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+            float sum = l[i][half];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+            inv[i][half] = 1.0f / sum;
+        }
 #pragma unroll
     for (int i = 0; i < T; ++i)
 #pragma unroll
@@ -265,7 +281,7 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
                 int row = row0 + 16 * i + g + 8 * (e / 2), col = 8 * j + p2 + e % 2;
-                out[q_base + size_t(row) * D + col] = __float2bfloat16(o[i][j][e] / l[i][e / 2]);
+                out[q_base + size_t(row) * D + col] = __float2bfloat16(o[i][j][e] * inv[i][e / 2]);
             }
 }
 

@@ -22,10 +22,13 @@ pub trait FastMath: Sized {
     fn fast_sin(self) -> Self;
     /// `cos.approx.f32` (`__cosf`): absolute error at most 2^-20.5 for |x| <= 100π.
     fn fast_cos(self) -> Self;
-    /// `ex2.approx.f32`: 2^x with a relative error of at most 2^-22 (2 ulp) for every x.
+    /// `ex2.approx.ftz.f32` (`exp2f` under `-use_fast_math`): 2^x with a relative error of at
+    /// most 2^-22 (2 ulp) where 2^x is a normal number; a result below 2^-126 (x < -126) is 0,
+    /// a subnormal x counts as 0. One instruction: without `ftz`, ptxas wraps every `ex2` in
+    /// three more (a compare and two scalings) to reach subnormal results.
     fn fast_exp2(self) -> Self;
-    /// `__expf`: `ex2.approx.f32` of `x · log2(e)`, whose rounding adds an error that grows with
-    /// |x| (about 2 + 1.5·|x| ulp).
+    /// `__expf`: `ex2.approx.ftz.f32` of `x · log2(e)`, whose rounding adds an error that grows
+    /// with |x| (about 2 + 1.5·|x| ulp); 0 below e^-87.3 (2^-126), as `fast_exp2`.
     fn fast_exp(self) -> Self;
     /// `lg2.approx.f32` (`__log2f`): absolute error at most 2^-22 for x in [1/2, 2], relative
     /// error at most 2^-22 elsewhere.
@@ -88,10 +91,10 @@ fn cos_approx(x: f32) -> f32 {
     libm_f32(x, f64::cos)
 }
 
-#[oxide_gpu::nvvm("llvm.nvvm.ex2.approx.f32")]
+#[oxide_gpu::nvvm("llvm.nvvm.ex2.approx.ftz.f32")]
 #[inline(never)]
 fn ex2_approx(x: f32) -> f32 {
-    libm_f32(x, f64::exp2)
+    flush_subnormal(libm_f32(flush_subnormal(x), f64::exp2))
 }
 
 #[oxide_gpu::nvvm("llvm.nvvm.lg2.approx.f")]
@@ -112,8 +115,37 @@ fn sqrt_approx(x: f32) -> f32 {
     x.sqrt()
 }
 
+/// `x`, or 0 of its sign where it is subnormal: what an `ftz` instruction reads and writes.
+#[inline]
+fn flush_subnormal(x: f32) -> f32 {
+    if x.is_subnormal() {
+        0.0f32.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// `f` computed in f64 and rounded to f32: the host's stand-in for an approximate instruction.
 #[inline]
 fn libm_f32(x: f32, f: fn(f64) -> f64) -> f32 {
     f(x as f64) as f32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FastMath;
+
+    /// `fast_exp2` and `fast_exp` flush as `ex2.approx.ftz.f32` does: a result below 2^-126 is
+    /// 0, a subnormal input counts as 0; normal results are the accurate ones on the host.
+    #[test]
+    fn exp2_flushes_subnormal_results_to_zero() {
+        assert_eq!(1.0f32.fast_exp2(), 2.0);
+        assert_eq!((-126.0f32).fast_exp2(), f32::MIN_POSITIVE);
+        assert_eq!((-126.5f32).fast_exp2(), 0.0);
+        assert_eq!((-149.0f32).fast_exp2(), 0.0);
+        assert_eq!(f32::NEG_INFINITY.fast_exp2(), 0.0);
+        assert_eq!(f32::from_bits(1).fast_exp2(), 1.0);
+        assert_eq!((-88.0f32).fast_exp(), 0.0);
+        assert!((-87.0f32).fast_exp() > 0.0);
+    }
 }

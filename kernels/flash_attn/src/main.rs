@@ -6,7 +6,9 @@
 //! 16-row MMA tiles, and walks the keys (64 a step) through a
 //! two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
 //! `Q` and of `K`'s rows, each pair of K fragments feeding both tiles), the online softmax on the
-//! accumulators (row maxima and sums over the four lanes of a row with `shuffle_xor`, `exp2`),
+//! accumulators (row maxima over the four lanes of a row with `shuffle_xor`, then one FFMA and
+//! one `fast_exp2` a score as FlashAttention-2 does, each lane summing its own scores until the
+//! end),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
 //! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). All safe Rust.
 
@@ -110,7 +112,7 @@ macro_rules! attention {
                 })
                 .sync();
             // Each lane holds rows `g` and `g + 8` of each of its warp's tiles: their running
-            // maximum (of the scores in base 2) and sum.
+            // maximum (of the scores in base 2) and the lane's part of their sum.
             let mut m = [[f32::NEG_INFINITY; 2]; MT];
             let mut l = [[0.0f32; 2]; MT];
             let mut o = [[FragC::zero(); D / 8]; MT];
@@ -119,8 +121,8 @@ macro_rules! attention {
                 let ready = pipe.wait();
                 let ready = ready.fill_tiles(|tile| source(t + 1, tile));
                 let (k_tile, v_tile) = ready.tiles();
-                // S = Q·Kᵀ, in base-2 units, masked above the diagonal: each pair of K
-                // fragments loaded once for the warp's tiles.
+                // S = Q·Kᵀ, unscaled, masked above the diagonal: each pair of K fragments
+                // loaded once for the warp's tiles.
                 let mut s = [[FragC::zero(); BKV / 8]; MT];
                 for kk in unroll(0..D / 16) {
                     let mut qf = [FragA::default(); MT];
@@ -139,9 +141,6 @@ macro_rules! attention {
                 let diagonal = causal != 0 && (t + 1) * BKV > q_block * BQ;
                 for i in unroll(0..MT) {
                     let rows = row0 + 16 * i;
-                    for s in s[i].iter_mut() {
-                        *s = s.map(|_, x| x * scale2);
-                    }
                     // Only the steps on the diagonal test positions (FlashAttention-2's masked
                     // blocks); the others keep every score.
                     if diagonal {
@@ -152,34 +151,36 @@ macro_rules! attention {
                             });
                         }
                     }
-                    // The rows' new maxima: over the lane's values, then over the four lanes of
-                    // the row.
-                    let mut new_m = m[i];
+                    // The rows' new maxima, of the scores before scaling (the scale is
+                    // positive): over the lane's values, then over the four lanes of the row.
+                    let mut top = [f32::NEG_INFINITY; 2];
                     for s in &s[i] {
                         let x = s.values();
-                        new_m[0] = new_m[0].max(x[0]).max(x[1]);
-                        new_m[1] = new_m[1].max(x[2]).max(x[3]);
+                        top[0] = top[0].max(x[0]).max(x[1]);
+                        top[1] = top[1].max(x[2]).max(x[3]);
                     }
                     for half in unroll(0..2) {
-                        new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 1));
-                        new_m[half] = new_m[half].max(warp::shuffle_xor(new_m[half], 2));
+                        top[half] = top[half].max(warp::shuffle_xor(top[half], 1));
+                        top[half] = top[half].max(warp::shuffle_xor(top[half], 2));
                     }
-                    let correction = [
-                        (m[i][0] - new_m[0]).fast_exp2(),
-                        (m[i][1] - new_m[1]).fast_exp2(),
-                    ];
+                    // In base-2 units; a row that has seen no key yet (all masked) subtracts 0,
+                    // so its scores' exponentials are 0, not NaN.
+                    let new_m = [m[i][0].max(top[0] * scale2), m[i][1].max(top[1] * scale2)];
+                    let base = new_m.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
+                    let correction =
+                        [(m[i][0] - base[0]).fast_exp2(), (m[i][1] - base[1]).fast_exp2()];
                     m[i] = new_m;
+                    // exp2(x·scale2 - m): one FFMA and one MUFU.EX2 a score. Each lane sums
+                    // its own scores of a row; the four lanes' sums are added at the end.
                     let mut sums = [0.0f32; 2];
                     for s in s[i].iter_mut() {
                         *s = s.map(|(r, _), x| {
-                            let p = (x - new_m[r / 8]).fast_exp2();
+                            let p = x.mul_add(scale2, -base[r / 8]).fast_exp2();
                             sums[r / 8] += p;
                             p
                         });
                     }
                     for half in unroll(0..2) {
-                        sums[half] += warp::shuffle_xor(sums[half], 1);
-                        sums[half] += warp::shuffle_xor(sums[half], 2);
                         l[i][half] = l[i][half] * correction[half] + sums[half];
                     }
                     for o in o[i].iter_mut() {
@@ -202,10 +203,20 @@ macro_rules! attention {
                     }
                 }
             }
+            // Each row's sum over its four lanes, and its reciprocal.
+            let mut inv = [[0.0f32; 2]; MT];
+            for i in unroll(0..MT) {
+                for half in unroll(0..2) {
+                    let mut sum = l[i][half];
+                    sum += warp::shuffle_xor(sum, 1);
+                    sum += warp::shuffle_xor(sum, 2);
+                    inv[i][half] = 1.0 / sum;
+                }
+            }
             if let Some(mut region) = out.warp_region() {
                 for i in unroll(0..MT) {
                     for j in unroll(0..D / 8) {
-                        region.store(&o[i][j].map(|(r, _), x| x / l[i][r / 8]), i, j);
+                        region.store(&o[i][j].map(|(r, _), x| x * inv[i][r / 8]), i, j);
                     }
                 }
             }

@@ -1,7 +1,7 @@
 //@ build-pass
 //@ ptx: sin.approx.f32
 //@ ptx: cos.approx.f32
-//@ ptx: ex2.approx.f32
+//@ ptx: ex2.approx.ftz.f32
 //@ ptx: lg2.approx.f32
 //@ ptx: rsqrt.approx.f32
 //@ ptx: sqrt.approx.f32

@@ -216,9 +216,14 @@ map_cases! {
     math_fast_cos(Ulp(32)) |x| -> f32 {
         f32_range(x, -2, 0, false).fast_cos()
     }
-    /// `fast_exp2` (`ex2.approx.f32`) on |x| < 64.
+    /// `fast_exp2` (`ex2.approx.ftz.f32`) on |x| < 64.
     math_fast_exp2(Ulp(3)) |x| -> f32 {
         f32_range(x, -12, 6, true).fast_exp2()
+    }
+    /// `fast_exp2` on (-256, -64]: normal results down to 2^-126, 0 below (`.ftz`) on the GPU
+    /// and the host alike.
+    math_fast_exp2_underflow(Ulp(3)) |x| -> f32 {
+        (-f32_range(x, 6, 8, false)).fast_exp2()
     }
     /// `fast_exp` (`__expf`) on |x| < 8: 2 + ⌊1.173·|x|⌋ ulp.
     math_fast_exp(Ulp(12)) |x| -> f32 {
