@@ -1,8 +1,8 @@
 // nvcc twin of kernels/flash_attn: the FlashAttention-2 forward pass, bf16 Q, K, V and output in
 // [batch, heads, seq, D] (K and V with kv_heads: grouped-query), head dimension D 64 and 128,
 // causal and not, the same algorithm as the oxide kernels: blocks of 128 threads and 128 query
-// rows, their Q in a static shared tile padded a chunk a row (loaded element by element, as the
-// oxide kernel's `get_or`), each warp 32 rows as two 16-row tiles; keys 64 at a time
+// rows, their Q in a static shared tile padded a chunk a row (a 16-byte load a chunk, as the
+// oxide kernel's `Source::read`), each warp 32 rows as two 16-row tiles; keys 64 at a time
 // through a two-stage cp.async pipeline of K and V tiles in dynamic shared memory (XOR-swizzled
 // as kernels/hgemm's: logical chunk c of row r at c ^ (r % 8); chunk c of the stages, each K's
 // BKV x D/8 then V's, copied by thread c % 128 as one 16-byte cp.async, zeros past the last
@@ -138,22 +138,27 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
     const int g = lane / 4, p2 = 2 * (lane % 4);
     fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
 
-    // Chunk c of q_s is thread c % 128's; each element as the oxide kernel's `get_or`.
+    // Chunk c of q_s is thread c % 128's: one 16-byte load where the chunk is inside (the oxide
+    // kernel's `Source::read`; rows of D elements from cudaMalloc's base are 16-byte aligned),
+    // else element by element, zeros outside.
     for (int c = tid; c < BQ * (D / 8 + 1); c += THREADS) {
         const int r = c / (D / 8 + 1), ch = c % (D / 8 + 1);
-        uint32_t words[4];
+        Chunk value = {{0, 0, 0, 0}};
+        if (ch < D / 8) {
+            const size_t first = q_base + size_t(q_tile * B + r) * D + 8 * ch;
+            if (first + 8 <= q_len) {
+                value = *reinterpret_cast<const Chunk*>(q + first);
+            } else {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            uint32_t pair = 0;
-            if (ch < D / 8) {
-                size_t at = q_base + size_t(q_tile * B + r) * D + 8 * ch + 2 * e;
-                __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
-                __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
-                pair = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
+                for (int e = 0; e < 4; ++e) {
+                    const size_t at = first + 2 * e;
+                    __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
+                    __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
+                    value.w[e] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
+                }
             }
-            words[e] = pair;
         }
-        q_s[r][ch] = Chunk{{words[0], words[1], words[2], words[3]}};
+        q_s[r][ch] = value;
     }
     __syncthreads();
     float m[T][2], l[T][2];

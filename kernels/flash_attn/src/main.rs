@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::host::{Error, MatrixShape, Rows};
-use oxide::mma::{FragA, FragB, FragC, Swizzled, TileSource, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, TileSource, Vec8, mma};
 use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
@@ -102,13 +102,12 @@ macro_rules! attention {
             let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
             pipe.fill_tiles(|tile| source(0, tile));
 
-            // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`).
+            // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`): a 16-byte
+            // load a chunk (`Source::read`).
             let q_tile = q_tile
                 .init(|(r, c)| {
-                    Vec8(core::array::from_fn(|e| {
-                        let row = q_rows + q_block * BQ + r;
-                        if c < D / 8 { q.get_or(row, 8 * c + e, bf16::ZERO) } else { bf16::ZERO }
-                    }))
+                    let row = q_rows + q_block * BQ + r;
+                    if c < D / 8 { Source::matrix(&q, row, 8 * c).read() } else { Vec8([bf16::ZERO; 8]) }
                 })
                 .sync();
             // Each lane holds rows `g` and `g + 8` of each of its warp's tiles: their running

@@ -12,6 +12,7 @@ use core::marker::PhantomData;
 
 use super::copies::is_global;
 use crate::Matrix;
+use crate::mma::{MmaInput, Vec8, from_bits};
 
 /// Where a chunk comes from: 8 elements of a slice or of a matrix's row (fewer at its end, the
 /// rest zero), or zeros.
@@ -97,6 +98,37 @@ impl<'a, E> Source<'a, E> {
     #[inline]
     pub(super) fn available(&self) -> usize {
         if self.inside { self.left.min(8) } else { 0 }
+    }
+}
+
+impl<E: MmaInput> Source<'_, E> {
+    /// The chunk's 8 elements read now, by this thread (zeros for those outside its source):
+    /// one 16-byte load where a fill's copy of it would be one `cp.async` of all or none
+    /// (aligned global memory, a chunk wholly inside or wholly outside), else element by
+    /// element. For a tile read once into a shared array's `init`, as flash_attn's `Q`: the
+    /// same tests as a fill's, made once a matrix rather than once an element.
+    #[inline]
+    pub fn read(&self) -> Vec8<E> {
+        if self.is_whole() {
+            if self.inside {
+                // SAFETY: `whole` and `inside`: the 8 elements from `first` lie in the source,
+                // which `'a` keeps borrowed, and `asynchronous`: `first` is 16-byte aligned, the
+                // alignment of `Vec8<E>`, which is 8 `E`s and nothing else.
+                unsafe { self.first.cast::<Vec8<E>>().read() }
+            } else {
+                Vec8([from_bits(0); 8])
+            }
+        } else {
+            let available = self.available();
+            Vec8(core::array::from_fn(|e| {
+                if e < available {
+                    // SAFETY: element `e < available` from `first`, inside the source.
+                    unsafe { self.first.add(e).read() }
+                } else {
+                    from_bits(0)
+                }
+            }))
+        }
     }
 }
 
@@ -345,6 +377,33 @@ mod tests {
             unsafe { Matrix::from_raw_parts(data.as_ptr().cast::<bf16>().add(1), 63, 8, 8, 7) };
         let s = Source::matrix(&odd, 0, 0);
         assert!(s.inside && !s.asynchronous);
+    }
+
+    /// `read` gives the chunk's elements and zeros past its source, whole or in part.
+    #[test]
+    fn a_chunk_reads_as_its_elements_and_zeros() {
+        let mut data = aligned();
+        for (i, chunk) in data.iter_mut().enumerate() {
+            chunk.0 = core::array::from_fn(|e| bf16::from_f32((8 * i + e) as f32));
+        }
+        let values = |s: Source<'_, bf16>| s.read().0.map(|e| e.to_f32() as usize);
+        let m = matrix(&data, 4, 16, 16);
+        assert_eq!(
+            values(Source::matrix(&m, 3, 8)),
+            core::array::from_fn(|e| 56 + e)
+        );
+        assert_eq!(values(Source::matrix(&m, 4, 0)), [0; 8]);
+        // Rows of 12 of 16: the last chunk in part, the rest zeros.
+        let m = matrix(&data, 4, 12, 16);
+        let want: [usize; 8] = core::array::from_fn(|e| if e < 4 { 40 + e } else { 0 });
+        assert_eq!(values(Source::matrix(&m, 2, 8)), want);
+        // Rows 12 apart (not aligned): element by element.
+        let m = matrix(&data, 5, 12, 12);
+        assert_eq!(
+            values(Source::matrix(&m, 1, 0)),
+            core::array::from_fn(|e| 12 + e)
+        );
+        assert_eq!(values(Source::zeros()), [0; 8]);
     }
 
     #[test]
