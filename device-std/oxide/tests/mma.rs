@@ -423,6 +423,64 @@ fn mma_tiles_give_each_element_to_the_lane_that_holds_it() {
     }
 }
 
+/// `mark_regions` in bf16, each accumulator a small integer of its position (exact in bf16):
+/// the pairs of neighbours a lane stores as one word where the output's pairs are aligned, and
+/// element by element where they are not (an odd pitch or left edge) or where a pair's second
+/// is past the rectangle's last column.
+#[kernel(block = "128")]
+pub fn mark_regions_bf16(mut out: MmaTiles<bf16, 64, 32, 32, 16>) {
+    if let Some(mut region) = out.warp_region() {
+        let (r0, c0) = region.origin();
+        for i in 0..2 {
+            for j in 0..2 {
+                let acc = FragC::from_fn(|r, c| mark(r0 + 16 * i + r, c0 + 8 * j + c));
+                region.store(&acc, i, j);
+            }
+        }
+    }
+}
+
+/// A small integer of `(row, col)`, 1 to 251: exact in bf16, and neighbours differ.
+fn mark(row: usize, col: usize) -> f32 {
+    (1 + (row * 37 + col) % 251) as f32
+}
+
+#[test]
+fn mma_tiles_store_pairs_of_bf16_aligned_or_not() {
+    for (pitch, rows, (top, left), (h, w)) in [
+        (70usize, 100usize, (0usize, 0usize), (100usize, 70usize)),
+        (70, 100, (3, 5), (90, 61)),
+        (71, 100, (0, 0), (100, 71)),
+        (64, 64, (1, 2), (63, 62)),
+    ] {
+        let mut buf = vec![bf16::ZERO; pitch * rows];
+        let cfg = LaunchConfig {
+            grid: (w.div_ceil(32) as u32, h.div_ceil(64) as u32, 1),
+            block: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let rows_of = oxide::host::Rows::new(&mut buf[..], pitch)
+            .unwrap()
+            .rect(top..top + h, left..left + w)
+            .unwrap();
+        mark_regions_bf16::emulate(&cfg, rows_of).unwrap();
+        for (i, &v) in buf.iter().enumerate() {
+            let (row, col) = (i / pitch, i % pitch);
+            let inside = (top..top + h).contains(&row) && (left..left + w).contains(&col);
+            let want = if inside {
+                mark(row - top, col - left)
+            } else {
+                0.0
+            };
+            assert_eq!(
+                v.to_f32(),
+                want,
+                "element ({row}, {col}) of {pitch} x {rows}, rect {top},{left} {h}x{w}"
+            );
+        }
+    }
+}
+
 /// `pipelined_product` with three stages in the launch's dynamic shared memory (the form for
 /// pipelines past 48 KB).
 #[kernel(block = "128")]

@@ -111,6 +111,11 @@ impl<T: FromAccumulator, const WR: usize, const WC: usize> MmaTile<'_, T, WR, WC
     /// columns `8j..`): each lane its own four, at their positions; those outside the
     /// rectangle are left out. A tile outside the region (`16i ≥ WR` or `8j ≥ WC`) stores
     /// nothing.
+    ///
+    /// A lane's four are two pairs of neighbours in a row (columns `c` and `c + 1`, `c` even):
+    /// a pair inside the rectangle is one store of both where the buffer's pairs are aligned
+    /// (its base, pitch and left edge even in elements, a test of the output alone that the
+    /// compiler makes once), as CUDA epilogues store a `__nv_bfloat162` or a `float2`.
     #[track_caller]
     #[inline]
     pub fn store(&mut self, acc: &FragC, i: usize, j: usize) {
@@ -120,21 +125,74 @@ impl<T: FromAccumulator, const WR: usize, const WC: usize> MmaTile<'_, T, WR, WC
         if r0 >= WR || c0 >= WC {
             return;
         }
-        for ((r, c), value) in FragC::positions().into_iter().zip(acc.values()) {
-            // In the region (`r0 + 16 <= WR`, `c0 + 8 <= WC`), so no sum wraps.
+        let size = core::mem::size_of::<T>();
+        let pairs_aligned = (size == 2 || size == 4)
+            && self.ptr.addr().is_multiple_of(2 * size)
+            && self.frame.pitch.is_multiple_of(2)
+            && self.frame.left.is_multiple_of(2);
+        let (positions, values) = (FragC::positions(), acc.values());
+        for pair in crate::unroll(0..2) {
+            let (r, c) = positions[2 * pair];
+            // In the region (`r0 + 16 <= WR`, `c0 + 8 <= WC`), so no sum wraps; `c` is even
+            // and its neighbour `c + 1` is the pair's second (the fragment's layout).
             let (row, col) = (self.origin.0 + r0 + r, self.origin.1 + c0 + c);
-            if row < self.frame.rows && col < self.frame.width {
-                // SAFETY: in the rectangle (tested).
+            let (first, second) = (values[2 * pair], values[2 * pair + 1]);
+            if pairs_aligned && row < self.frame.rows && col + 1 < self.frame.width {
+                // SAFETY: `(row, col)` and `(row, col + 1)` are in the rectangle (tested).
                 let index = unsafe { self.frame.index((row, col)) };
                 crate::race::global_write(self.ptr.addr(), index);
-                // SAFETY: in the rectangle, so in the buffer; in this block's tile (injective
-                // `O`, unwrapped origins) and this warp's region (one per warp of the block),
-                // at a position this lane's fragment alone holds (`r0` and `c0` are multiples
-                // of 8, so `(row mod 8, col mod 8)` is the fragment's, which names the lane).
-                unsafe {
-                    *crate::element::element_mut(self.ptr, index) = T::from_accumulator(value)
-                };
+                crate::race::global_write(self.ptr.addr(), index + 1);
+                let pair = [T::from_accumulator(first), T::from_accumulator(second)];
+                // SAFETY: both elements in the rectangle, so in the buffer, and this lane's
+                // alone (as `store_one`'s); `index` is even (`top + row` times an even pitch,
+                // plus an even left edge and an even `col`), so the pair's address is a
+                // multiple of its size from an aligned base.
+                unsafe { store_pair(self.ptr.add(index), pair) };
+            } else {
+                self.store_one((row, col), first);
+                self.store_one((row, col + 1), second);
             }
+        }
+    }
+
+    /// Stores `value` at the rectangle's `(row, col)` if it is inside.
+    #[inline]
+    fn store_one(&mut self, (row, col): (usize, usize), value: f32) {
+        if row < self.frame.rows && col < self.frame.width {
+            // SAFETY: in the rectangle (tested).
+            let index = unsafe { self.frame.index((row, col)) };
+            crate::race::global_write(self.ptr.addr(), index);
+            // SAFETY: in the rectangle, so in the buffer; in this block's tile (injective
+            // `O`, unwrapped origins) and this warp's region (one per warp of the block), at
+            // a position this lane's fragment alone holds (the region's tiles start at
+            // multiples of 8 rows and columns, so `(row mod 8, col mod 8)` is the fragment's,
+            // which names the lane).
+            unsafe { *crate::element::element_mut(self.ptr, index) = T::from_accumulator(value) };
+        }
+    }
+}
+
+/// Two neighbouring elements of 2 bytes, aligned as one 4-byte word.
+#[repr(C, align(4))]
+struct Pair2<T>([T; 2]);
+
+/// Two neighbouring elements of 4 bytes, aligned as one 8-byte word.
+#[repr(C, align(8))]
+struct Pair4<T>([T; 2]);
+
+/// Stores two elements of 2 or 4 bytes at `p` as one 4- or 8-byte store.
+///
+/// # Safety
+/// `p` and `p + 1` are elements the caller may write, and `p` is aligned to twice their size.
+#[inline]
+unsafe fn store_pair<T: Copy>(p: *mut T, pair: [T; 2]) {
+    // SAFETY: the caller's promises; each pair type is the two elements alone, aligned to
+    // their joint size where that is 4 or 8 bytes.
+    unsafe {
+        if core::mem::size_of::<T>() == 2 {
+            p.cast::<Pair2<T>>().write(Pair2(pair));
+        } else {
+            p.cast::<Pair4<T>>().write(Pair4(pair));
         }
     }
 }
