@@ -16,17 +16,6 @@ trap 'rm -rf "$work"' EXIT
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 nvcc -O3 -arch=sm_90 -o "$work/twin" "$here/twins/flash_attn.cu"
 [[ -f $here/twins/flash_attn_old.cu ]] && nvcc -O3 -arch=sm_90 -I"$here/twins" -o "$work/twin_old" "$here/twins/flash_attn_old.cu"
-cat > "$work/fa2.py" <<'PY'
-import sys, torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
-d = int(sys.argv[1]); heads = 2048 // d
-q = torch.randn(1, heads, 16384, d, device="cuda", dtype=torch.bfloat16)
-k = torch.randn_like(q); v = torch.randn_like(q)
-with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-    for _ in range(3):
-        torch.nn.functional.scaled_dot_product_attention(q, k, v)
-torch.cuda.synchronize()
-PY
 metrics="gpu__time_duration.sum,launch__registers_per_thread,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,launch__shared_mem_per_block_dynamic,launch__shared_mem_per_block_static,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem"
 stalls="regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio"
 profile() { # name, kernel filter, name base (function or mangled), skip, command...
@@ -39,7 +28,7 @@ profile() { # name, kernel filter, name base (function or mangled), skip, comman
     done
 }
 for d in 64 128; do
-    profile "torch-fa2-d$d" "regex:flash_fwd" function 1 python3 "$work/fa2.py" "$d"
+    profile "torch-fa2-d$d" "regex:flash_fwd" function 1 python3 "$here/experiments/fa2-once.py" "$d"
 done
 profile "twin-d64" "regex:ILi64E" mangled 0 "$work/twin" 268435456 3
 profile "twin-d128" "regex:ILi128E" mangled 0 "$work/twin" 268435456 3

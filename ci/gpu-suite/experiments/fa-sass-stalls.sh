@@ -9,17 +9,6 @@ out=${1:?usage: fa-sass-stalls.sh OUT}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
-cat > "$work/fa2.py" <<'PY'
-import sys, torch
-from torch.nn.attention import SDPBackend, sdpa_kernel
-d = int(sys.argv[1]); heads = 2048 // d
-q = torch.randn(1, heads, 16384, d, device="cuda", dtype=torch.bfloat16)
-k = torch.randn_like(q); v = torch.randn_like(q)
-with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-    for _ in range(3):
-        torch.nn.functional.scaled_dot_product_attention(q, k, v)
-torch.cuda.synchronize()
-PY
 sass() { # name, filter, skip, command...
     local name=$1 filter=$2 skip=$3
     shift 3
@@ -27,9 +16,9 @@ sass() { # name, filter, skip, command...
         -k "$filter" --launch-skip "$skip" --launch-count 1 "$@" > "$out/$name.csv" 2> "$out/$name.err"
     echo "$name: $(wc -l < "$out/$name.csv") lines, exit $?"
 }
-sass torch-d64 "regex:flash_fwd" 1 python3 "$work/fa2.py" 64
+sass torch-d64 "regex:flash_fwd" 1 python3 "$here/experiments/fa2-once.py" 64
 sass oxide-d64 "regex:^flash_attn$" 0 "$here/bin/flash_attn" 268435456
-sass torch-d128 "regex:flash_fwd" 1 python3 "$work/fa2.py" 128
+sass torch-d128 "regex:flash_fwd" 1 python3 "$here/experiments/fa2-once.py" 128
 sass oxide-d128 "regex:flash_attn_128" 0 "$here/bin/flash_attn" 268435456
 gzip -9 "$out"/*.csv
 ls -la "$out"

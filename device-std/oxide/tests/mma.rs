@@ -388,38 +388,55 @@ pub fn mark_regions(mut out: MmaTiles<f32, 64, 32, 32, 16>) {
     }
 }
 
+/// An output rectangle `(h, w)` at `(top, left)` of a `pitch × rows` buffer of zeros, written
+/// by `launch` with a grid of its 64 × 32 block tiles; then every element of the buffer
+/// checked: `mark(row, col)` of the rectangle inside it, zero outside.
+fn check_marks<T: Copy>(
+    (pitch, rows, (top, left), (h, w)): (usize, usize, (usize, usize), (usize, usize)),
+    zero: T,
+    launch: impl FnOnce(&LaunchConfig, oxide::host::Rows<&mut [T]>),
+    (value, mark): (impl Fn(T) -> f32, impl Fn(usize, usize) -> f32),
+) {
+    let mut buf = vec![zero; pitch * rows];
+    let cfg = LaunchConfig {
+        grid: (w.div_ceil(32) as u32, h.div_ceil(64) as u32, 1),
+        block: (128, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let rect = oxide::host::Rows::new(&mut buf[..], pitch)
+        .unwrap()
+        .rect(top..top + h, left..left + w)
+        .unwrap();
+    launch(&cfg, rect);
+    for (i, &v) in buf.iter().enumerate() {
+        let (row, col) = (i / pitch, i % pitch);
+        let inside = (top..top + h).contains(&row) && (left..left + w).contains(&col);
+        let want = if inside {
+            mark(row - top, col - left)
+        } else {
+            0.0
+        };
+        assert_eq!(
+            value(v),
+            want,
+            "element ({row}, {col}) of {pitch} x {rows}, rect {top},{left} {h}x{w}"
+        );
+    }
+}
+
 #[test]
 fn mma_tiles_give_each_element_to_the_lane_that_holds_it() {
-    for (pitch, rows, (top, left), (h, w)) in [
+    for case in [
         (70usize, 100usize, (0usize, 0usize), (100usize, 70usize)),
         (70, 100, (3, 5), (90, 61)),
         (32, 64, (0, 0), (64, 32)),
     ] {
-        let mut buf = vec![0.0f32; pitch * rows];
-        let grid = (w.div_ceil(32) as u32, h.div_ceil(64) as u32, 1);
-        let cfg = LaunchConfig {
-            grid,
-            block: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let rows_of = oxide::host::Rows::new(&mut buf[..], pitch)
-            .unwrap()
-            .rect(top..top + h, left..left + w)
-            .unwrap();
-        mark_regions::emulate(&cfg, rows_of).unwrap();
-        for (i, &v) in buf.iter().enumerate() {
-            let (row, col) = (i / pitch, i % pitch);
-            let inside = (top..top + h).contains(&row) && (left..left + w).contains(&col);
-            let want = if inside {
-                (1 + (row - top) * 1000 + col - left) as f32
-            } else {
-                0.0
-            };
-            assert_eq!(
-                v, want,
-                "element ({row}, {col}) of {pitch} x {rows}, rect {top},{left} {h}x{w}"
-            );
-        }
+        check_marks(
+            case,
+            0.0f32,
+            |cfg, rect| mark_regions::emulate(cfg, rect).unwrap(),
+            (|v| v, |row, col| (1 + row * 1000 + col) as f32),
+        );
     }
 }
 
@@ -447,37 +464,18 @@ fn mark(row: usize, col: usize) -> f32 {
 
 #[test]
 fn mma_tiles_store_pairs_of_bf16_aligned_or_not() {
-    for (pitch, rows, (top, left), (h, w)) in [
+    for case in [
         (70usize, 100usize, (0usize, 0usize), (100usize, 70usize)),
         (70, 100, (3, 5), (90, 61)),
         (71, 100, (0, 0), (100, 71)),
         (64, 64, (1, 2), (63, 62)),
     ] {
-        let mut buf = vec![bf16::ZERO; pitch * rows];
-        let cfg = LaunchConfig {
-            grid: (w.div_ceil(32) as u32, h.div_ceil(64) as u32, 1),
-            block: (128, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let rows_of = oxide::host::Rows::new(&mut buf[..], pitch)
-            .unwrap()
-            .rect(top..top + h, left..left + w)
-            .unwrap();
-        mark_regions_bf16::emulate(&cfg, rows_of).unwrap();
-        for (i, &v) in buf.iter().enumerate() {
-            let (row, col) = (i / pitch, i % pitch);
-            let inside = (top..top + h).contains(&row) && (left..left + w).contains(&col);
-            let want = if inside {
-                mark(row - top, col - left)
-            } else {
-                0.0
-            };
-            assert_eq!(
-                v.to_f32(),
-                want,
-                "element ({row}, {col}) of {pitch} x {rows}, rect {top},{left} {h}x{w}"
-            );
-        }
+        check_marks(
+            case,
+            bf16::ZERO,
+            |cfg, rect| mark_regions_bf16::emulate(cfg, rect).unwrap(),
+            (bf16::to_f32, mark),
+        );
     }
 }
 

@@ -1,0 +1,17 @@
+"""Three launches of torch's FlashAttention-2 forward kernel at seq 16k, head dimension argv[1]
+(64 or 128), heads·d = 2048, not causal: the launches the ncu experiments (fa-profile.sh,
+fa-sass-stalls.sh) profile, skipping the first."""
+import sys
+
+import torch
+from torch.nn.attention import SDPBackend, sdpa_kernel
+
+d = int(sys.argv[1])
+heads = 2048 // d
+q = torch.randn(1, heads, 16384, d, device="cuda", dtype=torch.bfloat16)
+k = torch.randn_like(q)
+v = torch.randn_like(q)
+with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+    for _ in range(3):
+        torch.nn.functional.scaled_dot_product_attention(q, k, v)
+torch.cuda.synchronize()
