@@ -2,7 +2,7 @@
 # This build of flash_attn and hgemm against another commit's (copied by hand into
 # .gpu-suite/old/flash_attn_old and hgemm_old), the nvcc twins and torch, in one run on the GPU
 # machine: flash_attn at seq 16k, 8k and 2k (2^28, 2^27, 2^25), hgemm at 8192^3 (its default
-# variant). Prints one line a measurement.
+# variant). Prints one line a measurement. SIZES overrides the flash_attn sizes.
 # Usage: bash .gpu-suite/experiments/compare-builds.sh   (carrying .gpu-suite)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,7 +14,7 @@ for cu in flash_attn hgemm; do
     nvcc -O3 -arch=sm_90 -o "$work/$cu-nvcc" "$here/twins/$cu.cu" $flags
 done
 short() { sed -E 's/.*\(b ([0-9]+) h ([0-9/]+) s ([0-9]+) d ([0-9]+) causal ([01]).* ([0-9.]+) TFLOP\/s.*/s\3 d\4 c\5 \6/'; }
-for n in 268435456 134217728 33554432; do
+for n in ${SIZES:-268435456 134217728 33554432}; do
     for b in "$here/bin/flash_attn" "$here/old/flash_attn_old" "$work/flash_attn-nvcc"; do
         [[ -x $b ]] || continue
         timeout 60 "$b" "$n" | grep -E "TFLOP/s|FAIL" | short | sed "s|^|$(basename "$b") |"
