@@ -123,6 +123,12 @@ for bin in "$here"/bin/*; do
             c_tf=$(tflops_of hgemm-cublas "$tout")
             summary+=("$(printf '%-8s n=%-10s TFLOP/s: oxide %s | nvcc %s | cuBLAS %s | oxide/nvcc %s | oxide/cuBLAS %s' \
                 "$kernel" "$n" "${o_tf:-n/a}" "${n_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$c_tf")")")
+            # The same product into a bf16 C (hgemm_bf16, the twin's and cuBLAS's bf16 output).
+            o_tf=$(tflops_of hgemm-bf16 "$out")
+            n_tf=$(tflops_of hgemm-nvcc-bf16 "$tout")
+            c_tf=$(tflops_of hgemm-cublas-bf16 "$tout")
+            summary+=("$(printf '%-8s n=%-10s bf16 C TFLOP/s: oxide %s | nvcc %s | cuBLAS %s | oxide/nvcc %s | oxide/cuBLAS %s' \
+                "$kernel" "$n" "${o_tf:-n/a}" "${n_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$c_tf")")")
         fi
         # flash_attn: TFLOP/s per causal mode against its twin and PyTorch's SDPA backends
         # (torch_sdpa.py; the issue's bar is >= 1.0x the FlashAttention-2 backend).

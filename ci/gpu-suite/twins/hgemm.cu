@@ -11,8 +11,10 @@
 // four ldmatrix.x4 of A, four ldmatrix.x4.trans of B and thirty-two mma.sync.m16n8k16 bf16.
 // Each thread's chunks and their bounds are computed once, as a CUDA author writes it; only k
 // advances per step, and a stage wholly inside both matrices is copied with no test a chunk (one
-// test a stage, as the oxide kernel's fill_tiles). The same inputs, check and timing; then cuBLAS (cublasGemmEx, bf16 in, f32
-// out, f32 compute) on the same matrices as the roof. With HGEMM_VARIANTS=1 it also runs the
+// test a stage, as the oxide kernel's fill_tiles); C stored a pair of neighbours at a time (a
+// float2, or a __nv_bfloat162 for a bf16 C). The same inputs, check and timing; then cuBLAS
+// (cublasGemmEx, bf16 in, f32 out, f32 compute; and bf16 out, `hgemm-cublas-bf16`) on the same
+// matrices as the roof, and the default kernel into a bf16 C (`hgemm-nvcc-bf16`). With HGEMM_VARIANTS=1 it also runs the
 // oxide binary's other variants (the same templates: three stages; eight warps of 64 x 32;
 // 128 x 256 tiles in steps of 64, eight warps of 64 x 64, three stages), each as
 // `hgemm-nvcc[<variant>] n=<n> ...`. Prints `hgemm-cublas n=<n> ...` first and the default's
@@ -59,9 +61,18 @@ template <int BM_, int BN_, int BK_, int WM_, int WN_, int STAGES_> struct Confi
     static_assert(A_CHUNKS % THREADS == 0 && B_CHUNKS % THREADS == 0, "whole chunks a thread");
 };
 
-template <typename C>
+// The element of C: f32, or bf16 rounded once from the accumulator (the oxide `hgemm_bf16`).
+__device__ __forceinline__ void store_one(float* p, float v) { *p = v; }
+__device__ __forceinline__ void store_one(__nv_bfloat16* p, float v) { *p = __float2bfloat16(v); }
+// Two neighbours as one store (the oxide `MmaTile::store`'s pairs): a float2 or a bfloat162.
+__device__ __forceinline__ void store_pair(float* p, float x, float y) { *reinterpret_cast<float2*>(p) = {x, y}; }
+__device__ __forceinline__ void store_pair(__nv_bfloat16* p, float x, float y) {
+    *reinterpret_cast<__nv_bfloat162*>(p) = __floats2bfloat162_rn(x, y);
+}
+
+template <typename C, typename Out>
 __global__ void __launch_bounds__(C::THREADS) hgemm(const __nv_bfloat16* __restrict__ a,
-                                                    const __nv_bfloat16* __restrict__ b, float* __restrict__ c,
+                                                    const __nv_bfloat16* __restrict__ b, Out* __restrict__ c,
                                                     int m, int n, int k) {
     constexpr int BM = C::BM, BN = C::BN, BK = C::BK, WM = C::WM, WN = C::WN, STAGES = C::STAGES;
     constexpr int T = C::THREADS, CA = C::CA, CB = C::CB, AJ = C::A_CHUNKS / T, BJ = C::B_CHUNKS / T;
@@ -173,15 +184,24 @@ __global__ void __launch_bounds__(C::THREADS) hgemm(const __nv_bfloat16* __restr
         }
     }
     asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+    // Each lane's two pairs of neighbours a tile: one store a pair inside C where its pairs are
+    // aligned (n even: rows start at even elements of cudaMalloc's aligned base), else each.
     const int g = lane / 4, p2 = 2 * (lane % 4);
 #pragma unroll
     for (int i = 0; i < WM / 16; ++i)
 #pragma unroll
         for (int j = 0; j < WN / 8; ++j)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                int row = m0 + wm * WM + 16 * i + g + 8 * (e / 2), col = n0 + wn * WN + 8 * j + p2 + e % 2;
-                if (row < m && col < n) c[size_t(row) * n + col] = acc[i][j][e];
+            for (int half = 0; half < 2; ++half) {
+                const int row = m0 + wm * WM + 16 * i + g + 8 * half, col = n0 + wn * WN + 8 * j + p2;
+                const float x = acc[i][j][2 * half], y = acc[i][j][2 * half + 1];
+                Out* p = c + size_t(row) * n + col;
+                if (n % 2 == 0 && row < m && col + 1 < n) {
+                    store_pair(p, x, y);
+                } else {
+                    if (row < m && col < n) store_one(p, x);
+                    if (row < m && col + 1 < n) store_one(p + 1, y);
+                }
             }
 }
 
@@ -191,8 +211,8 @@ struct Problem {
     int reps;
     std::vector<float> af, bf, c;
     __nv_bfloat16 *da, *db;
-    float* dc;
-    double flops, bytes;
+    float* dc;  // room for an f32 C; a bf16 C uses the first half
+    double flops;
 
     // The inputs of an m x n x k product (multiples of 1/8, exact in bf16), here and on the GPU.
     void setup(size_t rows, size_t cols, size_t depth) {
@@ -209,7 +229,6 @@ struct Problem {
         CHECK(cudaMemcpy(da, a.data(), a.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
         CHECK(cudaMemcpy(db, b.data(), b.size() * sizeof(__nv_bfloat16), cudaMemcpyHostToDevice));
         flops = 2.0 * double(m) * n * k;
-        bytes = 2.0 * (m * k + k * n) + 4.0 * m * n;
     }
 
     void release() {
@@ -218,9 +237,12 @@ struct Problem {
         CHECK(cudaFree(dc));
     }
 
-    // Whether C holds A·B at 64 x 64 positions, the corners among them.
-    bool check(const char* name) {
-        CHECK(cudaMemcpy(c.data(), dc, c.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    // Whether C (of Out: float, or __nv_bfloat16 with its rounding allowed) holds A·B at 64 x 64
+    // positions, the corners among them.
+    template <typename Out> bool check(const char* name) {
+        std::vector<Out> got(c.size());
+        CHECK(cudaMemcpy(got.data(), dc, got.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+        const double rounding = sizeof(Out) == 2 ? 1.0 / 256.0 : 0.0;
         for (size_t p = 0; p < 64; ++p)
             for (size_t q = 0; q < 64; ++q) {
                 size_t r = p * (m - 1) / 63, col = q * (n - 1) / 63;
@@ -230,53 +252,58 @@ struct Problem {
                     exact += prod;
                     magnitude += std::fabs(prod);
                 }
-                double bound = 2e-3 * magnitude + 1e-4, got = c[r * n + col];
-                if (!(std::fabs(got - exact) <= bound)) {
+                double bound = 2e-3 * magnitude + 1e-4 + rounding * std::fabs(exact);
+                double value = double(float(got[r * n + col]));
+                if (!(std::fabs(value - exact) <= bound)) {
                     std::printf("%s n=%zu FAIL at (%zu, %zu) of %zu x %zu x %zu: got %g expected %g\n", name, count, r,
-                                col, m, n, k, got, exact);
+                                col, m, n, k, value, exact);
                     return false;
                 }
             }
         return true;
     }
 
-    void report(const char* name, const char* label, float ms) {
+    // A run's line; C's elements `out_bytes` each.
+    void report(const char* name, const char* label, float ms, size_t out_bytes = 4) {
+        const double bytes = 2.0 * (m * k + k * n) + double(out_bytes) * m * n;
         std::printf("%s n=%zu (%zu x %zu x %zu, %s) %.1f TFLOP/s %.1f GB/s %.4f ms\n", name, count, m, n, k, label,
                     flops / (ms * 1e-3) / 1e12, bytes / (ms * 1e-3) / 1e9, ms);
     }
 };
 
-// Variant `C`: checked on poisoned output, then timed.
-template <typename C> static bool run(Problem& pr, const char* name, const char* label) {
+// Variant `C` into a C of `Out`: checked on poisoned output, then timed.
+template <typename C, typename Out = float> static bool run(Problem& pr, const char* name, const char* label) {
     const int m = int(pr.m), n = int(pr.n), k = int(pr.k);
     dim3 grid(unsigned((n + C::BN - 1) / C::BN), unsigned((m + C::BM - 1) / C::BM)), block(C::THREADS);
     const int smem = C::STAGES * C::STAGE_BYTES;
-    CHECK(cudaFuncSetAttribute(hgemm<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-    auto launch = [&] { hgemm<C><<<grid, block, smem>>>(pr.da, pr.db, pr.dc, m, n, k); };
+    CHECK(cudaFuncSetAttribute(hgemm<C, Out>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    Out* out = reinterpret_cast<Out*>(pr.dc);
+    auto launch = [&] { hgemm<C, Out><<<grid, block, smem>>>(pr.da, pr.db, out, m, n, k); };
     CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
     launch();
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    if (!pr.check(name)) return false;
-    pr.report(name, label, time_ms(pr.reps, launch));
+    if (!pr.check<Out>(name)) return false;
+    pr.report(name, label, time_ms(pr.reps, launch), sizeof(Out));
     return true;
 }
 
 #ifndef NO_CUBLAS
-// cuBLAS's bf16 GEMM (f32 out, f32 compute) on the problem: the roof.
-static bool run_cublas(cublasHandle_t handle, Problem& pr, const char* name) {
+// cuBLAS's bf16 GEMM (f32 compute, a C of `Out`: f32 or bf16) on the problem: the roof.
+template <typename Out = float> static bool run_cublas(cublasHandle_t handle, Problem& pr, const char* name) {
     const int m = int(pr.m), n = int(pr.n), k = int(pr.k);
     const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t out_type = sizeof(Out) == 2 ? CUDA_R_16BF : CUDA_R_32F;
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B first.
     auto cublas = [&] {
         cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, pr.db, CUDA_R_16BF, n, pr.da, CUDA_R_16BF, k,
-                     &zero, pr.dc, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+                     &zero, pr.dc, out_type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
     CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
     cublas();
     CHECK(cudaGetLastError());
-    if (!pr.check(name)) return false;
-    pr.report(name, "cuBLAS", time_ms(pr.reps, cublas));
+    if (!pr.check<Out>(name)) return false;
+    pr.report(name, "cuBLAS", time_ms(pr.reps, cublas), sizeof(Out));
     return true;
 }
 #endif
@@ -310,8 +337,12 @@ int main(int argc, char** argv) {
     pr.setup(side, side, side);
 #ifndef NO_CUBLAS
     if (!run_cublas(handle, pr, "hgemm-cublas")) return 1;
+    if (!run_cublas<__nv_bfloat16>(handle, pr, "hgemm-cublas-bf16")) return 1;
     cublasDestroy(handle);
 #endif
+    // The default into a bf16 C (the oxide binary's `hgemm-bf16` line).
+    if (!run<Config<128, 128, 32, 64, 64, 4>, __nv_bfloat16>(pr, "hgemm-nvcc-bf16", "128x128x32 w64x64 s4, bf16 C"))
+        return 1;
     // The variants (HGEMM_VARIANTS=1), then the default last: run.sh reads the last line's ms.
     const char* all = std::getenv("HGEMM_VARIANTS");
     if (all != nullptr && all[0] == '1') {

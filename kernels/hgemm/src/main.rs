@@ -1,7 +1,8 @@
 //! hgemm: `C = A·B` on the tensor cores, bf16 `A` (`M × K`) and `B` (`K × N`), both row-major,
 //! f32 accumulation and an f32 `C`. Each block of 128 threads computes a 128 × 128 tile of `C`
 //! (blocks taking tiles eight tile rows at a time, `Grouped<8>`, so that neighbours share A's
-//! rows and B's columns in L2), its four warps 64 × 64 regions of it (`MmaTiles`), walking `k`
+//! rows and B's columns in L2), its four warps 64 × 64 regions of it (`MmaTiles`; `hgemm_bf16`
+//! stores a bf16 `C`, each element rounded once from its accumulator), walking `k`
 //! in steps of 32 through a four-stage `cp.async` pipeline in dynamic shared memory (128 × 32
 //! of A, 32 × 128 of B a stage, both XOR-swizzled so that `ldmatrix` and the copies hit every
 //! bank once; A and B are `Matrix` inputs, each stage tile copied by `TileSource::matrix`); per step
@@ -31,10 +32,14 @@ const fn chunks(bm: usize, bn: usize, bk: usize, stages: usize) -> usize {
 }
 
 /// A GEMM kernel for one choice of block tile (`$bm × $bn`), step of `k` (`$bk`), warp region
-/// (`$wm × $wn`), pipeline depth (`$stages`) and block (`$threads`, one warp a region): one
-/// body, stamped per variant so that one GPU run can time several.
+/// (`$wm × $wn`), pipeline depth (`$stages`), block (`$threads`, one warp a region) and element
+/// of `C` (`$c`: `f32`, or `bf16` rounded once from the f32 accumulators): one body, stamped per
+/// variant so that one GPU run can time several.
 macro_rules! gemm {
     ($(#[$doc:meta])* $name:ident: $bm:literal x $bn:literal x $bk:literal, warps $wm:literal x $wn:literal, stages $stages:literal, threads $threads:literal) => {
+        gemm! { $(#[$doc])* $name: $bm x $bn x $bk, warps $wm x $wn, stages $stages, threads $threads, c f32 }
+    };
+    ($(#[$doc:meta])* $name:ident: $bm:literal x $bn:literal x $bk:literal, warps $wm:literal x $wn:literal, stages $stages:literal, threads $threads:literal, c $c:ty) => {
         $(#[$doc])*
         // `#[kernel]` gives the entry its `# Safety` section, which clippy does not see through
         // `macro_rules!`.
@@ -43,7 +48,7 @@ macro_rules! gemm {
         pub fn $name(
             a: Matrix<bf16>,
             b: Matrix<bf16>,
-            mut c: MmaTiles<f32, $bm, $bn, $wm, $wn, Grouped<8>>,
+            mut c: MmaTiles<$c, $bm, $bn, $wm, $wn, Grouped<8>>,
             chunks: DynShared<Vec8<bf16>>,
         ) {
             const BN: usize = $bn;
@@ -125,6 +130,11 @@ gemm! {
 gemm! {
     /// Wider tiles and steps of 64 in `k`: eight warps of 64 × 64, three stages (144 KB).
     hgemm_128x256: 128 x 256 x 64, warps 64 x 64, stages 3, threads "256"
+}
+gemm! {
+    /// The default with a bf16 `C` (what a model's next layer reads), each element rounded once
+    /// from its f32 accumulator.
+    hgemm_bf16: 128 x 128 x 32, warps 64 x 64, stages 4, threads "128", c bf16
 }
 
 /// A, B and the product's `(m, n, k)` of a launch.
@@ -212,14 +222,20 @@ fn inputs(m: usize, n: usize, k: usize) -> (Vec<bf16>, Vec<bf16>) {
     (a, b)
 }
 
+/// The relative error a stored `C` element adds: none for f32, half an ulp of bf16 (2^-9,
+/// doubled for margin) for a bf16 `C`.
+const F32_ROUNDING: f64 = 0.0;
+const BF16_ROUNDING: f64 = 1.0 / 256.0;
+
 /// Whether `got` is `C[r][c]` within the f32 accumulation's error: `K` roundings of at most
 /// half an ulp of the running sum each, bounded by 2e-3 of the sum of magnitudes (the tensor
-/// cores' order and rounding differ from the CPU's; docs/tensor-cores.md).
+/// cores' order and rounding differ from the CPU's; docs/tensor-cores.md), plus `rounding` of
+/// the result's magnitude for the stored element's own rounding.
 fn check(
     (a, b): (&[bf16], &[bf16]),
     (n, k): (usize, usize),
     (r, c): (usize, usize),
-    got: f32,
+    (got, rounding): (f32, f64),
 ) -> Result<(), (f64, f64)> {
     let (mut exact, mut magnitude) = (0.0f64, 0.0f64);
     for p in 0..k {
@@ -227,7 +243,7 @@ fn check(
         exact += product;
         magnitude += product.abs();
     }
-    let bound = 2e-3 * magnitude + 1e-4;
+    let bound = 2e-3 * magnitude + 1e-4 + rounding * exact.abs();
     if (f64::from(got) - exact).abs() <= bound {
         Ok(())
     } else {
@@ -247,7 +263,8 @@ fn main() -> ExitCode {
 /// The default kernel, or with `HGEMM_VARIANTS=1` every variant (each checked, then timed, on
 /// a line of its own: `hgemm[<variant>] n=...`); with `HGEMM_SHAPES=1` first the default
 /// kernel on the other shapes, 4096³ and a Llama-3-8B MLP projection (4096 × 4096 ×
-/// 14336). The default at `count`'s size comes last (the suite reads the last line).
+/// 14336). Before the default, the same product into a bf16 `C` (`hgemm-bf16 n=...`). The
+/// default at `count`'s size comes last (the suite reads the last line).
 fn run(count: usize) -> Result<bool, Error> {
     let gpu = Gpu::new(0)?;
     hgemm::load(&gpu)?;
@@ -258,6 +275,7 @@ fn run(count: usize) -> Result<bool, Error> {
         }
     }
     let s = side(count);
+    pass &= run_bf16(&gpu, count, (s, s, s))?;
     let all = std::env::var_os("HGEMM_VARIANTS").is_some_and(|v| v == "1");
     let variants = if all { &VARIANTS[..] } else { &VARIANTS[..1] };
     pass &= run_shape(&gpu, count, (s, s, s), variants)?;
@@ -285,9 +303,9 @@ fn run_shape(
         gpu.memset_d8(&mut dc, 0xff)?;
         (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)?;
         let got = gpu.dtoh(&dc)?;
-        if let Some((r, c)) =
-            samples(m, n).find(|&(r, c)| check((&a, &b), (n, k), (r, c), got[r * n + c]).is_err())
-        {
+        if let Some((r, c)) = samples(m, n).find(|&(r, c)| {
+            check((&a, &b), (n, k), (r, c), (got[r * n + c], F32_ROUNDING)).is_err()
+        }) {
             println!(
                 "{name} n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
                 got[r * n + c]
@@ -305,9 +323,75 @@ fn run_shape(
     Ok(pass)
 }
 
+/// The default kernel into a bf16 `C` (`hgemm_bf16`) on an `m × n × k` product: checked on
+/// poisoned output, then timed, as `hgemm-bf16 n=...`.
+fn run_bf16(gpu: &Gpu, count: usize, (m, n, k): (usize, usize, usize)) -> Result<bool, Error> {
+    let (a, b) = inputs(m, n, k);
+    let (da, db) = (gpu.htod(&a)?, gpu.htod(&b)?);
+    let mut dc = gpu.alloc_zeroed::<bf16>(m * n)?;
+    let cfg = shape((m, n), &VARIANTS[0]);
+    let launch = |dc: &mut DeviceBuffer<bf16>| -> Result<(), Error> {
+        let (a, b) = (MatrixShape::new(&da, m, k)?, MatrixShape::new(&db, k, n)?);
+        hgemm_bf16::launch(gpu, cfg, a, b, Rows::new(dc, n)?, chunks(128, 128, 32, 4))
+    };
+    gpu.memset_d8(&mut dc, 0xff)?;
+    launch(&mut dc)?;
+    let got = gpu.dtoh(&dc)?;
+    let wrong = samples(m, n).find(|&(r, c)| {
+        check(
+            (&a, &b),
+            (n, k),
+            (r, c),
+            (got[r * n + c].to_f32(), BF16_ROUNDING),
+        )
+        .is_err()
+    });
+    if let Some((r, c)) = wrong {
+        println!(
+            "hgemm-bf16 n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
+            got[r * n + c]
+        );
+        return Ok(false);
+    }
+    let bytes = ((m * k + k * n) * 2 + m * n * 2) as u64;
+    let flops = 2 * (m * n * k) as u64;
+    let detail = format!("({m} x {n} x {k}, {}, bf16 C)", VARIANTS[0].name);
+    bench::report_timed_flops(gpu, "hgemm-bf16", count, &detail, (bytes, flops), || {
+        launch(&mut dc)
+    })?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bf16-`C` kernel on the emulator, every element against the f64 product within the
+    /// accumulation's error and bf16's rounding, at sizes with partial tiles.
+    #[test]
+    fn the_emulator_multiplies_into_bf16() {
+        for (m, n, k) in [(128, 128, 64), (136, 200, 40)] {
+            let (a, b) = inputs(m, n, k);
+            let mut out = vec![bf16::NAN; m * n];
+            let rows = Rows::new(&mut out[..], n).unwrap();
+            let (am, bm) = (
+                MatrixShape::new(&a[..], m, k).unwrap(),
+                MatrixShape::new(&b[..], k, n).unwrap(),
+            );
+            let cfg = shape((m, n), &VARIANTS[0]);
+            hgemm_bf16::emulate(&cfg, am, bm, rows, chunks(128, 128, 32, 4)).unwrap();
+            for r in 0..m {
+                for c in 0..n {
+                    let got = (out[r * n + c].to_f32(), BF16_ROUNDING);
+                    if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), got) {
+                        panic!(
+                            "bf16 C {m}x{n}x{k} ({r}, {c}): got {got:?} expected {exact} ± {bound}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn sides() {
@@ -335,7 +419,8 @@ mod tests {
             (variant.emulate)(&shape((m, n), variant), (&a, &b, (m, n, k)), rows).unwrap();
             for r in 0..m {
                 for c in 0..n {
-                    if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), out[r * n + c]) {
+                    let got = (out[r * n + c], F32_ROUNDING);
+                    if let Err((exact, bound)) = check((&a, &b), (n, k), (r, c), got) {
                         panic!(
                             "{} {m}x{n}x{k} ({r}, {c}): got {} expected {exact} ± {bound}",
                             variant.name,
