@@ -10,7 +10,7 @@
 // query tiles), the online softmax in base 2 on the accumulators (row maxima of the unscaled
 // scores over a row's four lanes with __shfl_xor_sync, then ex2.approx.ftz of one FFMA a score,
 // each lane summing its own scores until the end), P packed to bf16 (cvt.rn.bf16x2.f32) as A
-// fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane. The same problem
+// fragments, O += P·V with ldmatrix.x4.trans of V, O / l stored by each lane in pairs. The same problem
 // sizes, inputs, check and timing as the oxide binary. Prints, for D 64 then 128, causal 0 then
 // 1, `flash_attn-nvcc n=<n> (... d <D> causal <c> ...) <TFLOP/s> TFLOP/s <GB/s> GB/s <ms> ms`.
 #include <algorithm>
@@ -279,14 +279,17 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
             sum += __shfl_xor_sync(0xffffffffu, sum, 2);
             inv[i][half] = 1.0f / sum;
         }
+    // Two neighbours a store (a __nv_bfloat162: rows of D elements from cudaMalloc's base, an
+    // even column), as the oxide kernel's MmaTiles stores pairs.
 #pragma unroll
     for (int i = 0; i < T; ++i)
 #pragma unroll
         for (int j = 0; j < D / 8; ++j)
 #pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                int row = row0 + 16 * i + g + 8 * (e / 2), col = 8 * j + p2 + e % 2;
-                out[q_base + size_t(row) * D + col] = __float2bfloat16(o[i][j][e] * inv[i][e / 2]);
+            for (int half = 0; half < 2; ++half) {
+                const int row = row0 + 16 * i + g + 8 * half, col = 8 * j + p2;
+                *reinterpret_cast<__nv_bfloat162*>(out + q_base + size_t(row) * D + col) = __floats2bfloat162_rn(
+                    o[i][j][2 * half] * inv[i][half], o[i][j][2 * half + 1] * inv[i][half]);
             }
 }
 

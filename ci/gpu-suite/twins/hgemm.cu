@@ -242,6 +242,7 @@ struct Problem {
     template <typename Out> bool check(const char* name) {
         std::vector<Out> got(c.size());
         CHECK(cudaMemcpy(got.data(), dc, got.size() * sizeof(Out), cudaMemcpyDeviceToHost));
+        // A bf16 C's own rounding: at most 2^-8 of the value (8 significant bits, to nearest).
         const double rounding = sizeof(Out) == 2 ? 1.0 / 256.0 : 0.0;
         for (size_t p = 0; p < 64; ++p)
             for (size_t q = 0; q < 64; ++q) {

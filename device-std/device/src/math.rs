@@ -27,8 +27,9 @@ pub trait FastMath: Sized {
     /// a subnormal x counts as 0. One instruction: without `ftz`, ptxas wraps every `ex2` in
     /// three more (a compare and two scalings) to reach subnormal results.
     fn fast_exp2(self) -> Self;
-    /// `__expf`: `ex2.approx.ftz.f32` of `x · log2(e)`, whose rounding adds an error that grows
-    /// with |x| (about 2 + 1.5·|x| ulp); 0 below e^-87.3 (2^-126), as `fast_exp2`.
+    /// `__expf` as nvcc makes it under `-use_fast_math` (or `-ftz=true`): `ex2.approx.ftz.f32` of
+    /// `x · log2(e)`, whose rounding adds an error that grows with |x| (about 2 + 1.5·|x| ulp); 0
+    /// below e^-87.3 (2^-126), as `fast_exp2`.
     fn fast_exp(self) -> Self;
     /// `lg2.approx.f32` (`__log2f`): absolute error at most 2^-22 for x in [1/2, 2], relative
     /// error at most 2^-22 elsewhere.

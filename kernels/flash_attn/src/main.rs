@@ -49,7 +49,9 @@ const BQ: usize = 4 * WARP_ROWS;
 /// would not fit a thread's 255.
 const WARP_ROWS: usize = 32;
 
-/// The attention kernel of head dimension `$d`, one body for every head dimension.
+/// The attention kernel of head dimension `$d`, one body for every head dimension. `scale`
+/// (usually `1/√d`) must be finite and positive ([`require_positive`], which every launch here
+/// checks).
 macro_rules! attention {
     ($(#[$doc:meta])* $name:ident, $d:literal) => {
         $(#[$doc])*
@@ -359,6 +361,18 @@ impl Attention {
     }
 }
 
+/// The kernels take the row maximum of the unscaled scores and mask with -inf before scaling
+/// (FlashAttention-2's softmax), which is right for a finite positive scale only: 0 or a
+/// negative one would give NaN (-inf · 0) or the wrong maximum. So every launch here checks it,
+/// as FlashAttention-2 assumes it of `softmax_scale`.
+#[track_caller]
+fn require_positive(scale: f32) {
+    assert!(
+        scale.is_finite() && scale > 0.0,
+        "flash_attn's scale must be finite and positive (the row maximum is taken before scaling): got {scale}"
+    );
+}
+
 /// The kernel of head dimension `d` on the GPU.
 fn launch(
     gpu: &Gpu,
@@ -371,6 +385,7 @@ fn launch(
     (shape, scale): (Shape, f32),
     out: &mut DeviceBuffer<bf16>,
 ) -> Result<(), Error> {
+    require_positive(scale);
     let rows = Rows::new(out, d)?;
     let (q, k, v) = (
         MatrixShape::new(q, q.len() / d, d)?,
@@ -457,6 +472,7 @@ mod tests {
                 let rows = Rows::new(&mut out[..], d).unwrap();
                 let (cfg, shape) = (att.config(), att.shape(causal));
                 let (q, k, v) = (matrix(&att.q, d), matrix(&att.k, d), matrix(&att.v, d));
+                require_positive(scale);
                 match d {
                     64 => flash_attn::emulate(&cfg, q, k, v, shape, scale, rows, chunks(64)),
                     _ => flash_attn_128::emulate(&cfg, q, k, v, shape, scale, rows, chunks(128)),

@@ -4,8 +4,9 @@
 //! for mma.m16n8k32", whose layouts do not depend on the byte's type; a lane's `group` is
 //! `lane / 4`, its `t` is `lane % 4`): A's element `i` at row `group + 8 · ((i / 4) % 2)`,
 //! column `4t + i % 4 + 16 · (i / 8)`; B's element `i` at `k = 4t + i % 4 + 16 · (i / 4)`,
-//! `n = group`. So one [`FragA`] and one [`FragB`] serve them, and the element type picks the
-//! instruction and the accumulators.
+//! `n = group`. So one [`FragA`] and one [`FragB`] serve them, and the element types pick the
+//! instruction and the accumulators ([`ByteProduct`]: the same type, or `i8`·`u8`,
+//! `e4m3`·`e5m2` either way).
 
 use super::{Operands, lane, operands_sealed, private};
 
@@ -14,11 +15,17 @@ pub(super) mod sealed {
 }
 
 /// An element type of the `m16n8k32` operands: `i8`, `u8` (`i32` accumulators), `e4m3` or
-/// `e5m2` (`f32` accumulators). A and B have the same one.
+/// `e5m2` (`f32` accumulators). Which A and B types multiply is [`ByteProduct`].
+pub trait ByteInput: Copy + sealed::Sealed + Send + Sync + 'static {}
+
+/// A's element type (`Self`) and B's (`B`) of an `m16n8k32` `mma`: the same type, or the
+/// integer types mixed (`i8`·`u8`, `u8`·`i8`: `s32` results of the signed and unsigned bytes) or
+/// the fp8 types mixed (`e4m3`·`e5m2`, `e5m2`·`e4m3`), as `mma.sync` takes them. Integer and
+/// float bytes do not mix (no instruction does).
 ///
 /// Like [`MmaInput`](super::MmaInput), nothing of it is callable from outside: its multiply
 /// needs the library's token.
-pub trait ByteInput: Copy + sealed::Sealed + Send + Sync + 'static {
+pub trait ByteProduct<B: ByteInput>: ByteInput {
     /// The accumulators: [`int8::FragC`](super::int8::FragC) or [`FragC`](super::FragC).
     type Accumulators;
     /// The warp's `mma.sync` of these registers, without [`mma`](super::mma)'s checks.
@@ -31,13 +38,20 @@ pub trait ByteInput: Copy + sealed::Sealed + Send + Sync + 'static {
     ) -> Self::Accumulators;
 }
 
-/// `ByteInput` for each `$element`, its multiply the instruction `$instruction` (of the four A
-/// registers, two B registers and four accumulators) into `$accumulators` (a struct whose
-/// `values` field is the four accumulators).
+/// `ByteInput` for each `$element`.
 macro_rules! byte_inputs {
-    ($($element:ty => $instruction:ident, $accumulators:ty;)*) => {$(
+    ($($element:ty),*) => {$(
         impl super::bytes::sealed::Sealed for $element {}
-        impl super::bytes::ByteInput for $element {
+        impl super::bytes::ByteInput for $element {}
+    )*};
+}
+
+/// `ByteProduct` for each pair `$a · $b`, its multiply the instruction `$instruction` (of the
+/// four A registers, two B registers and four accumulators) into `$accumulators` (a struct
+/// whose `values` field is the four accumulators).
+macro_rules! byte_products {
+    ($($a:ty, $b:ty => $instruction:ident, $accumulators:ty;)*) => {$(
+        impl super::bytes::ByteProduct<$b> for $a {
             type Accumulators = $accumulators;
 
             #[inline]
@@ -205,13 +219,17 @@ impl<E: ByteInput> FragB<E> {
 
 impl<E: ByteInput> operands_sealed::Sealed for FragA<E> {}
 
-impl<E: ByteInput> Operands for FragA<E> {
-    type B = FragB<E>;
-    type C = E::Accumulators;
+impl<EA: ByteProduct<EB>, EB: ByteInput> Operands<FragB<EB>> for FragA<EA> {
+    type C = EA::Accumulators;
 
     #[inline]
-    fn multiply(&self, b: &FragB<E>, c: E::Accumulators, token: private::Token) -> E::Accumulators {
-        E::multiply(self.registers, b.registers, c, token)
+    fn multiply(
+        &self,
+        b: &FragB<EB>,
+        c: EA::Accumulators,
+        token: private::Token,
+    ) -> EA::Accumulators {
+        EA::multiply(self.registers, b.registers, c, token)
     }
 }
 

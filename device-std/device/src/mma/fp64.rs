@@ -153,8 +153,7 @@ fn mma_f64(a: f64, b: f64, c0: f64, c1: f64) -> [f64; 2] {
 
 impl operands_sealed::Sealed for FragA {}
 
-impl Operands for FragA {
-    type B = FragB;
+impl Operands<FragB> for FragA {
     type C = FragC;
 
     #[inline]

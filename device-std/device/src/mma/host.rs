@@ -108,47 +108,56 @@ pub(super) fn mma_m8n8k4_f64(a: f64, b: f64, c: [f64; 2]) -> [f64; 2] {
     })
 }
 
-/// The A and B tiles of an `mma.sync.m16n8k32` (byte operands), each byte widened by `widen`.
+/// The A and B tiles of an `mma.sync.m16n8k32` (byte operands), A's bytes widened by `widen_a`
+/// and B's by `widen_b` (their types may differ: `s8`·`u8`, `e4m3`·`e5m2`).
 fn byte_tiles<T: Copy + Default>(
     a: [u32; 4],
     b: [u32; 2],
-    widen: impl Fn(u8) -> T,
+    (widen_a, widen_b): (impl Fn(u8) -> T, impl Fn(u8) -> T),
 ) -> ([[T; 32]; 16], [[T; 8]; 32]) {
     let a_low = exchange(u64::from(a[0]) | u64::from(a[1]) << 32);
     let a_high = exchange(u64::from(a[2]) | u64::from(a[3]) << 32);
     let b_all = exchange(u64::from(b[0]) | u64::from(b[1]) << 32);
     let mut a_tile = [[T::default(); 32]; 16];
     let mut b_tile = [[T::default(); 8]; 32];
-    let byte = |register: u32, i: usize| widen(register.to_le_bytes()[i % 4]);
+    let byte = |register: u32, i: usize| register.to_le_bytes()[i % 4];
     for lane in 0..WARP_SIZE {
         let [r0, r1] = registers(&a_low, lane);
         let [r2, r3] = registers(&a_high, lane);
         let a_registers = [r0, r1, r2, r3];
         for i in 0..16 {
             let (row, col) = super::bytes::a_position(lane, i);
-            a_tile[row][col] = byte(a_registers[i / 4], i);
+            a_tile[row][col] = widen_a(byte(a_registers[i / 4], i));
         }
         let b_registers = registers(&b_all, lane);
         for i in 0..8 {
             let (k, n) = super::bytes::b_position(lane, i);
-            b_tile[k][n] = byte(b_registers[i / 4], i);
+            b_tile[k][n] = widen_b(byte(b_registers[i / 4], i));
         }
     }
     (a_tile, b_tile)
 }
 
-/// `mma.sync.m16n8k32` with `i8` (`signed`) or `u8` operands and `i32` accumulators: the
-/// calling lane's `c + a·b`, the dot product exact in `i32` (32 products of at most 255² each)
-/// and its addition to `c` wrapping, as the instruction without `.satfinite` does.
-pub(super) fn mma_m16n8k32_int(a: [u32; 4], b: [u32; 2], c: [i32; 4], signed: bool) -> [i32; 4] {
-    let widen = |byte: u8| {
-        if signed {
-            i32::from(byte as i8)
-        } else {
-            i32::from(byte)
+/// `mma.sync.m16n8k32` with `i8` or `u8` operands (`signed`: A's and B's) and `i32`
+/// accumulators: the calling lane's `c + a·b`, the dot product exact in `i32` (32 products of
+/// at most 255² each) and its addition to `c` wrapping, as the instruction without `.satfinite`
+/// does.
+pub(super) fn mma_m16n8k32_int(
+    a: [u32; 4],
+    b: [u32; 2],
+    c: [i32; 4],
+    (a_signed, b_signed): (bool, bool),
+) -> [i32; 4] {
+    let widen = |signed: bool| {
+        move |byte: u8| {
+            if signed {
+                i32::from(byte as i8)
+            } else {
+                i32::from(byte)
+            }
         }
     };
-    let (a_tile, b_tile) = byte_tiles(a, b, widen);
+    let (a_tile, b_tile) = byte_tiles(a, b, (widen(a_signed), widen(b_signed)));
     let lane = crate::warp::lane_id();
     core::array::from_fn(|i| {
         let (row, col) = layout::c_position(lane, i);
@@ -157,14 +166,14 @@ pub(super) fn mma_m16n8k32_int(a: [u32; 4], b: [u32; 2], c: [i32; 4], signed: bo
     })
 }
 
-/// `mma.sync.m16n8k32` with fp8 operands (`decode` widens one) and `f32` accumulators: the
-/// calling lane's `c + a·b`, the 32 exact products summed in `f64` (in `k` order) and rounded
-/// to `f32` once.
+/// `mma.sync.m16n8k32` with fp8 operands (`decode_a` and `decode_b` widen A's and B's bytes)
+/// and `f32` accumulators: the calling lane's `c + a·b`, the 32 exact products summed in `f64`
+/// (in `k` order) and rounded to `f32` once.
 pub(super) fn mma_m16n8k32_fp8(
     a: [u32; 4],
     b: [u32; 2],
     c: [f32; 4],
-    decode: impl Fn(u8) -> f64,
+    decode: (impl Fn(u8) -> f64, impl Fn(u8) -> f64),
 ) -> [f32; 4] {
     let (a_tile, b_tile) = byte_tiles(a, b, decode);
     let lane = crate::warp::lane_id();

@@ -4,8 +4,8 @@
 //! A warp multiplies a 16 × 32 A tile by a 32 × 8 B tile into 16 × 8 `i32` accumulators: each
 //! lane holds 16 elements of A, 8 of B and 4 accumulators ([`FragA`], [`FragB`], [`FragC`]),
 //! laid out as the PTX ISA draws them (the byte fragments' layouts, shared with
-//! [`fp8`](super::fp8); the accumulators where the `m16n8k16` ones are). A and B have the same
-//! element type, `i8` or `u8` ([`ByteInput`]).
+//! [`fp8`](super::fp8); the accumulators where the `m16n8k16` ones are). A and B are `i8` or
+//! `u8`, the same or not (`s8`·`u8` and `u8`·`s8` are instructions too: [`ByteProduct`]).
 //!
 //! ```ignore
 //! let a = int8::FragA::<i8>::from_fn(|r, c| a_tile(r, k + c));
@@ -18,7 +18,7 @@
 //! does, on the GPU (the instruction without `.satfinite`) and the CPU alike, in release and
 //! debug builds. Integer results are exact, so the GPU and the CPU agree bit for bit.
 
-pub use super::bytes::{ByteInput, FragA, FragB};
+pub use super::bytes::{ByteInput, ByteProduct, FragA, FragB};
 use super::host;
 
 /// The calling lane's share of a 16 × 8 tile of `i32` accumulators: 4 values.
@@ -30,9 +30,9 @@ pub struct FragC {
 accumulator_tile!(FragC, i32, 0);
 
 /// An `mma.sync.m16n8k32` of four A registers, two B registers and four `i32` accumulators,
-/// as inline PTX whose body is the CPU's.
+/// as inline PTX whose body is the CPU's (`signed`: A's and B's bytes).
 macro_rules! int_mma_instruction {
-    ($($name:ident: $template:literal, signed = $signed:literal;)*) => {$(
+    ($($name:ident: $template:literal, signed = $signed:expr;)*) => {$(
         #[oxide_gpu::ptx(template = $template, constraints = "=r,=r,=r,=r,r,r,r,r,r,r,r,r,r,r")]
         #[inline(never)]
         #[allow(clippy::too_many_arguments)]
@@ -55,12 +55,20 @@ macro_rules! int_mma_instruction {
 
 int_mma_instruction! {
     mma_s8: "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-        signed = true;
+        signed = (true, true);
     mma_u8: "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-        signed = false;
+        signed = (false, false);
+    mma_s8_u8: "mma.sync.aligned.m16n8k32.row.col.s32.s8.u8.s32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        signed = (true, false);
+    mma_u8_s8: "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
+        signed = (false, true);
 }
 
-byte_inputs! {
-    i8 => mma_s8, FragC;
-    u8 => mma_u8, FragC;
+byte_inputs!(i8, u8);
+
+byte_products! {
+    i8, i8 => mma_s8, FragC;
+    u8, u8 => mma_u8, FragC;
+    i8, u8 => mma_s8_u8, FragC;
+    u8, i8 => mma_u8_s8, FragC;
 }

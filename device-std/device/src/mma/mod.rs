@@ -414,7 +414,7 @@ accumulator_tile!(FragC, f32, 0.0);
 /// In a block whose thread count is not a multiple of 32 (its last warp lacks lanes).
 #[track_caller]
 #[inline]
-pub fn mma<A: Operands>(a: &A, b: &A::B, c: A::C) -> A::C {
+pub fn mma<A: Operands<B>, B>(a: &A, b: &B, c: A::C) -> A::C {
     crate::warp::collective::warp_collective();
     require_whole_warps();
     a.multiply(b, c, private::Token)
@@ -427,17 +427,16 @@ mod private {
     pub struct Token;
 }
 
-/// An A fragment and what it multiplies: its B fragment and accumulators, one per `mma.sync`
-/// shape and type ([`FragA`], [`tf32::FragA`], [`int8::FragA`] (also [`fp8::FragA`]),
-/// [`fp64::FragA`]). Sealed; [`mma`] is its one use.
-pub trait Operands: operands_sealed::Sealed {
-    /// The B fragment of the same shape and element type.
-    type B;
+/// An A fragment and a B fragment it multiplies, and their accumulators: one pair per
+/// `mma.sync` shape and types ([`FragA`]·[`FragB`] of one 16-bit type, [`tf32::FragA`],
+/// [`int8::FragA`] (also [`fp8::FragA`]) with a B of the same byte type or, for `i8`·`u8` and
+/// `e4m3`·`e5m2` either way, of the other, [`fp64::FragA`]). Sealed; [`mma`] is its one use.
+pub trait Operands<B>: operands_sealed::Sealed {
     /// The accumulators.
     type C;
     /// The warp's `mma.sync`, without [`mma`]'s checks.
     #[doc(hidden)]
-    fn multiply(&self, b: &Self::B, c: Self::C, _: private::Token) -> Self::C;
+    fn multiply(&self, b: &B, c: Self::C, _: private::Token) -> Self::C;
 }
 
 mod operands_sealed {
@@ -446,8 +445,7 @@ mod operands_sealed {
 
 impl<E: MmaInput> operands_sealed::Sealed for FragA<E> {}
 
-impl<E: MmaInput> Operands for FragA<E> {
-    type B = FragB<E>;
+impl<E: MmaInput> Operands<FragB<E>> for FragA<E> {
     type C = FragC;
 
     #[inline]

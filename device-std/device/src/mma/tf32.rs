@@ -145,8 +145,7 @@ mma_instruction! {
 
 impl operands_sealed::Sealed for FragA {}
 
-impl Operands for FragA {
-    type B = FragB;
+impl Operands<FragB> for FragA {
     type C = FragC;
 
     #[inline]

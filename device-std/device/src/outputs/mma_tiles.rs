@@ -156,6 +156,7 @@ impl<T: FromAccumulator, const WR: usize, const WC: usize> MmaTile<'_, T, WR, WC
     }
 
     /// Stores `value` at the rectangle's `(row, col)` if it is inside.
+    #[track_caller]
     #[inline]
     fn store_one(&mut self, (row, col): (usize, usize), value: f32) {
         if row < self.frame.rows && col < self.frame.width {

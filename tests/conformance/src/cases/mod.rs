@@ -45,6 +45,7 @@ pub mod abstraction;
 pub mod atomics;
 pub mod atomics_scoped;
 pub mod casts;
+pub mod chunk_reads;
 pub mod control;
 pub mod data;
 pub mod debug;
@@ -91,5 +92,6 @@ pub fn all() -> Vec<Box<dyn Case>> {
     all.extend(derived::cases());
     all.extend(tensor::all_cases());
     all.extend(float8::cases());
+    all.extend(chunk_reads::cases());
     all
 }

@@ -168,17 +168,20 @@ fn int_c(input: &[u64], base: usize, r: usize, c: usize) -> i32 {
     }
 }
 
-/// Each warp: `C + A · B` for 8-bit integer A and B (`i8` or `u8`, from the same bytes) and an
-/// `i32` C (`mma.sync.m16n8k32`), the sum wrapping past `i32`'s range.
-fn int_fragments<E: int8::ByteInput<Accumulators = int8::FragC>>(
+/// Each warp: `C + A · B` for 8-bit integer A and B (each `i8` or `u8`, the same or not, from
+/// the same bytes) and an `i32` C (`mma.sync.m16n8k32`), the sum wrapping past `i32`'s range.
+fn int_fragments<EA, EB>(
     input: &[u64],
     mut out: DisjointSlice<u128>,
-    element: impl Fn(u8) -> E,
-) {
+    (element_a, element_b): (impl Fn(u8) -> EA, impl Fn(u8) -> EB),
+) where
+    EA: int8::ByteProduct<EB, Accumulators = int8::FragC>,
+    EB: int8::ByteInput,
+{
     let idx = ThreadIndex::linear();
     let base = idx.get() - oxide::warp::lane_id() as usize;
-    let a = int8::FragA::from_fn(|r, c| element(int_a(input, base, r, c)));
-    let b = int8::FragB::from_fn(|k, n| element(int_b(input, base, k, n)));
+    let a = int8::FragA::from_fn(|r, c| element_a(int_a(input, base, r, c)));
+    let b = int8::FragB::from_fn(|k, n| element_b(int_b(input, base, k, n)));
     let c = int8::FragC::from_fn(|r, col| int_c(input, base, r, col));
     let d = mma(&a, &b, c).values();
     if let Some(o) = out.get_mut(idx) {
@@ -192,26 +195,36 @@ fn int_fragments<E: int8::ByteInput<Accumulators = int8::FragC>>(
 /// `int_fragments` in `i8`.
 #[kernel]
 pub fn mma_s8_fragments(input: &[u64], out: DisjointSlice<u128>) {
-    int_fragments(input, out, |byte| byte as i8);
+    int_fragments(input, out, (|byte| byte as i8, |byte| byte as i8));
 }
 
 /// `int_fragments` in `u8`.
 #[kernel]
 pub fn mma_u8_fragments(input: &[u64], out: DisjointSlice<u128>) {
-    int_fragments(input, out, |byte| byte);
+    int_fragments(input, out, (|byte| byte, |byte| byte));
+}
+
+/// `int_fragments` with an `i8` A and a `u8` B (`mma.sync ... s32.s8.u8.s32`).
+#[kernel]
+pub fn mma_s8_u8_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    int_fragments(input, out, (|byte| byte as i8, |byte| byte));
 }
 
 /// Each warp: `C + A · B` for fp8 A and B of small integers (`-4..=4`, exact in both formats,
-/// their products and sums too) and an `f32` C (`mma.sync.m16n8k32`).
-fn fp8_fragments<E: int8::ByteInput<Accumulators = FragC>>(
+/// their products and sums too; each operand `e4m3` or `e5m2`, the same or not) and an `f32` C
+/// (`mma.sync.m16n8k32`).
+fn fp8_fragments<EA, EB>(
     input: &[u64],
     mut out: DisjointSlice<u128>,
-    element: impl Fn(f32) -> E,
-) {
+    (element_a, element_b): (impl Fn(f32) -> EA, impl Fn(f32) -> EB),
+) where
+    EA: int8::ByteProduct<EB, Accumulators = FragC>,
+    EB: int8::ByteInput,
+{
     let idx = ThreadIndex::linear();
     let base = idx.get() - oxide::warp::lane_id() as usize;
-    let a = fp8::FragA::from_fn(|r, c| element(a_of(input, base, r, c)));
-    let b = fp8::FragB::from_fn(|k, n| element(b_of(input, base, k, n)));
+    let a = fp8::FragA::from_fn(|r, c| element_a(a_of(input, base, r, c)));
+    let b = fp8::FragB::from_fn(|k, n| element_b(b_of(input, base, k, n)));
     let c = FragC::from_fn(|r, col| c_of(input, base, r, col));
     let d = mma(&a, &b, c);
     if let Some(o) = out.get_mut(idx) {
@@ -222,13 +235,19 @@ fn fp8_fragments<E: int8::ByteInput<Accumulators = FragC>>(
 /// `fp8_fragments` in `e4m3`.
 #[kernel]
 pub fn mma_e4m3_fragments(input: &[u64], out: DisjointSlice<u128>) {
-    fp8_fragments(input, out, e4m3::from_f32);
+    fp8_fragments(input, out, (e4m3::from_f32, e4m3::from_f32));
 }
 
 /// `fp8_fragments` in `e5m2`.
 #[kernel]
 pub fn mma_e5m2_fragments(input: &[u64], out: DisjointSlice<u128>) {
-    fp8_fragments(input, out, e5m2::from_f32);
+    fp8_fragments(input, out, (e5m2::from_f32, e5m2::from_f32));
+}
+
+/// `fp8_fragments` with an `e4m3` A and an `e5m2` B (`mma.sync ... f32.e4m3.e5m2.f32`).
+#[kernel]
+pub fn mma_e4m3_e5m2_fragments(input: &[u64], out: DisjointSlice<u128>) {
+    fp8_fragments(input, out, (e4m3::from_f32, e5m2::from_f32));
 }
 
 fn fp8_reference(input: &[u64]) -> Vec<u128> {
@@ -246,15 +265,30 @@ fn fp8_reference(input: &[u64]) -> Vec<u128> {
         .collect()
 }
 
-/// The accumulators `int_fragments` gives, each element widened by `widen`.
-fn int_reference(input: &[u64], widen: fn(u8) -> i64) -> Vec<u128> {
+/// A byte as an `i8`'s value.
+fn signed(byte: u8) -> i64 {
+    i64::from(byte as i8)
+}
+
+/// A byte as a `u8`'s value.
+fn unsigned(byte: u8) -> i64 {
+    i64::from(byte)
+}
+
+/// How a byte of an operand is read: [`signed`] or [`unsigned`].
+type Widen = fn(u8) -> i64;
+
+/// The accumulators `int_fragments` gives, A's elements widened by `widen_a`, B's by `widen_b`.
+fn int_reference(input: &[u64], (widen_a, widen_b): (Widen, Widen)) -> Vec<u128> {
     (0..input.len())
         .map(|i| {
             let (base, lane) = (i - i % WARP, i % WARP);
             (0..4).fold(0, |acc, e| {
                 let (r, col) = c_at(lane, e);
                 let sum: i64 = (0..32)
-                    .map(|k| widen(int_a(input, base, r, k)) * widen(int_b(input, base, k, col)))
+                    .map(|k| {
+                        widen_a(int_a(input, base, r, k)) * widen_b(int_b(input, base, k, col))
+                    })
                     .sum();
                 // Wrapping: the low 32 bits of the exact sum.
                 let d = (sum + i64::from(int_c(input, base, r, col))) as u32;
@@ -539,13 +573,18 @@ pub fn all_cases() -> Vec<Box<dyn Case>> {
     all.push(tile_case!(mma_stmatrix_tiles, stmatrix_reference));
     all.push(tile_case!(mma_e4m3_fragments, fp8_reference));
     all.push(tile_case!(mma_e5m2_fragments, fp8_reference));
+    all.push(tile_case!(mma_e4m3_e5m2_fragments, fp8_reference));
     all.push(tile_case!(mma_s8_fragments, |input| int_reference(
         input,
-        |byte| i64::from(byte as i8)
+        (signed, signed)
     )));
     all.push(tile_case!(mma_u8_fragments, |input| int_reference(
         input,
-        i64::from
+        (unsigned, unsigned)
+    )));
+    all.push(tile_case!(mma_s8_u8_fragments, |input| int_reference(
+        input,
+        (signed, unsigned)
     )));
     all.push(Box::new(KernelCase::<u128> {
         name: "mma_pipelined",

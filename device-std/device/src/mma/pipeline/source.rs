@@ -111,10 +111,14 @@ impl<E: MmaInput> Source<'_, E> {
     pub fn read(&self) -> Vec8<E> {
         if self.is_whole() {
             if self.inside {
-                // SAFETY: `whole` and `inside`: the 8 elements from `first` lie in the source,
-                // which `'a` keeps borrowed, and `asynchronous`: `first` is 16-byte aligned, the
-                // alignment of `Vec8<E>`, which is 8 `E`s and nothing else.
-                unsafe { self.first.cast::<Vec8<E>>().read() }
+                // `whole` and `inside`: the 8 elements from `first` lie in the source, which `'a`
+                // keeps borrowed; `asynchronous`: `first` is 16-byte aligned global memory.
+                let words = load_chunk(self.first.expose_provenance());
+                // Element `e` is the low or high half of word `e / 2` (little-endian, as memory
+                // holds them).
+                Vec8(core::array::from_fn(|e| {
+                    from_bits((words[e / 2] >> (16 * (e % 2))) as u16)
+                }))
             } else {
                 Vec8([from_bits(0); 8])
             }
@@ -130,6 +134,20 @@ impl<E: MmaInput> Source<'_, E> {
             }))
         }
     }
+}
+
+/// The 16 bytes at `address`, one load of read-only global memory (`ld.global.nc.v4.b32`, what
+/// the matrices' element reads are): inline PTX, since LLVM splits a 16-byte load into two of 8
+/// bytes. Only [`Source::read`] calls it, for a whole chunk inside an input it borrows, 16-byte
+/// aligned global memory that nothing writes during the kernel.
+#[oxide_gpu::ptx(
+    template = "{ .reg .u64 %oxg; cvta.to.global.u64 %oxg, $4; ld.global.nc.v4.b32 {$0, $1, $2, $3}, [%oxg]; }",
+    constraints = "=r,=r,=r,=r,l"
+)]
+#[inline(never)]
+fn load_chunk(address: usize) -> [u32; 4] {
+    // SAFETY: the caller's: 16 bytes of a borrowed input, 16-byte aligned.
+    unsafe { core::ptr::with_exposed_provenance::<[u32; 4]>(address).read() }
 }
 
 /// What a source keeps of a [`Matrix`]: its base and shape (a `Matrix` is not `Copy`).
