@@ -296,12 +296,16 @@ template <typename Out = float> static bool run_cublas(cublasHandle_t handle, Pr
     const float one = 1.0f, zero = 0.0f;
     const cudaDataType_t out_type = sizeof(Out) == 2 ? CUDA_R_16BF : CUDA_R_32F;
     // Row-major C = A·B is column-major Cᵀ = Bᵀ·Aᵀ: B first.
-    auto cublas = [&] {
-        cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, pr.db, CUDA_R_16BF, n, pr.da, CUDA_R_16BF, k,
-                     &zero, pr.dc, out_type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    auto call = [&] {
+        return cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, pr.db, CUDA_R_16BF, n, pr.da, CUDA_R_16BF,
+                            k, &zero, pr.dc, out_type, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
     };
+    auto cublas = [&] { call(); };
     CHECK(cudaMemset(pr.dc, 0xff, pr.c.size() * sizeof(float)));
-    cublas();
+    if (cublasStatus_t status = call(); status != CUBLAS_STATUS_SUCCESS) {
+        std::printf("%s n=%zu FAIL: cublasGemmEx returned %d\n", name, pr.count, int(status));
+        return false;
+    }
     CHECK(cudaGetLastError());
     if (!pr.check<Out>(name)) return false;
     pr.report(name, "cuBLAS", time_ms(pr.reps, cublas), sizeof(Out));
