@@ -4,7 +4,8 @@
 #   bin/<kernel>      oxide host binaries (PTX embedded), run as `<kernel> N`
 #   ptx/<kernel>.ptx  their PTX, for reference
 #   twins/*.cu        nvcc twins of the kernels, and copy.cu (the bandwidth roof)
-# Each oxide binary runs for every N in SIZES; a run passes when it exits 0 and prints PASS.
+# Each oxide binary runs for every N in SIZES (flash_attn also at 2^27 and 2^25, seq 8k and 2k,
+# when SIZES is not set); a run passes when it exits 0 and prints PASS.
 # Prints each kernel's time against its nvcc twin and its bandwidth against the copy roof, then
 # one line `N passed, N failed`; exits non-zero if any run failed.
 # Below 2^24 elements each kernel and its twin run ROUNDS times (default 3), alternately, and
@@ -71,7 +72,11 @@ echo "== oxide kernels"
 for bin in "$here"/bin/*; do
     [[ -x "$bin" ]] || continue
     kernel=$(basename "$bin")
-    for n in "${sizes[@]}"; do
+    kernel_sizes=("${sizes[@]}")
+    # flash_attn also at seq 8k and 2k (2^27, 2^25): the issue's rows are seq 2k, 8k and 16k,
+    # each against its twin and torch in this run.
+    [[ $kernel == flash_attn && -z ${SIZES:-} ]] && kernel_sizes=(268435456 134217728 33554432 1048579)
+    for n in "${kernel_sizes[@]}"; do
         # Below 2^24 elements a kernel takes microseconds and one process's timing varies by
         # up to a fifth from the next one's (vecadd4's PTX, unchanged between the two runs, at
         # 2^20+3: 1.026 of its twin's time in docs/gpu-results/2026-12-03-suite-9008e50.txt,
