@@ -150,8 +150,15 @@ for bin in "$here"/bin/*; do
                     n_tf=$(pick flash_attn-nvcc "$tout")
                     f_tf=$(pick flash_attn-torch-flash "$torch_out")
                     c_tf=$(pick flash_attn-torch-cudnn "$torch_out")
-                    summary+=("$(printf '%-8s n=%-10s d %s causal %s TFLOP/s: oxide %s | nvcc %s | torch flash %s | torch cuDNN %s | oxide/nvcc %s | oxide/flash %s' \
-                        "$kernel" "$n" "$d" "$causal" "${o_tf:-n/a}" "${n_tf:-n/a}" "${f_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$f_tf")")")
+                    # FlashAttention's accuracy rule: the error against a high-precision
+                    # reference at most twice torch's own bf16 error (the same rows checked).
+                    err() { sed -nE "s/^$1 n=[0-9]+ .*d $d causal $causal.*error ([0-9.e+-]+).*/\1/p" <<<"$2" | tail -n1; }
+                    o_err=$(err flash_attn "$out")
+                    f_err=$(err flash_attn-torch-flash "$torch_out")
+                    rule=n/a
+                    [[ -n $o_err && -n $f_err ]] && rule=$(awk -v o="$o_err" -v f="$f_err" 'BEGIN { print (o <= 2 * f) ? "yes" : "NO" }')
+                    summary+=("$(printf '%-8s n=%-10s d %s causal %s TFLOP/s: oxide %s | nvcc %s | torch flash %s | torch cuDNN %s | oxide/nvcc %s | oxide/flash %s | error %s, torch %s, within 2x: %s' \
+                        "$kernel" "$n" "$d" "$causal" "${o_tf:-n/a}" "${n_tf:-n/a}" "${f_tf:-n/a}" "${c_tf:-n/a}" "$(ratio "$o_tf" "$n_tf")" "$(ratio "$o_tf" "$f_tf")" "${o_err:-n/a}" "${f_err:-n/a}" "$rule")")
                 done
             done
         fi
