@@ -20,5 +20,6 @@ sass torch-d64 "regex:flash_fwd" 1 python3 "$here/experiments/fa2-once.py" 64
 sass oxide-d64 "regex:^flash_attn$" 0 "$here/bin/flash_attn" 268435456
 sass torch-d128 "regex:flash_fwd" 1 python3 "$here/experiments/fa2-once.py" 128
 sass oxide-d128 "regex:flash_attn_128" 0 "$here/bin/flash_attn" 268435456
+python3 "$here/experiments/sass-stalls-top.py" "$out"/*.csv --top 25
 gzip -9 "$out"/*.csv
 ls -la "$out"
