@@ -23,6 +23,8 @@
 #include "common.cuh"
 
 constexpr int THREADS = 128, STAGES = 2;
+// How far a row's maximum may grow (base 2) before O is rescaled (the oxide kernel's RESCALE).
+constexpr float RESCALE = 8.0f;
 // The keys of a step (kernels/flash_attn's `keys_per_step`): 64 at either D (FA2's at D 128).
 // -DBKV_SMALL=128 builds FA2's 128 at D 64, -DBKV_LARGE=32 the 32 at D 128 of 687a242 and before
 // (ci/gpu-suite/experiments/flash-steps.sh compares them).
@@ -217,15 +219,28 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                 top[half] = fmaxf(top[half], __shfl_xor_sync(0xffffffffu, top[half], 1));
                 top[half] = fmaxf(top[half], __shfl_xor_sync(0xffffffffu, top[half], 2));
             }
-            // In base-2 units; a row with no key yet subtracts 0 (its exponentials are 0).
-            float new_m[2], base[2], correction[2];
+            // The running maxima move lazily (the oxide kernel's RESCALE, FlashAttention-4's):
+            // only where a row's grows by more than 8 (base 2) does the warp take the new
+            // maxima and rescale O and l, by one vote.
+            const float grown[2] = {top[0] * scale2, top[1] * scale2};
+            if (__any_sync(0xffffffffu, grown[0] > m[i][0] + RESCALE || grown[1] > m[i][1] + RESCALE)) {
+                float correction[2];
 #pragma unroll
-            for (int half = 0; half < 2; ++half) {
-                new_m[half] = fmaxf(m[i][half], top[half] * scale2);
-                base[half] = new_m[half] == -INFINITY ? 0.0f : new_m[half];
-                correction[half] = ex2(m[i][half] - base[half]);
-                m[i][half] = new_m[half];
+                for (int half = 0; half < 2; ++half) {
+                    const float new_m = fmaxf(m[i][half], grown[half]);
+                    correction[half] = ex2(m[i][half] - (new_m == -INFINITY ? 0.0f : new_m));
+                    m[i][half] = new_m;
+                    l[i][half] *= correction[half];
+                }
+#pragma unroll
+                for (int j = 0; j < D / 8; ++j)
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) o[i][j][e] *= correction[e / 2];
             }
+            // A row with no key yet subtracts 0 (its exponentials are 0).
+            float base[2];
+#pragma unroll
+            for (int half = 0; half < 2; ++half) base[half] = m[i][half] == -INFINITY ? 0.0f : m[i][half];
             // exp2(x·scale2 - m), one FFMA and one ex2 a score; each lane sums its own scores.
             float sums[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -236,11 +251,7 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
                     sums[e / 2] += s[i][j][e];
                 }
 #pragma unroll
-            for (int half = 0; half < 2; ++half) l[i][half] = l[i][half] * correction[half] + sums[half];
-#pragma unroll
-            for (int j = 0; j < D / 8; ++j)
-#pragma unroll
-                for (int e = 0; e < 4; ++e) o[i][j][e] *= correction[e / 2];
+            for (int half = 0; half < 2; ++half) l[i][half] += sums[half];
         }
 #pragma unroll
         for (int kk = 0; kk < BKV / 16; ++kk) {

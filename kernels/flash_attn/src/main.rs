@@ -8,7 +8,8 @@
 //! `Q` and of `K`'s rows, each pair of K fragments feeding both tiles), the online softmax on the
 //! accumulators (row maxima over the four lanes of a row with `shuffle_xor`, then one FFMA and
 //! one `fast_exp2` a score as FlashAttention-2 does, each lane summing its own scores until the
-//! end),
+//! end; the running maxima move, and `O` is rescaled, only where a row's grows by more than
+//! 2^8, by a warp vote, as FlashAttention-4 does),
 //! `P` rounded to bf16 into A fragments as it lies, `O += P·V` (`ldmatrix.x4.trans` of `V`);
 //! at the end `O / l` stored by each lane where its accumulators are (`MmaTiles`). All safe Rust.
 
@@ -29,6 +30,16 @@ const fn keys_per_step(_d: usize) -> usize {
 
 /// The pipeline's stages.
 const STAGES: usize = 2;
+
+/// How far (in base-2 units of the scores) a row's maximum may grow before the running maximum
+/// moves and `O` is rescaled: 8, so the exponentials stay below 256 (FlashAttention-4's value).
+const RESCALE: f32 = 8.0;
+
+/// `m`, or 0 for a row with no maximum yet (-inf): what its scores' exponentials subtract.
+#[inline(always)]
+fn finite_or_zero(m: f32) -> f32 {
+    if m == f32::NEG_INFINITY { 0.0 } else { m }
+}
 
 /// `(heads, kv_heads, seq, causal)`, `causal` 0 or 1.
 pub type Shape = (usize, usize, usize, usize);
@@ -164,13 +175,30 @@ macro_rules! attention {
                         top[half] = top[half].max(warp::shuffle_xor(top[half], 1));
                         top[half] = top[half].max(warp::shuffle_xor(top[half], 2));
                     }
-                    // In base-2 units; a row that has seen no key yet (all masked) subtracts 0,
-                    // so its scores' exponentials are 0, not NaN.
-                    let new_m = [m[i][0].max(top[0] * scale2), m[i][1].max(top[1] * scale2)];
-                    let base = new_m.map(|m| if m == f32::NEG_INFINITY { 0.0 } else { m });
-                    let correction =
-                        [(m[i][0] - base[0]).fast_exp2(), (m[i][1] - base[1]).fast_exp2()];
-                    m[i] = new_m;
+                    // The running maxima, in base-2 units, move lazily (FlashAttention-4's
+                    // rescaling): only where a row's grows by more than `RESCALE` does the warp
+                    // (one vote, a uniform branch) take the new maxima and rescale `O` and `l`;
+                    // otherwise each row keeps its maximum, its exponentials stay below
+                    // 2^RESCALE (as exact in f32 and bf16 as below 1), and the step skips the
+                    // rescale's multiplies. The first step always moves (from -inf).
+                    let grown = [top[0] * scale2, top[1] * scale2];
+                    if warp::any(grown[0] > m[i][0] + RESCALE || grown[1] > m[i][1] + RESCALE) {
+                        let new_m = [m[i][0].max(grown[0]), m[i][1].max(grown[1])];
+                        let correction = [
+                            (m[i][0] - finite_or_zero(new_m[0])).fast_exp2(),
+                            (m[i][1] - finite_or_zero(new_m[1])).fast_exp2(),
+                        ];
+                        m[i] = new_m;
+                        for half in unroll(0..2) {
+                            l[i][half] *= correction[half];
+                        }
+                        for o in o[i].iter_mut() {
+                            *o = o.map(|(r, _), x| x * correction[r / 8]);
+                        }
+                    }
+                    // A row that has seen no key yet (all masked) subtracts 0, so its scores'
+                    // exponentials are 0, not NaN.
+                    let base = m[i].map(finite_or_zero);
                     // exp2(x·scale2 - m): one FFMA and one MUFU.EX2 a score. Each lane sums
                     // its own scores of a row; the four lanes' sums are added at the end.
                     let mut sums = [0.0f32; 2];
@@ -182,10 +210,7 @@ macro_rules! attention {
                         });
                     }
                     for half in unroll(0..2) {
-                        l[i][half] = l[i][half] * correction[half] + sums[half];
-                    }
-                    for o in o[i].iter_mut() {
-                        *o = o.map(|(r, _), x| x * correction[r / 8]);
+                        l[i][half] += sums[half];
                     }
                 }
                 // O += P·V, P as bf16 A fragments straight from the accumulators; each pair of
