@@ -485,9 +485,18 @@ mod tests {
     /// The emulator's attention of `(batch, heads, kv_heads, seq)` against the f64 reference,
     /// every row, causal and not, for both head dimensions.
     fn attend_every_row(problem: (usize, usize, usize, usize)) {
+        attend_every_row_of(problem, |_| {});
+    }
+
+    /// `attend_every_row` with the inputs changed by `shape_inputs` first.
+    fn attend_every_row_of(
+        problem: (usize, usize, usize, usize),
+        shape_inputs: impl Fn(&mut Attention),
+    ) {
         let (batch, heads, _, seq) = problem;
         for d in [64, 128] {
-            let att = Attention::new(d, problem);
+            let mut att = Attention::new(d, problem);
+            shape_inputs(&mut att);
             let scale = 1.0 / (d as f32).sqrt();
             let every_row: Vec<(usize, usize, usize)> = (0..batch)
                 .flat_map(|b| (0..heads).flat_map(move |h| (0..seq).map(move |r| (b, h, r))))
@@ -514,6 +523,20 @@ mod tests {
     #[test]
     fn the_emulator_attends() {
         attend_every_row((1, 2, 1, 128));
+    }
+
+    /// Keys that grow step by step (each step's 64 keys 4 times the last's, exact in bf16), so
+    /// that the rows' maxima grow by more than `RESCALE` in later steps too: the lazy rescaling
+    /// moves the maxima and rescales `O` there, not only at the first step.
+    #[test]
+    fn the_emulator_rescales_when_later_keys_dominate() {
+        attend_every_row_of((1, 1, 1, 256), |att| {
+            let d = att.d;
+            for (i, k) in att.k.iter_mut().enumerate() {
+                let step = (i / d) % att.seq / 64;
+                *k = bf16::from_f32(k.to_f32() * 4f32.powi(step as i32));
+            }
+        });
     }
 
     /// Two blocks of query rows: the second block's causal steps reach past its first row
