@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::emulate::KernelFailure;
-use oxide::host::{Error, MatrixShape, Rows};
+use oxide::host::{AnyBitPattern, Error, MatrixShape, Rows};
 use oxide::mma::{FragA, FragB, FragC, Swizzled, TileSource, Vec8, mma};
 use oxide::outputs::Grouped;
 use oxide::prelude::*;
@@ -303,25 +303,14 @@ fn run_shape(
             format!("hgemm[{}]", variant.name)
         };
         let cfg = shape((m, n), variant);
-        gpu.memset_d8(&mut dc, 0xff)?;
-        (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)?;
-        let got = gpu.dtoh(&dc)?;
-        if let Some((r, c)) = samples(m, n).find(|&(r, c)| {
-            check((&a, &b), (n, k), (r, c), (got[r * n + c], F32_ROUNDING)).is_err()
-        }) {
-            println!(
-                "{name} n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
-                got[r * n + c]
-            );
-            pass = false;
-            continue;
-        }
-        let bytes = ((m * k + k * n) * 2 + m * n * 4) as u64;
-        let flops = 2 * (m * n * k) as u64;
         let detail = format!("({m} x {n} x {k}, {})", variant.name);
-        bench::report_timed_flops(gpu, &name, count, &detail, (bytes, flops), || {
-            (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(&mut dc, n)?)
-        })?;
+        pass &= check_and_time(
+            gpu,
+            (&name, count, &detail),
+            (((&a, &b), (m, n, k)), F32_ROUNDING),
+            &mut dc,
+            |dc| (variant.launch)(gpu, cfg, (&da, &db, (m, n, k)), Rows::new(dc, n)?),
+        )?;
     }
     Ok(pass)
 }
@@ -337,31 +326,44 @@ fn run_bf16(gpu: &Gpu, count: usize, (m, n, k): (usize, usize, usize)) -> Result
         let (a, b) = (MatrixShape::new(&da, m, k)?, MatrixShape::new(&db, k, n)?);
         hgemm_bf16::launch(gpu, cfg, a, b, Rows::new(dc, n)?, chunks(128, 128, 32, 4))
     };
-    gpu.memset_d8(&mut dc, 0xff)?;
-    launch(&mut dc)?;
-    let got = gpu.dtoh(&dc)?;
-    let wrong = samples(m, n).find(|&(r, c)| {
-        check(
-            (&a, &b),
-            (n, k),
-            (r, c),
-            (got[r * n + c].to_f32(), BF16_ROUNDING),
-        )
-        .is_err()
-    });
+    let detail = format!("({m} x {n} x {k}, {}, bf16 C)", VARIANTS[0].name);
+    check_and_time(
+        gpu,
+        ("hgemm-bf16", count, &detail),
+        (((&a, &b), (m, n, k)), BF16_ROUNDING),
+        &mut dc,
+        launch,
+    )
+}
+
+/// A product's A and B on the host, and its `(m, n, k)`.
+type HostProduct<'a> = ((&'a [bf16], &'a [bf16]), (usize, usize, usize));
+
+/// One product into `dc` (a `C` of `T`: f32, or bf16 with `rounding`): launched on poisoned
+/// output and checked at [`samples`] against the f64 product, then timed as `name`; `false`
+/// (and a `FAIL` line) where an element is wrong.
+fn check_and_time<T: AnyBitPattern + Copy + Into<f32> + std::fmt::Display>(
+    gpu: &Gpu,
+    (name, count, detail): (&str, usize, &str),
+    (((a, b), (m, n, k)), rounding): (HostProduct<'_>, f64),
+    dc: &mut DeviceBuffer<T>,
+    launch: impl Fn(&mut DeviceBuffer<T>) -> Result<(), Error>,
+) -> Result<bool, Error> {
+    gpu.memset_d8(dc, 0xff)?;
+    launch(dc)?;
+    let got = gpu.dtoh(dc)?;
+    let wrong = samples(m, n)
+        .find(|&(r, c)| check((a, b), (n, k), (r, c), (got[r * n + c].into(), rounding)).is_err());
     if let Some((r, c)) = wrong {
         println!(
-            "hgemm-bf16 n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
+            "{name} n={count} FAIL at ({r}, {c}) of {m} x {n} x {k}: got {}",
             got[r * n + c]
         );
         return Ok(false);
     }
-    let bytes = ((m * k + k * n) * 2 + m * n * 2) as u64;
+    let bytes = ((m * k + k * n) * 2 + m * n * core::mem::size_of::<T>()) as u64;
     let flops = 2 * (m * n * k) as u64;
-    let detail = format!("({m} x {n} x {k}, {}, bf16 C)", VARIANTS[0].name);
-    bench::report_timed_flops(gpu, "hgemm-bf16", count, &detail, (bytes, flops), || {
-        launch(&mut dc)
-    })?;
+    bench::report_timed_flops(gpu, name, count, detail, (bytes, flops), || launch(dc))?;
     Ok(true)
 }
 
