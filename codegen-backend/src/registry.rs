@@ -17,6 +17,7 @@
 //! | `#[oxide_gpu::atomic(op = "add", scope = "block", ordering = "relaxed")]` | an LLVM atomic (`atomicrmw`, `cmpxchg`, `fence`) at that scope, on the call's arguments |
 //! | `#[oxide_gpu::device_runtime("vprintf")]` | a call of that function of CUDA's device runtime, which the driver links |
 //! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its first (pointer) argument |
+//! | `#[oxide_gpu::shared_window]` | the offset of its pointer argument in the `.shared` window (`addrspacecast` to `addrspace(3)`, `ptrtoint`), which LLVM folds with the cast that made the pointer generic |
 //! | `#[oxide_gpu::shared_memory]` (on a type) | a `static` of the type is block-shared memory (`.shared`) |
 //! | `#[oxide_gpu::dynamic_shared_memory]` (on a type) | a `static` of the type is the start of the dynamic shared memory (`.extern .shared .align 16`) |
 //!
@@ -76,6 +77,11 @@ pub(crate) enum DeviceFn {
     /// The call returns its one argument: on the GPU the address of a shared-memory static is
     /// already the block's own, which the host implementation has to look up per block.
     SharedAddress,
+    /// The offset of the call's pointer argument (into block-shared memory) in the `.shared`
+    /// window, as the call's integer result: `cvta.to.shared` as LLVM sees it, so that it folds
+    /// with the `cvta.shared` that made the pointer generic (inline PTX hid the pair from LLVM,
+    /// and ptxas rebuilt the generic address, `S2R SR_SWINHI`, in every loop that used it).
+    SharedWindow,
     /// An atomic operation at an explicit scope and ordering (device-std's scoped and float
     /// atomics, scoped fences).
     Atomic {
@@ -357,6 +363,7 @@ pub(crate) fn parse_function_mark(
         Keyword::UniformOperands => word().map(|()| Some(DeviceFn::UniformOperands)),
         Keyword::UnrollHint => word().map(|()| Some(DeviceFn::UnrollHint)),
         Keyword::SharedAddress => word().map(|()| Some(DeviceFn::SharedAddress)),
+        Keyword::SharedWindow => word().map(|()| Some(DeviceFn::SharedWindow)),
         Keyword::WarpUniform => word().map(|()| None),
         Keyword::Nvvm => Ok(Some(DeviceFn::Nvvm {
             intrinsic: single_string(attr, mark.name)?,

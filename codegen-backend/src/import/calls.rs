@@ -242,6 +242,15 @@ impl<'tcx> FnCx<'tcx, '_> {
                     );
                 }
             },
+            DeviceFn::SharedWindow => match self.scalar_arguments(path, args)?.as_slice() {
+                &[address] => Some(self.shared_window(address, dest.layout.size.bits())),
+                _ => {
+                    return unsupported(
+                        self.span,
+                        format!("`{path}` (a shared window offset takes one pointer argument)"),
+                    );
+                }
+            },
             DeviceFn::Nvvm { intrinsic } => {
                 let values = self.scalar_arguments(path, args)?;
                 let result = self.result_type(path, dest.layout)?;

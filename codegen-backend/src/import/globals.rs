@@ -19,8 +19,8 @@ use pliron_llvm::{
     attributes::{AggregateAttr, BytesAttr, SymbolAddrAttr},
     op_interfaces::AlignableOpInterface,
     ops::{
-        AddressOfOp, ConstantOp, GepIndex, GetElementPtrOp, GlobalOp, InsertValueOp, ReturnOp,
-        UndefOp,
+        AddrSpaceCastOp, AddressOfOp, ConstantOp, GepIndex, GetElementPtrOp, GlobalOp,
+        InsertValueOp, PtrToIntOp, ReturnOp, UndefOp,
     },
     types::{ArrayType, PointerType, StructLayout, StructType},
 };
@@ -296,5 +296,25 @@ impl<'tcx> FnCx<'tcx, '_> {
         } else {
             self.emit_value(|ctx| oxide_dialects::mir::FieldPtrOp::new(ctx, base, offset))
         })
+    }
+
+    /// The offset of `pointer` (generic, into block-shared memory) in the `.shared` window, as
+    /// an integer of `bits`: an `addrspacecast` to the shared space and its address, which
+    /// LLVM folds with the cast that made a shared static's address generic, so the offset is
+    /// plain 32-bit arithmetic on the static's `.shared` address (`#[oxide_gpu::shared_window]`).
+    pub(crate) fn shared_window(&mut self, pointer: Value, bits: u64) -> Value {
+        let shared = PointerType::get(self.ctx(), SHARED_ADDRESS_SPACE).into();
+        let cast = self.emit_value(|ctx| {
+            <AddrSpaceCastOp as pliron_llvm::op_interfaces::CastOpInterface>::new(
+                ctx, pointer, shared,
+            )
+        });
+        // A `.shared` window is below 2^32 bytes: its offsets are 32-bit (as `cvta.to.shared`'s
+        // `u32` form gives them), widened to the result.
+        let offset_ty = types::int(self.ctx(), 32);
+        let offset = self.emit_value(|ctx| {
+            <PtrToIntOp as pliron_llvm::op_interfaces::CastOpInterface>::new(ctx, cast, offset_ty)
+        });
+        self.int_resize(offset, 32, bits, false)
     }
 }

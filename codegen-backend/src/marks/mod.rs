@@ -46,6 +46,7 @@ pub(crate) enum Keyword {
     Atomic,
     DeviceRuntime,
     SharedAddress,
+    SharedWindow,
     SharedMemory,
     DynamicSharedMemory,
     UnrollHint,
@@ -244,6 +245,17 @@ pub(crate) const MARKS: &[Mark] = &[
         },
         Returns::Any,
     ),
+    function(
+        Keyword::SharedWindow,
+        "shared_window",
+        Users::DeviceStd {
+            why: "on the GPU the call is its pointer argument's offset in the `.shared` window, \
+                  defined only for a pointer into block-shared memory; device-std calls it only \
+                  on its own shared tiles, whose pointers it made",
+            instead: "read shared tiles through `oxide::mma`'s fragment loads",
+        },
+        Returns::Any,
+    ),
     structure(
         Keyword::SharedMemory,
         "shared_memory",
@@ -407,6 +419,7 @@ mod tests {
             "warp_collective",
             "emulator_check",
             "shared_address",
+            "shared_window",
             "shared_memory",
             "dynamic_shared_memory",
         ] {

@@ -519,6 +519,13 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 result.diverge(values.first().and_then(|v| v.div));
                 result
             }
+            Callee::Device(_, DeviceFn::SharedWindow) => {
+                // A shared pointer's offset in its window: no memory touched, the same in every
+                // thread that holds the same pointer.
+                let mut result = Abs::uniform();
+                result.diverge(values.first().and_then(|v| v.div));
+                result
+            }
             Callee::Device(def_id, _) => {
                 // NVVM intrinsics and inline PTX: per-thread unless proven otherwise, and they
                 // may write what their pointer arguments point to.

@@ -3,7 +3,9 @@
 //! read-only input into a `*mut u32` behind a body that returns something else),
 //! `emulator_check` (the call emits nothing on the GPU), `warp_collective` (the precondition
 //! of device-std's safe warp functions) and `unroll_hint` (which device-std calls from the one
-//! iterator whose loop it marks). The first three compiled before.
+//! iterator whose loop it marks) and `shared_window` (a pointer's offset in the `.shared`
+//! window: defined only for pointers into block-shared memory). The first three compiled
+//! before.
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 
@@ -29,6 +31,12 @@ unsafe fn every_lane() {}
 #[inline(never)]
 unsafe fn unroll_around() {}
 
+#[oxide_gpu::shared_window]
+#[inline(never)]
+unsafe fn window_of(pointer: *const u32) -> usize {
+    pointer.addr()
+}
+
 #[kernel]
 pub fn writes_its_input(input: &[u32], mut out: DisjointSlice<u32>) {
     let idx = ThreadIndex::linear();
@@ -37,6 +45,7 @@ pub fn writes_its_input(input: &[u32], mut out: DisjointSlice<u32>) {
         only_on_the_host(idx.get());
         every_lane();
         unroll_around();
+        let _ = window_of(&input[0]);
         *launder(&input[0]) = 7;
     }
     if let Some(o) = out.get_mut(idx) {

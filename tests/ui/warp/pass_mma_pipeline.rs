@@ -4,6 +4,7 @@
 //@ ptx: cp.async.wait_group 1
 //@ ptx-not: isspacep.global
 //@ ptx: cp.async.wait_all
+//@ ptx-not: cvta.to.shared
 //@ ptx: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 //@ ptx: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 //! A three-stage `cp.async` pipeline feeding `ldmatrix` and `mma.sync`, safe: the fills are
@@ -11,6 +12,9 @@
 //! `cp.async.wait_group` of the stages still allowed in flight followed by the block barrier.
 //! The sources are kernel-parameter slices, global memory: LLVM folds the fill's
 //! `isspacep.global` test of them (an NVVM intrinsic, not inline PTX) to true, so no test is left.
+//! The `ldmatrix` addresses are the stages' `.shared` offsets, computed as such: the tiles'
+//! generic addresses never go back through `cvta.to.shared` (`#[oxide_gpu::shared_window]`,
+//! which LLVM folds; ptxas rebuilt the generic address every step when it was inline PTX).
 
 use oxide::mma::{FragA, FragB, FragC, Source, Stages, Vec8, mma};
 use oxide::prelude::*;

@@ -40,20 +40,23 @@ pub trait ReadTile<E, const C: usize, const R: usize>: sealed::Sealed {
     }
 }
 
-/// Where the chunk at `chunk` is for `ldmatrix`: its offset in the `.shared` window
-/// (`cvta.to.shared`) on the GPU, its address on the CPU. A tile's is computed once (a pipeline
-/// stage's when the stage is handed out), so that each load's address is that offset plus a
-/// constant, which ptxas folds into the instruction.
-#[oxide_gpu::ptx(template = "cvta.to.shared.u64 $0, $1;", constraints = "=l,l")]
+/// Where the chunk at `chunk` (in block-shared memory) is for `ldmatrix`: its offset in the
+/// `.shared` window on the GPU, its address on the CPU (its provenance exposed for the CPU's
+/// `ldmatrix`). A tile's is computed once (a pipeline stage's when the stage is handed out),
+/// so that each load's address is that offset plus a constant, which ptxas folds into the
+/// instruction. The backend makes the call a cast LLVM sees (`#[oxide_gpu::shared_window]`),
+/// so it folds with the cast that made the shared tile's address generic; as inline PTX
+/// (`cvta.to.shared`) it did not, and ptxas rebuilt the generic address every step.
+#[oxide_gpu::shared_window]
 #[inline(never)]
-pub(super) fn shared_window(chunk: usize) -> usize {
-    chunk
+pub(super) fn shared_window(chunk: *const u8) -> usize {
+    chunk.expose_provenance()
 }
 
-/// [`shared_window`] of a tile's first chunk, its provenance exposed for the CPU's `ldmatrix`.
+/// [`shared_window`] of a tile's first chunk.
 #[inline]
 pub(super) fn window_of<E>(first: *const Vec8<E>) -> usize {
-    shared_window(first.expose_provenance())
+    shared_window(first.cast())
 }
 
 impl<E, const C: usize, const R: usize> sealed::Sealed for &SharedRead<'_, [[Vec8<E>; C]; R]> where
