@@ -370,6 +370,69 @@ fn a_pipeline_used_out_of_turn_fails() {
     }
 }
 
+/// A one-stage pipeline (a tile loaded once, asynchronously) read through every step of a
+/// two-stage one, as flash_attn's `Q` beside its `K` and `V`: each lane sums, over three steps,
+/// row `lane / 4` of the step's tile and of the one-stage tile (products with ones, small
+/// integers: exact). `refill` fills the one stage again while it is read: a panic.
+#[kernel(block = "64")]
+pub fn one_stage_beside_two(
+    a: &[bf16],
+    refill: u32,
+    mut out: DisjointSlice<f32>,
+    once: Shared<Stages<[[Vec8<bf16>; 2]; 16], 1>>,
+    stages: Shared<Stages<[[Vec8<bf16>; 2]; 16], 2>>,
+) {
+    let tile = |t: usize, (_, row, chunk): (usize, usize, usize)| {
+        Source::chunk(a, 256 * t + 16 * row + 8 * chunk)
+    };
+    let mut q_pipe = once.pipeline();
+    q_pipe.fill(|at| tile(0, at));
+    let mut pipe = stages.pipeline();
+    pipe.fill(|at| tile(1, at));
+    let q_ready = q_pipe.wait();
+    let ones = FragB::from_fn(|_, _| bf16::ONE);
+    let mut d = FragC::zero();
+    for t in 0..3 {
+        let ready = pipe.wait().fill(|at| tile(t + 2, at));
+        d = mma(&FragA::load(ready.tiles(), 0, 0), &ones, d);
+        d = mma(&FragA::load(q_ready.tiles(), 0, 0), &ones, d);
+    }
+    if refill != 0 {
+        q_ready.fill(|at| tile(0, at));
+    }
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = d.values()[0];
+    }
+}
+
+#[test]
+fn a_one_stage_pipeline_is_read_beside_another() {
+    let a = values(256 * 5, 11, false);
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (64, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut out = vec![0.0; 64];
+    one_stage_beside_two::emulate(&cfg, &a, 0, &mut out).unwrap();
+    let row_sum = |t: usize, g: usize| {
+        (0..16)
+            .map(|k| a[256 * t + 16 * g + k].to_f32())
+            .sum::<f32>()
+    };
+    for (i, &o) in out.iter().enumerate() {
+        let g = i % 32 / 4;
+        let want: f32 = (1..4).map(|t| row_sum(t, g) + row_sum(0, g)).sum();
+        assert_eq!(o, want, "thread {i}");
+    }
+    let e = one_stage_beside_two::emulate(&cfg, &a, 1, &mut out).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("refilled while it may still be read"),
+        "{e}"
+    );
+}
+
 /// Every lane stores, into each 16 × 8 tile of its warp's region, accumulators that say where
 /// they are (`1 + row · 1000 + col` of the region's element): the output must hold each
 /// element's own position exactly once (the emulator's race detector fails a second write),

@@ -39,7 +39,7 @@ use core::cell::Cell;
 use core::marker::PhantomData;
 
 use super::ldmatrix::{TileRef, window_of};
-use super::swizzle::{Swizzled, SwizzledRef, swizzle_fits, swizzled_chunk};
+use super::swizzle::{SWIZZLE_PERIOD, Swizzled, SwizzledRef, swizzle_fits, swizzled_chunk};
 use super::{MmaInput, Vec8};
 use crate::shared::{BlockPosition, Shared, SharedLayout};
 use crate::thread;
@@ -49,6 +49,12 @@ mod fill;
 mod source;
 
 pub use source::{Source, TileSource};
+
+/// [`StageTile::rows_apart`] of `T` where its chunks divide evenly among `n` threads.
+#[inline]
+fn evenly<T: StageTile>(n: usize) -> Option<usize> {
+    T::rows_apart(n).filter(|_| T::CHUNKS.is_multiple_of(n))
+}
 
 /// `S` copies of a stage `T` in block-shared memory, for a [`Pipeline`].
 #[repr(transparent)]
@@ -71,6 +77,12 @@ pub trait StageTile: sealed::Sealed + Sized + Send + Sync + 'static {
     const EXTENT: (usize, usize);
     /// The logical `(row, chunk)` of the tile's `i`-th chunk in memory.
     fn position(i: usize) -> (usize, usize);
+    /// `Some(n / C)` where every chunk `i + n` of the tile lies `n / C` rows below chunk `i`,
+    /// in the same logical column: `n` a multiple of the row's `C` chunks (and, swizzled, of 8
+    /// rows, the swizzle's period). A fill by `n` threads then walks each thread's chunks by
+    /// one stride of the source.
+    #[doc(hidden)]
+    fn rows_apart(n: usize) -> Option<usize>;
     /// # Safety
     /// `tile` is a tile of block-shared memory that no thread writes for `'a`, every chunk of
     /// it written.
@@ -92,6 +104,11 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile for [[
     #[inline]
     fn position(i: usize) -> (usize, usize) {
         (i / C, i % C)
+    }
+
+    #[inline]
+    fn rows_apart(n: usize) -> Option<usize> {
+        (n > 0 && n.is_multiple_of(C)).then_some(n / C)
     }
 
     #[inline]
@@ -121,6 +138,12 @@ impl<E: MmaInput + Send + Sync, const C: usize, const R: usize> StageTile
     fn position(i: usize) -> (usize, usize) {
         let row = i / C;
         (row, swizzled_chunk(row, i % C, C))
+    }
+
+    #[inline]
+    fn rows_apart(n: usize) -> Option<usize> {
+        // Every width's swizzle repeats after 8 rows (`swizzle::swizzle_mask`).
+        (n > 0 && n.is_multiple_of(C) && (n / C).is_multiple_of(SWIZZLE_PERIOD)).then_some(n / C)
     }
 
     #[inline]
@@ -162,6 +185,11 @@ pub trait StageTiles: tiles_sealed::Sealed + Sized + Send + Sync + 'static {
     /// Where chunk `i` (below `CHUNKS`) lies in a stage, in chunks from its start.
     #[doc(hidden)]
     fn slot(i: usize) -> usize;
+    /// Tile `tile`'s first chunk in the stage's numbering, and `Some(rows)` where its chunks
+    /// divide evenly among `n` threads and each thread's lie `rows` apart in one column
+    /// ([`StageTile::rows_apart`]).
+    #[doc(hidden)]
+    fn strided(tile: usize, n: usize) -> (usize, Option<usize>);
     /// # Safety
     /// `stage` is a stage of block-shared memory that no thread writes for `'a`, every chunk of
     /// it written.
@@ -201,6 +229,11 @@ impl<T: StageTile> StageTiles for T {
     }
 
     #[inline]
+    fn strided(_: usize, n: usize) -> (usize, Option<usize>) {
+        (0, evenly::<T>(n))
+    }
+
+    #[inline]
     unsafe fn tiles<'a>(stage: *const Self) -> T::Ref<'a> {
         // SAFETY: the caller's promise.
         unsafe { T::tile(stage) }
@@ -226,6 +259,15 @@ impl<A: StageTile, B: StageTile<Elem = A::Elem>> StageTiles for (A, B) {
         } else {
             let (row, chunk) = B::position(i - A::CHUNKS);
             (1, row, chunk)
+        }
+    }
+
+    #[inline]
+    fn strided(tile: usize, n: usize) -> (usize, Option<usize>) {
+        if tile == 0 {
+            (0, evenly::<A>(n))
+        } else {
+            (A::CHUNKS, evenly::<B>(n))
         }
     }
 
@@ -360,7 +402,7 @@ impl<'k, T: StageTiles, const S: usize> Pipeline<'k, '_, T, S> {
     #[inline]
     fn over(stages: *mut T) -> Self {
         const {
-            assert!(S >= 2 && S <= 4, "a pipeline has 2 to 4 stages");
+            assert!(S >= 1 && S <= 4, "a pipeline has 1 to 4 stages");
             assert!(
                 core::mem::size_of::<T>() == T::CHUNKS * core::mem::size_of::<Vec8<T::Elem>>(),
                 "a stage is its chunks and nothing else"
@@ -612,5 +654,57 @@ mod tests {
             Swizzled<[[Vec8<bf16>; 16]; 32]>,
         )>();
         check::<([[Vec8<bf16>; 5]; 3], Swizzled<[[Vec8<bf16>; 8]; 8]>)>();
+    }
+
+    /// Where `strided` says a tile's chunks go `rows` apart among `n` threads, every thread's
+    /// chunks of the tile are one column, `rows` rows apart, and the tile divides evenly: what a
+    /// fill by tiles trusts when it walks a thread's sources by one stride. And it says so for
+    /// the shapes the kernels fill (flash_attn's K and V, hgemm's A and B, 128 threads).
+    #[test]
+    fn strided_fills_walk_one_column() {
+        fn check<T: StageTiles>(n: usize) -> [bool; 2] {
+            core::array::from_fn(|tile| {
+                if tile >= T::TILES {
+                    return false;
+                }
+                let (start, rows_apart) = T::strided(tile, n);
+                let Some(rows_apart) = rows_apart else {
+                    return false;
+                };
+                let (r, c) = T::extent(tile);
+                assert_eq!((r * c) % n, 0, "tile {tile}, {n} threads");
+                for first in 0..n {
+                    let (t0, row0, chunk0) = T::position(start + first);
+                    assert_eq!(t0, tile);
+                    for j in 0..r * c / n {
+                        let i = start + first + j * n;
+                        assert_eq!(T::position(i), (tile, row0 + j * rows_apart, chunk0), "{i}");
+                        assert_eq!(T::slot(i), T::slot(start + first) + j * n, "{i}");
+                    }
+                }
+                true
+            })
+        }
+        type Kv = Swizzled<[[Vec8<bf16>; 8]; 64]>;
+        type Kv128 = Swizzled<[[Vec8<bf16>; 16]; 64]>;
+        type Gemm = (
+            Swizzled<[[Vec8<bf16>; 4]; 128]>,
+            Swizzled<[[Vec8<bf16>; 16]; 32]>,
+        );
+        assert_eq!(check::<(Kv, Kv)>(128), [true, true]);
+        assert_eq!(check::<(Kv128, Kv128)>(128), [true, true]);
+        assert_eq!(check::<Gemm>(128), [true, true]);
+        assert_eq!(check::<Gemm>(256), [true, true]);
+        // A swizzled row of 8 chunks repeats after 8 rows: 32 threads take 4 rows a pass.
+        assert_eq!(check::<(Kv, Kv)>(32), [false, false]);
+        assert_eq!(check::<[[Vec8<bf16>; 8]; 64]>(32), [true, false]);
+        // Threads that do not divide the rows, or the tile.
+        assert_eq!(check::<[[Vec8<bf16>; 3]; 5]>(7), [false, false]);
+        assert_eq!(check::<[[Vec8<bf16>; 3]; 5]>(6), [false, false]);
+        assert_eq!(check::<[[Vec8<bf16>; 3]; 6]>(6), [true, false]);
+        assert_eq!(
+            check::<([[Vec8<bf16>; 5]; 3], Swizzled<[[Vec8<bf16>; 8]; 8]>)>(5),
+            [true, false]
+        );
     }
 }

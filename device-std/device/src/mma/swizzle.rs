@@ -33,6 +33,10 @@ pub const fn swizzled_chunk(row: usize, chunk: usize, chunks: usize) -> usize {
     chunk ^ swizzle_mask(row, chunks)
 }
 
+/// The rows after which every width's swizzle repeats: [`swizzle_mask`] of row `r + 8` is row
+/// `r`'s.
+pub(super) const SWIZZLE_PERIOD: usize = 8;
+
 /// What row `row`'s chunks are XORed with, in a tile of `chunks` chunks a row.
 #[inline]
 const fn swizzle_mask(row: usize, chunks: usize) -> usize {

@@ -1,6 +1,7 @@
 // `StageTiles` is sealed: the pipeline's copies and its shared layout trust a stage's chunk
 // positions, slots and extents, so a stage of one's own (here one whose chunk would lie past
-// its tile) must not be one (found by review: a fill read past a matrix's end through it).
+// its tile, or whose threads' copies would stride out of it) must not be one (found by review:
+// a fill read past a matrix's end through it).
 use oxide::mma::{StageTiles, Vec8};
 use oxide::prelude::*;
 
@@ -19,6 +20,10 @@ impl StageTiles for Evil {
     }
     fn slot(i: usize) -> usize {
         i
+    }
+    // A stride that walks a thread's copies out of the tile, too.
+    fn strided(_: usize, n: usize) -> (usize, Option<usize>) {
+        (0, Some(n))
     }
     unsafe fn tiles<'a>(_: *const Self) -> Self::Tiles<'a> {}
 }

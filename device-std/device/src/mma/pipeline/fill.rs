@@ -13,6 +13,10 @@ const UNROLLED_CHUNKS: usize = 8;
 /// The most tiles a stage has.
 const MOST_TILES: usize = 2;
 
+/// The most chunks a thread copies of a tile for a whole fill to copy each from its hoisted
+/// offset ([`strided_fill`] above it).
+const HOISTED_CHUNKS: usize = 4;
+
 /// Where a fill's chunks go: the stage in memory and in the `.shared` window, and the
 /// thread's chunks of it (`first`, then every `n`-th).
 struct Target<T> {
@@ -129,7 +133,8 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
 
     /// The fill of group `issued` into stage `issued % S`, tile by tile: where every tile is
     /// whole ([`TileSource::is_whole`], one test a tile), each of this thread's chunks is one
-    /// `cp.async` of 16 bytes from its tile's first element plus its offset; otherwise chunk by
+    /// `cp.async` of 16 bytes, from its tile's first element plus its offset (or, with many
+    /// chunks a thread, plus a stride: [`copy_strided`](Self::copy_strided)); otherwise chunk by
     /// chunk, as [`fill_next`](Self::fill_next) with each tile's chunk sources.
     #[track_caller]
     #[inline]
@@ -154,6 +159,11 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
             return;
         }
         let target = self.next_target();
+        if strided_fill::<T>(target.n) {
+            self.copy_strided(&tiles, &target);
+            self.commit_fill();
+            return;
+        }
         let count = T::CHUNKS.div_ceil(target.n);
         // The thread's `j`-th chunk, from its tile: the tile of each chunk is the same in every
         // fill (selected, not indexed, so the tiles stay in registers).
@@ -181,6 +191,80 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
         }
         self.commit_fill();
     }
+
+    /// A whole fill's copies where [`strided_fill`] holds: each tile's chunks of this thread
+    /// are one column, rows the same distance apart, so its copies walk the tile's source by
+    /// one stride (a 64-bit add a chunk) rather than each from the chunk's row times the pitch.
+    /// With many chunks a thread, the per-chunk offsets that the other form hoists out of the
+    /// caller's loop took more registers than a kernel short of them had (flash_attn at head
+    /// dimension 128: ptxas recomputed them every step, and spilled).
+    #[inline]
+    fn copy_strided(
+        &self,
+        tiles: &[TileSource<'s, T::Elem>; MOST_TILES],
+        target: &Target<T::Elem>,
+    ) {
+        for tile in crate::unroll(0..MOST_TILES) {
+            if tile < T::TILES {
+                let (start, rows_apart) = T::strided(tile, target.n);
+                let (rows, chunks) = T::extent(tile);
+                // The thread's first chunk of the tile (`target.first < n`, and the tile's
+                // chunks a multiple of `n`), then every `n`-th: `rows_apart` rows further down
+                // the same column, so `rows_apart` rows further into the source.
+                let i = start + target.first;
+                let (_, row, chunk) = T::position(i);
+                let source = pick(tiles, tile);
+                let stride = source.rows_stride(rows_apart.unwrap_or(0));
+                let slot = T::slot(i);
+                let count = rows * chunks / target.n;
+                let copy = |j: usize, from: *const T::Elem| {
+                    // SAFETY: the tile is whole: chunk `i + j·n` (`j < count`) is 16 bytes inside
+                    // its matrix at `from` (its position `rows_apart · j` rows below chunk `i`'s),
+                    // 16-byte aligned global memory, which `'s` keeps borrowed while the copy may
+                    // read it; the chunk is this thread's, in a stage checked free, at slot
+                    // `slot + j·n` (a tile's chunks lie in order).
+                    unsafe {
+                        copies::copy_chunk_inside(
+                            target.at(slot + j * target.n).1,
+                            from,
+                            self.key(),
+                        )
+                    };
+                };
+                let mut from = source.first_of(row, chunk);
+                if count <= UNROLLED_CHUNKS {
+                    for j in crate::unroll(0..UNROLLED_CHUNKS) {
+                        if j < count {
+                            copy(j, from);
+                            from = from.wrapping_add(stride);
+                        }
+                    }
+                } else {
+                    for j in 0..count {
+                        copy(j, from);
+                        from = from.wrapping_add(stride);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether a whole fill of `T` by `n` threads walks its sources by stride: every tile's chunks
+/// divide among the threads in columns ([`StageTiles::strided`]) and each thread copies more
+/// than [`HOISTED_CHUNKS`] of each. Measured on an H100 (perf-notes, 2026-12-07): flash_attn at
+/// head dimension 128 (8 chunks a thread a tile) 3–6% faster strided; hgemm (4) 5% slower, its
+/// hoisted offsets fitting its registers.
+#[inline]
+fn strided_fill<T: StageTiles>(n: usize) -> bool {
+    let mut strided = true;
+    for tile in crate::unroll(0..MOST_TILES) {
+        if tile < T::TILES {
+            let (rows, chunks) = T::extent(tile);
+            strided &= T::strided(tile, n).1.is_some() && rows * chunks / n > HOISTED_CHUNKS;
+        }
+    }
+    strided
 }
 
 /// Tile `tile` of `tiles` (below [`MOST_TILES`]), by selection rather than an index.

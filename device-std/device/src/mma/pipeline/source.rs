@@ -308,6 +308,13 @@ impl<'a, E> TileSource<'a, E> {
         self.first.wrapping_add(offset)
     }
 
+    /// How many elements `rows` rows of the matrix span: from a chunk to the one `rows` rows
+    /// below it.
+    #[inline]
+    pub(super) fn rows_stride(&self, rows: usize) -> usize {
+        rows.wrapping_mul(self.matrix.pitch)
+    }
+
     /// The tile's chunk `(row, chunk)` as a chunk's [`Source`] (zeros past the matrix, or where
     /// its position overflows).
     #[inline]
