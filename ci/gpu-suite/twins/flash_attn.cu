@@ -138,30 +138,25 @@ __global__ void __launch_bounds__(THREADS) flash_attn(const __nv_bfloat16* __res
     const int steps = causal ? (q_tile + 1) * B / BKV : seq / BKV;
     const int warp_row = 16 * T * w, row0 = q_tile * B + warp_row;
     const int g = lane / 4, p2 = 2 * (lane % 4);
-    fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
-
-    // Chunk c of q_s is thread c % 128's: one 16-byte load where the chunk is inside (the oxide
-    // kernel's `Source::read`; rows of D elements from cudaMalloc's base are 16-byte aligned),
-    // else element by element, zeros outside.
+    // The block's rows of Q, a padding chunk a row (conflict-free ldmatrix), copied
+    // asynchronously with the first K and V tiles (the oxide kernel's one-stage pipeline):
+    // chunk c of q_s is thread c % 128's, one cp.async of 16 bytes (none read outside Q), the
+    // padding chunks zeros; then the first tiles' group, and one wait for both.
     for (int c = tid; c < BQ * (D / 8 + 1); c += THREADS) {
         const int r = c / (D / 8 + 1), ch = c % (D / 8 + 1);
-        Chunk value = {{0, 0, 0, 0}};
         if (ch < D / 8) {
             const size_t first = q_base + size_t(q_tile * B + r) * D + 8 * ch;
-            if (first + 8 <= q_len) {
-                value = *reinterpret_cast<const Chunk*>(q + first);
-            } else {
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const size_t at = first + 2 * e;
-                    __nv_bfloat16 lo = at < q_len ? q[at] : __float2bfloat16(0.0f);
-                    __nv_bfloat16 hi = at + 1 < q_len ? q[at + 1] : __float2bfloat16(0.0f);
-                    value.w[e] = uint32_t(__bfloat16_as_ushort(lo)) | uint32_t(__bfloat16_as_ushort(hi)) << 16;
-                }
-            }
+            const bool inside = first + 8 <= q_len;
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared_address(&q_s[r][ch])),
+                         "l"(q + (inside ? first : 0)), "r"(inside ? 16 : 0)
+                         : "memory");
+        } else {
+            q_s[r][ch] = Chunk{{0, 0, 0, 0}};
         }
-        q_s[r][ch] = value;
     }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    fill<D>(stages, k, v, kv_base, kv_len, 0, steps, tid);
+    asm volatile("cp.async.wait_group 0;\n" ::: "memory");
     __syncthreads();
     float m[T][2], l[T][2];
 #pragma unroll

@@ -2,9 +2,9 @@
 //! output, head dimension 64 and 128, causal or not, grouped-query (several query heads per K/V
 //! head). Layout `[batch, heads, seq, d]` for each tensor (`K` and `V` with `kv_heads`), each a
 //! `Matrix` of `batch · heads · seq` rows of `d`. Each block of four warps takes 128 query rows
-//! of one head (their `Q` in a shared tile, padded a chunk a row), each warp 32 of them as two
-//! 16-row MMA tiles, and walks the keys (64 a step) through a
-//! two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
+//! of one head (their `Q` in a shared tile, padded a chunk a row, copied by `cp.async` with the
+//! first `K` and `V` tiles), each warp 32 of them as two 16-row MMA tiles, and walks the keys
+//! (64 a step) through a two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
 //! `Q` and of `K`'s rows, each pair of K fragments feeding both tiles), the online softmax on the
 //! accumulators (row maxima over the four lanes of a row with `shuffle_xor`, then one FFMA and
 //! one `fast_exp2` a score as FlashAttention-2 does, each lane summing its own scores until the
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 
 use oxide::MmaTiles;
 use oxide::host::{Error, MatrixShape, Rows};
-use oxide::mma::{FragA, FragB, FragC, Source, Swizzled, TileSource, Vec8, mma};
+use oxide::mma::{FragA, FragB, FragC, Source, Stages, Swizzled, TileSource, Vec8, mma};
 use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
@@ -79,7 +79,7 @@ macro_rules! attention {
             scale: f32,
             mut out: MmaTiles<bf16, BQ, $d, WARP_ROWS, $d>,
             chunks: DynShared<Vec8<bf16>>,
-            q_tile: Shared<[[Vec8<bf16>; $d / 8 + 1]; BQ]>,
+            q_stage: Shared<Stages<[[Vec8<bf16>; $d / 8 + 1]; BQ], 1>>,
         ) {
             const D: usize = $d;
             /// Each warp's 16-row MMA tiles.
@@ -112,17 +112,22 @@ macro_rules! attention {
                     TileSource::zeros()
                 }
             };
+            // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`, each
+            // load's address a constant from the tile's), copied asynchronously with the first
+            // K and V tiles (one stage, read after its wait): every thread's copies in flight
+            // at once, as FlashAttention-2 loads Q.
+            let mut q_pipe = q_stage.pipeline();
+            q_pipe.fill(|(_, r, c)| {
+                if c < D / 8 {
+                    Source::matrix(&q, q_rows + q_block * BQ + r, 8 * c)
+                } else {
+                    Source::zeros()
+                }
+            });
             let mut pipe = chunks.pipeline::<(KvTile, KvTile), STAGES>();
             pipe.fill_tiles(|tile| source(0, tile));
-
-            // The block's rows of Q, a padding chunk a row (conflict-free `ldmatrix`): a 16-byte
-            // load a chunk (`Source::read`).
-            let q_tile = q_tile
-                .init(|(r, c)| {
-                    let row = q_rows + q_block * BQ + r;
-                    if c < D / 8 { Source::matrix(&q, row, 8 * c).read() } else { Vec8([bf16::ZERO; 8]) }
-                })
-                .sync();
+            let q_ready = q_pipe.wait();
+            let q_tile = q_ready.tiles();
             // Each lane holds rows `g` and `g + 8` of each of its warp's tiles: their running
             // maximum (of the scores in base 2) and the lane's part of their sum.
             let mut m = [[f32::NEG_INFINITY; 2]; MT];
@@ -139,7 +144,7 @@ macro_rules! attention {
                 for kk in unroll(0..D / 16) {
                     let mut qf = [FragA::default(); MT];
                     for i in unroll(0..MT) {
-                        qf[i] = FragA::load(&q_tile, warp_row + 16 * i, 2 * kk);
+                        qf[i] = FragA::load(q_tile, warp_row + 16 * i, 2 * kk);
                     }
                     for jp in unroll(0..BKV / 16) {
                         let [b0, b1] = FragB::load_n_rows_pair(k_tile, 16 * jp, 2 * kk);
@@ -251,12 +256,12 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (32 KB of stages, 18 KB of Q).
+    /// Head dimension 64 (32 KB of stages, 16 KB of Q).
     flash_attn, 64
 }
 
 attention! {
-    /// Head dimension 128 (64 KB of stages, 34 KB of Q).
+    /// Head dimension 128 (64 KB of stages, 32 KB of Q).
     flash_attn_128, 128
 }
 
