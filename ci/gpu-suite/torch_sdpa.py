@@ -65,7 +65,9 @@ def attend(n, d):
     q = inputs((batch, heads, seq, d), 1)
     k = inputs((batch, kv_heads, seq, d), 2).repeat_interleave(heads // kv_heads, dim=1)
     v = inputs((batch, kv_heads, seq, d), 3).repeat_interleave(heads // kv_heads, dim=1)
-    rows = [(0, 0, 0), (0, 1, seq // 2 + 3), (batch - 1, heads - 1, seq - 1)]
+    # The rows kernels/flash_attn checks (`checked_rows`): 33 spread over the sequence in each of
+    # three heads. Three rows alone made the rule a coin toss (2026-12-07, perf-notes).
+    rows = [(b, h, j * (seq - 1) // 32) for b, h in ((0, 0), (0, 1 % heads), (batch - 1, heads - 1)) for j in range(33)]
     for causal in (0, 1):
         reference = torch.nn.functional.scaled_dot_product_attention(
             q.float(), k.float(), v.float(), is_causal=bool(causal)

@@ -323,6 +323,19 @@ fn reference_row(
         .collect()
 }
 
+/// The rows whose error a GPU run checks, as ci/gpu-suite/torch_sdpa.py checks torch's: 33
+/// spread over the sequence (the first and the last among them) in each of three heads (the
+/// first two of the first batch and the last of the last). FlashAttention's rule compares the
+/// largest errors of two kernels, and over three rows that largest error was one rounding's
+/// luck: at 2^20+3, causal, head dimension 128, one row's error went from 1.9e-4 to 3.4e-4 with
+/// lazy rescaling while the mean over 294 rows moved 2% (perf-notes, 2026-12-07).
+fn checked_rows(batch: usize, heads: usize, seq: usize) -> Vec<(usize, usize, usize)> {
+    [(0, 0), (0, 1 % heads), (batch - 1, heads - 1)]
+        .into_iter()
+        .flat_map(|(b, h)| (0..=32).map(move |j| (b, h, j * (seq - 1) / 32)))
+        .collect()
+}
+
 /// The largest absolute error allowed in the rows checked: bf16's own rounding of `P` and of
 /// the output (2^-8 relative each) on values below 1 in magnitude.
 const TOLERANCE: f64 = 8e-3;
@@ -442,11 +455,7 @@ fn run(n: usize) -> Result<bool, Error> {
         let mut dout = gpu.alloc_zeroed::<bf16>(att.q.len())?;
         let scale = 1.0 / (d as f32).sqrt();
         let (batch, heads, seq) = (att.batch, att.heads, att.seq);
-        let rows = [
-            (0, 0, 0),
-            (0, 1, seq / 2 + 3),
-            (batch - 1, heads - 1, seq - 1),
-        ];
+        let rows = checked_rows(batch, heads, seq);
         for causal in [0, 1] {
             let (cfg, shape) = (att.config(), att.shape(causal));
             let buffers = (&dq, &dk, &dv);
@@ -557,5 +566,20 @@ mod tests {
         assert_eq!(problem(1 << 28, 128), (1, 16, 4, 16384));
         assert_eq!(problem(1 << 27, 64), (2, 32, 8, 8192));
         assert_eq!(problem(1_048_579, 128), (1, 2, 1, 1024));
+    }
+
+    #[test]
+    fn the_checked_rows_spread_over_three_heads() {
+        let rows = checked_rows(2, 32, 8192);
+        assert_eq!(rows.len(), 99);
+        assert_eq!(&rows[..2], &[(0, 0, 0), (0, 0, 255)]);
+        assert_eq!(rows[32], (0, 0, 8191));
+        assert_eq!(rows[33], (0, 1, 0));
+        assert_eq!(rows[98], (1, 31, 8191));
+        assert!(
+            checked_rows(1, 2, 128)
+                .iter()
+                .all(|&(b, h, r)| b < 1 && h < 2 && r < 128)
+        );
     }
 }
