@@ -6,7 +6,8 @@
 #   twins/*.cu        nvcc twins of the kernels, and copy.cu (the bandwidth roof)
 # Each oxide binary runs for every N in SIZES (flash_attn also at 2^27 and 2^25, seq 8k and 2k,
 # when SIZES is not set); a run passes when it exits 0 and prints PASS.
-# Prints each kernel's time against its nvcc twin and its bandwidth against the copy roof, then
+# Prints each kernel's time against its nvcc twin and its bandwidth against the copy roof, the
+# tensor-core kernels' registers, spills and SASS mix next to their twins' (sass_mix.py), then
 # one line `N passed, N failed`; exits non-zero if any run failed.
 # Below 2^24 elements each kernel and its twin run ROUNDS times (default 3), alternately, and
 # the median run is reported. SANITIZE=0 skips compute-sanitizer; SANITIZE=only runs nothing
@@ -252,6 +253,21 @@ if [[ -x "$here/cargo-oxide" && -f "$here/ports.txt" ]]; then
     fi
 fi
 
+
+# The tensor-core kernels' registers, spills and SASS instruction mix, each oxide entry next to
+# its twin's (sass_mix.py: ptxas and nvcc -cubin here, then cuobjdump). A table the suite
+# promises, so a failure to make it is a failure.
+if [[ -f "$here/sass_mix.py" ]]; then
+    echo "== registers, spills and SASS mix (static counts, per kernel entry)"
+    if out=$(python3 "$here/sass_mix.py" "$here" 2>&1); then
+        printf '%s\n' "$out"
+        summary+=("$(printf '%s\n' "$out" | sed 's/^sass /sass: /')")
+    else
+        failed=$((failed + 1))
+        printf '%s\n' "$out" | tail -n 5
+        summary+=("sass mix: FAIL")
+    fi
+fi
 fi # SANITIZE=only
 
 # compute-sanitizer over every kernel: each oxide binary at the small size, and the release
