@@ -256,12 +256,12 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (32 KB of stages, 16 KB of Q).
+    /// Head dimension 64 (32 KB of stages, 18 KB of Q).
     flash_attn, 64
 }
 
 attention! {
-    /// Head dimension 128 (64 KB of stages, 32 KB of Q).
+    /// Head dimension 128 (64 KB of stages, 34 KB of Q).
     flash_attn_128, 128
 }
 

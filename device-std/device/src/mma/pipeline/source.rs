@@ -105,8 +105,10 @@ impl<E: MmaInput> Source<'_, E> {
     /// The chunk's 8 elements read now, by this thread (zeros for those outside its source):
     /// one 16-byte load where a fill's copy of it would be one `cp.async` of all or none
     /// (aligned global memory, a chunk wholly inside or wholly outside), else element by
-    /// element. For a tile read once into a shared array's `init`, as flash_attn's `Q`: the
-    /// same tests as a fill's, made once a matrix rather than once an element.
+    /// element. For a tile read once into a shared array's `init`: the same tests as a fill's,
+    /// made once a matrix rather than once an element. (A tile that can wait for its copies
+    /// loads faster through a one-stage pipeline, all of them in flight at once: flash_attn's
+    /// `Q`.)
     #[inline]
     pub fn read(&self) -> Vec8<E> {
         if self.is_whole() {
