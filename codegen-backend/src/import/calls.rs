@@ -242,15 +242,32 @@ impl<'tcx> FnCx<'tcx, '_> {
                     );
                 }
             },
-            DeviceFn::SharedWindow => match self.scalar_arguments(path, args)?.as_slice() {
-                &[address] => Some(self.shared_window(address, dest.layout.size.bits())),
-                _ => {
+            DeviceFn::SharedWindow => {
+                // One raw pointer in, an integer out: anything else would be a cast LLVM
+                // rejects, so it is a diagnostic at the mark's call instead.
+                let tcx = self.m.tcx;
+                let pointer = match args {
+                    [only] => self.monomorphize(only.node.ty(self.mir, tcx)).is_raw_ptr(),
+                    _ => false,
+                };
+                if !pointer || !dest.layout.ty.is_integral() {
                     return unsupported(
                         self.span,
-                        format!("`{path}` (a shared window offset takes one pointer argument)"),
+                        format!(
+                            "`{path}` (a shared window offset takes one raw pointer and returns an integer)"
+                        ),
                     );
                 }
-            },
+                match self.scalar_arguments(path, args)?.as_slice() {
+                    &[address] => Some(self.shared_window(address, dest.layout.size.bits())),
+                    _ => {
+                        return unsupported(
+                            self.span,
+                            format!("`{path}` (a shared window offset takes one pointer argument)"),
+                        );
+                    }
+                }
+            }
             DeviceFn::Nvvm { intrinsic } => {
                 let values = self.scalar_arguments(path, args)?;
                 let result = self.result_type(path, dest.layout)?;
