@@ -117,9 +117,7 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
                 }
             }
         } else {
-            // Many: a loop, since each unrolled chunk holds its hoisted address in registers
-            // through the caller's loop (flash_attn's 16 a thread at head dimension 128 took
-            // 255 registers and spilled, against 212 as a loop).
+            // Many: a loop, as `each_chunk` says why.
             for j in 0..count {
                 let Some((slot, from)) = chunk_at(j) else {
                     break;
@@ -178,17 +176,7 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
                 unsafe { copies::copy_chunk_inside(target.at(T::slot(i)).1, from, self.key()) };
             }
         };
-        if count <= UNROLLED_CHUNKS {
-            for j in crate::unroll(0..UNROLLED_CHUNKS) {
-                if j < count {
-                    copy(j);
-                }
-            }
-        } else {
-            for j in 0..count {
-                copy(j);
-            }
-        }
+        each_chunk(count, copy);
         self.commit_fill();
     }
 
@@ -232,19 +220,10 @@ impl<'s, T: StageTiles, const S: usize> Pipeline<'_, 's, T, S> {
                     };
                 };
                 let mut from = source.first_of(row, chunk);
-                if count <= UNROLLED_CHUNKS {
-                    for j in crate::unroll(0..UNROLLED_CHUNKS) {
-                        if j < count {
-                            copy(j, from);
-                            from = from.wrapping_add(stride);
-                        }
-                    }
-                } else {
-                    for j in 0..count {
-                        copy(j, from);
-                        from = from.wrapping_add(stride);
-                    }
-                }
+                each_chunk(count, |j| {
+                    copy(j, from);
+                    from = from.wrapping_add(stride);
+                });
             }
         }
     }
@@ -265,6 +244,26 @@ fn strided_fill<T: StageTiles>(n: usize) -> bool {
         }
     }
     strided
+}
+
+/// `copy(j)` for `j` in `0..count`: unrolled where a thread copies few chunks (so each chunk's
+/// position is the same in every fill and computed once, outside the caller's loop), a loop
+/// where it copies many (each unrolled chunk holds its hoisted address in registers through the
+/// caller's loop: flash_attn's 16 a thread at head dimension 128 took 255 registers and
+/// spilled, against 212 as a loop).
+#[inline]
+fn each_chunk(count: usize, mut copy: impl FnMut(usize)) {
+    if count <= UNROLLED_CHUNKS {
+        for j in crate::unroll(0..UNROLLED_CHUNKS) {
+            if j < count {
+                copy(j);
+            }
+        }
+    } else {
+        for j in 0..count {
+            copy(j);
+        }
+    }
 }
 
 /// Tile `tile` of `tiles` (below [`MOST_TILES`]), by selection rather than an index.
