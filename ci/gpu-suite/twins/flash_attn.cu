@@ -25,11 +25,11 @@
 constexpr int THREADS = 128, STAGES = 2;
 // How far a row's maximum may grow (base 2) before O is rescaled (the oxide kernel's RESCALE).
 constexpr float RESCALE = 8.0f;
-// The keys of a step (kernels/flash_attn's `keys_per_step`): 64 at either D (FA2's at D 128).
-// -DBKV_SMALL=128 builds FA2's 128 at D 64, -DBKV_LARGE=32 the 32 at D 128 of 687a242 and before
-// (ci/gpu-suite/experiments/flash-steps.sh compares them).
+// The keys of a step (kernels/flash_attn's `keys_per_step`): 128 at D 64 and 64 at D 128, FA2's.
+// -DBKV_SMALL=64 builds the 64 at D 64 of 716f1d1 and before (nvcc's own best: at 128 it spills),
+// -DBKV_LARGE=32 the 32 at D 128 of 687a242 and before (ci/gpu-suite/experiments/flash-steps.sh).
 #ifndef BKV_SMALL
-#define BKV_SMALL 64
+#define BKV_SMALL 128
 #endif
 #ifndef BKV_LARGE
 #define BKV_LARGE 64

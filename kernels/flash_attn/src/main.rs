@@ -4,7 +4,7 @@
 //! `Matrix` of `batch · heads · seq` rows of `d`. Each block of four warps takes 128 query rows
 //! of one head (their `Q` in a shared tile, padded a chunk a row, copied by `cp.async` with the
 //! first `K` and `V` tiles), each warp 32 of them as two 16-row MMA tiles, and walks the keys
-//! (64 a step) through a two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
+//! (128 a step at head dimension 64, 64 at 128) through a two-stage `cp.async` pipeline of XOR-swizzled `K` and `V` tiles: `S = Q·Kᵀ` (`ldmatrix.x4` of
 //! `Q` and of `K`'s rows, each pair of K fragments feeding both tiles), the online softmax on the
 //! accumulators (row maxima over the four lanes of a row with `shuffle_xor`, then one FFMA and
 //! one `fast_exp2` a score as FlashAttention-2 does, each lane summing its own scores until the
@@ -22,10 +22,12 @@ use oxide::prelude::*;
 use oxide::warp;
 use oxide_bench as bench;
 
-/// The keys of a step: 64 at either head dimension (FlashAttention-2's at 128; its 128 at
-/// head dimension 64 measured slower here, for the kernel and its twin alike).
-const fn keys_per_step(_d: usize) -> usize {
-    64
+/// The keys of a step: 128 at head dimension 64 and 64 at 128, FlashAttention-2's. At 64, 128
+/// keys halve the per-key cost of a step's barrier, wait, fill addresses and row maxima, and
+/// double each accumulator's distance to its next `mma`: +6.6% at seq 2k, +7.8% at 16k on an
+/// H100 (2026-12-07, perf-notes), where 64 had measured even before the strided fills.
+const fn keys_per_step(d: usize) -> usize {
+    if d <= 64 { 128 } else { 64 }
 }
 
 /// The pipeline's stages.
@@ -256,7 +258,7 @@ macro_rules! attention {
 }
 
 attention! {
-    /// Head dimension 64 (32 KB of stages, 18 KB of Q).
+    /// Head dimension 64 (64 KB of stages, 18 KB of Q).
     flash_attn, 64
 }
 
@@ -539,7 +541,7 @@ mod tests {
         attend_every_row((1, 2, 1, 128));
     }
 
-    /// Keys that grow step by step (each step's 64 keys 4 times the last's, exact in bf16), so
+    /// Keys that grow step by step (each 64 keys 4 times the last 64's, exact in bf16), so
     /// that the rows' maxima grow by more than `RESCALE` in later steps too: the lazy rescaling
     /// moves the maxima and rescales `O` there, not only at the first step.
     #[test]
