@@ -15,8 +15,8 @@
 //!     ForeignCall::prepare(call)?;
 //!     let call = &*call;
 //!     launch(
-//!         ForeignCall::gpu(call),
-//!         ForeignCall::config(call),
+//!         ForeignCall::gpu(call)?,
+//!         ForeignCall::config(call)?,
 //!         <C as ForeignArg<[f32]>>::arg(call, 0)?,
 //!         <C as ForeignArg<[f32]>>::arg(call, 1)?,
 //!         <C as ForeignArg<fn(DisjointSlice<f32>)>>::arg(call, 2)?,
@@ -67,11 +67,11 @@ pub trait ForeignCall {
     /// argument was described.
     fn prepare(&mut self) -> Result<(), Self::Error>;
 
-    /// The handle to launch on; after [`ForeignCall::prepare`] succeeded.
-    fn gpu(&self) -> &Gpu;
+    /// The handle to launch on, once [`ForeignCall::prepare`] succeeded.
+    fn gpu(&self) -> Result<&Gpu, Self::Error>;
 
-    /// The launch's shape; after [`ForeignCall::prepare`] succeeded.
-    fn config(&self) -> LaunchConfig;
+    /// The launch's shape, once [`ForeignCall::prepare`] succeeded.
+    fn config(&self) -> Result<LaunchConfig, Self::Error>;
 }
 
 /// A [`ForeignCall`] that can pass an argument for a kernel parameter keyed `K` (the key of
