@@ -40,6 +40,14 @@ impl Kernel {
             let names = group.iter().map(|n| n.to_string());
             quote!(&[#(#names),*])
         });
+        // One bound per key: two equal higher-ranked bounds (`fn(DisjointSlice<u32>)` twice)
+        // are two candidates, which leaves the call ambiguous.
+        let mut bounds: Vec<&TokenStream> = Vec::new();
+        for key in &keys {
+            if !bounds.iter().any(|b| b.to_string() == key.to_string()) {
+                bounds.push(key);
+            }
+        }
         let options = crate::options_tokens(&self.options);
         let kernel_name = LitStr::new(entry, Span::call_site());
         quote! {
@@ -60,7 +68,7 @@ impl Kernel {
                 #call: &mut #caller,
             ) -> ::core::result::Result<(), <#caller as ::oxide::host::ForeignCall>::Error>
             where
-                #caller: ::oxide::host::ForeignCall #(+ ::oxide::host::ForeignArg<#keys>)*,
+                #caller: ::oxide::host::ForeignCall #(+ ::oxide::host::ForeignArg<#bounds>)*,
             {
                 #(#describe)*
                 ::oxide::host::ForeignCall::prepare(#call)?;
