@@ -280,6 +280,16 @@ mod tests {
     }
 
     #[test]
+    fn python_takes_a_crate() {
+        let Cmd::Python(k) = parse(&["c", "oxide", "python", "kernels/pyops", "--debug"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(k.crate_dir, PathBuf::from("kernels/pyops"));
+        assert!(!k.options().release);
+    }
+
+    #[test]
     fn inspect_and_pipeline_options() {
         let Cmd::Inspect(i) = parse(&["c", "inspect", "k", "--kernel", "vecadd", "-v"]).command
         else {
