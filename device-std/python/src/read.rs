@@ -171,12 +171,21 @@ fn cuda_array_interface(interface: &Bound<'_, PyAny>, name: &str) -> Result<Tens
             Some(bytes.iter().map(|b| b / size).collect())
         }
     };
+    // Version 3's `stream`: `None` (or absent) needs no synchronisation, 1 is the legacy
+    // default stream, 2 the per-thread default stream, any other integer a `cudaStream_t`;
+    // 0 is disallowed by the spec (it could mean either default stream).
     let stream = match item("stream")? {
         None => None,
-        Some(s) => Some(
-            s.extract::<usize>()
-                .map_err(|_| bad("has a `stream` that is not a handle"))?,
-        ),
+        Some(s) => match s.extract::<usize>() {
+            Ok(0) => {
+                return Err(bad(
+                    "has `stream` 0, which the spec disallows (1 is the legacy default \
+                     stream, 2 the per-thread default stream)",
+                ));
+            }
+            Ok(stream) => Some(stream),
+            Err(_) => return Err(bad("has a `stream` that is not a handle")),
+        },
     };
     Ok(TensorArg {
         device: Device::Cuda(None),
