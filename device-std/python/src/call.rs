@@ -22,6 +22,9 @@ use crate::tensor::{self, Checked, Expect, Layout, TensorArg};
 
 /// One call of a kernel from Python.
 pub struct Call {
+    /// First, so that it is dropped first: the thread's context is put back before the
+    /// arguments and capsules are released (whose release may run Python code).
+    launch: Option<Launching>,
     signature: &'static ForeignSignature,
     /// The argument of each parameter, in the kernel's order.
     args: Vec<Py<PyAny>>,
@@ -29,8 +32,12 @@ pub struct Call {
     block: Option<Shape>,
     /// `stream=`, as a raw handle.
     stream: Option<usize>,
+    /// The stream the launch goes to on each device asked about so far, read once per device
+    /// (`stream=`, else PyTorch's current stream): the stream a DLPack producer is told to order
+    /// its work before (`__dlpack__(stream=...)`) is the stream the kernel is launched on, even
+    /// if Python code run while reading the arguments changes PyTorch's current stream.
+    streams: Vec<(usize, usize)>,
     described: Vec<Option<Described>>,
-    launch: Option<Launching>,
 }
 
 /// An argument that passed its own checks.
@@ -117,6 +124,7 @@ impl Call {
             grid,
             block,
             stream,
+            streams: Vec::new(),
             launch: None,
         })
     }
@@ -137,17 +145,14 @@ impl Call {
             writes,
             layout,
         };
-        let explicit = self.stream;
         let described = Python::attach(|py| {
-            let obj = self.args[index].bind(py);
-            let stream_for = |ordinal: usize| match explicit {
-                Some(stream) => Ok(stream),
-                None => device::default_stream(py, ordinal),
-            };
-            let (arg, capsule) = read::read(obj, param.name, stream_for).map_err(|e| match e {
-                ReadError::Refused(r) => CallError::from(r),
-                ReadError::Python(e) => CallError::from(e),
-            })?;
+            let obj = self.args[index].clone_ref(py);
+            let stream_for = |ordinal: usize| self.launch_stream(py, ordinal);
+            let (arg, capsule) =
+                read::read(obj.bind(py), param.name, stream_for).map_err(|e| match e {
+                    ReadError::Refused(r) => CallError::from(r),
+                    ReadError::Python(e) => CallError::from(e),
+                })?;
             let checked = arg.check(&expect)?;
             Ok::<_, CallError>(Described::Tensor {
                 arg: Box::new(arg),
@@ -158,6 +163,34 @@ impl Call {
         })?;
         self.described[index] = Some(described);
         Ok(())
+    }
+
+    /// The tensor arguments described so far: `(name, checked, writes)`, in the kernel's order.
+    fn tensors(&self) -> Vec<(&'static str, &Checked, bool)> {
+        self.described
+            .iter()
+            .zip(self.signature.params)
+            .filter_map(|(d, p)| match d {
+                Some(Described::Tensor {
+                    checked, writes, ..
+                }) => Some((p.name, checked, *writes)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The stream the launch goes to on device `ordinal`: `stream=`, else PyTorch's current
+    /// stream there, read the first time it is asked for and the same for the rest of the call.
+    fn launch_stream(&mut self, py: Python<'_>, ordinal: usize) -> PyResult<usize> {
+        if let Some(stream) = self.stream {
+            return Ok(stream);
+        }
+        if let Some(&(_, stream)) = self.streams.iter().find(|(o, _)| *o == ordinal) {
+            return Ok(stream);
+        }
+        let stream = device::default_stream(py, ordinal)?;
+        self.streams.push((ordinal, stream));
+        Ok(stream)
     }
 
     /// Reads scalar argument `index` as a `T`.
@@ -208,38 +241,27 @@ impl ForeignCall for Call {
     type Error = CallError;
 
     fn prepare(&mut self) -> Result<(), CallError> {
-        let tensors: Vec<(&str, &Checked, bool)> = self
-            .described
-            .iter()
-            .zip(self.signature.params)
-            .filter_map(|(d, p)| match d {
-                Some(Described::Tensor {
-                    checked, writes, ..
-                }) => Some((p.name, checked, *writes)),
-                _ => None,
-            })
-            .collect();
+        let tensors = self.tensors();
         let named = tensor::check_together(&tensors)?;
         let config = config::launch_config(self.signature, self.grid, self.block, &tensors)?;
+        drop(tensors);
         let (ordinal, stream) = Python::attach(|py| -> PyResult<_> {
             let ordinal = match named {
                 Some(ordinal) => ordinal,
                 None => device::default_device(py)?,
             };
-            let stream = match self.stream {
-                Some(stream) => stream,
-                None => device::default_stream(py, ordinal)?,
-            };
-            Ok((ordinal, stream))
+            Ok((ordinal, self.launch_stream(py, ordinal)?))
         })?;
+        // Before anything below makes the device's context current (opening it, borrowing the
+        // stream): the context to put back when the call ends, on every path.
+        let restore = RestoreContext::save();
+        let ranges: Vec<_> = self
+            .tensors()
+            .into_iter()
+            .map(|(name, checked, _)| (name, checked.bytes.clone()))
+            .collect();
+        device::check_memory(ordinal, &ranges)?;
         let handle = device::stream_handle(ordinal, stream)?;
-        let restore = RestoreContext::save(&handle);
-        for (name, checked, _) in &tensors {
-            let bytes = (checked.bytes.end - checked.bytes.start) as usize;
-            handle
-                .check_device_memory(checked.bytes.start, bytes)
-                .map_err(|e| Refusal::device_error(format!("argument `{name}`: {e}")))?;
-        }
         // The streams the producers (`__cuda_array_interface__` v3) last queued work on,
         // which the launch waits for.
         for described in self.described.iter().flatten() {

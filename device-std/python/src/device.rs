@@ -24,6 +24,38 @@ struct Handles {
 /// Stream handles kept for reuse; the oldest goes when there are more.
 const STREAMS_KEPT: usize = 32;
 
+/// Checks each `(name, range)` with [`Gpu::check_device_memory`] on device `ordinal`: device
+/// memory of that device, inside one allocation. Done before any stream the caller named is
+/// borrowed, so that a call whose memory is refused never hands the driver its stream.
+pub fn check_memory(
+    ordinal: usize,
+    ranges: &[(&str, std::ops::Range<u64>)],
+) -> Result<(), crate::CallError> {
+    let mut handles = HANDLES.lock().unwrap_or_else(PoisonError::into_inner);
+    let gpu = open(&mut handles, ordinal)?;
+    for (name, bytes) in ranges {
+        let len = usize::try_from(bytes.end - bytes.start).unwrap_or(usize::MAX);
+        gpu.check_device_memory(bytes.start, len).map_err(|e| {
+            crate::refusal::Refusal::device_error(format!("argument `{name}`: {e}"))
+        })?;
+    }
+    Ok(())
+}
+
+/// The `Gpu` of device `ordinal`, opened the first time.
+fn open(handles: &mut Handles, ordinal: usize) -> Result<&Gpu, Error> {
+    if !handles.gpus.iter().any(|(o, _)| *o == ordinal) {
+        let gpu = Gpu::new(ordinal)?;
+        handles.gpus.push((ordinal, gpu));
+    }
+    handles
+        .gpus
+        .iter()
+        .find(|(o, _)| *o == ordinal)
+        .map(|(_, gpu)| gpu)
+        .ok_or(Error::NoDevice { ordinal, count: 0 })
+}
+
 /// A handle of device `ordinal` whose launches go to the raw stream `stream`.
 ///
 /// `stream` is PyTorch's current stream of the device, or what the caller passed as `stream=`
@@ -40,16 +72,7 @@ pub fn stream_handle(ordinal: usize, stream: usize) -> Result<Arc<Stream>, Error
         handles.streams.push(entry);
         return Ok(handle);
     }
-    if !handles.gpus.iter().any(|(o, _)| *o == ordinal) {
-        let gpu = Gpu::new(ordinal)?;
-        handles.gpus.push((ordinal, gpu));
-    }
-    let gpu = handles
-        .gpus
-        .iter()
-        .find(|(o, _)| *o == ordinal)
-        .map(|(_, gpu)| gpu)
-        .ok_or(Error::NoDevice { ordinal, count: 0 })?;
+    let gpu = open(&mut handles, ordinal)?;
     // SAFETY: `stream` is a stream handle its owner keeps alive: PyTorch's current stream
     // (PyTorch never destroys the streams of its pools), or the stream the caller passed for
     // this launch, which the caller keeps alive while it queues work on it (a Python
@@ -97,34 +120,47 @@ pub fn default_device(py: Python<'_>) -> PyResult<usize> {
     }
 }
 
-/// The thread's current CUDA context when made, made current again when dropped: a launch
-/// makes its device's primary context current, and PyTorch reads its current device from the
-/// current context.
-pub struct RestoreContext(sys::CUcontext);
+/// The thread's current CUDA context when made (none, too), made current again when dropped:
+/// opening a device, borrowing a stream, checking memory and launching each make the device's
+/// primary context current, and PyTorch reads its current device from the current context
+/// (`cudaGetDevice`), so a call on `cuda:1` from a thread whose device is `cuda:0` would
+/// otherwise leave `torch.cuda.current_device()` at 1. Made before any of those, so every
+/// path out of a call (a refusal, a driver error, the launch) puts the context back.
+pub struct RestoreContext(Option<sys::CUcontext>);
 
 impl RestoreContext {
-    /// Only after a `Gpu` was opened: the driver library is loaded.
-    pub fn save(_opened: &Gpu) -> Self {
+    /// Nothing to put back when the driver library is missing (nothing will be made current)
+    /// or the driver is not initialised (no context is current, and opening the device will
+    /// initialise it: the context it leaves current is then put back to none).
+    pub fn save() -> Self {
+        // SAFETY: only tries to dlopen the library names cudarc would use; cudarc's calls
+        // below would panic without it.
+        if !unsafe { sys::is_culib_present() } {
+            return RestoreContext(None);
+        }
         let mut context: sys::CUcontext = std::ptr::null_mut();
-        // SAFETY: the driver is loaded (a `Gpu` is open) and writes one handle to `context`.
-        let saved = unsafe { sys::cuCtxGetCurrent(&mut context) }.result();
-        RestoreContext(if saved.is_ok() {
-            context
-        } else {
-            std::ptr::null_mut()
-        })
+        // SAFETY: the driver library is loaded (above) and writes one handle to `context`.
+        match unsafe { sys::cuCtxGetCurrent(&mut context) } {
+            sys::CUresult::CUDA_SUCCESS => RestoreContext(Some(context)),
+            // Before `cuInit` no context can be current.
+            sys::CUresult::CUDA_ERROR_NOT_INITIALIZED => RestoreContext(Some(std::ptr::null_mut())),
+            _ => RestoreContext(None),
+        }
     }
 }
 
 impl Drop for RestoreContext {
     fn drop(&mut self) {
-        if self.0.is_null() {
+        let Some(context) = self.0 else {
             return;
-        }
-        // SAFETY: `self.0` was the thread's current context, a context still alive: a primary
-        // context stays alive while any handle retains it, and a context the caller made is
-        // the caller's to keep. A failure leaves the launch's context current, which is a
-        // context of the same process.
-        let _ = unsafe { sys::cuCtxSetCurrent(self.0) };
+        };
+        // SAFETY: `context` was the thread's current context when the call began, or null (no
+        // context current, which `cuCtxSetCurrent` restores by unbinding). A non-null one is
+        // still alive: a primary context stays alive while any handle retains it (this call's
+        // `Gpu` for its own device; PyTorch's for the devices it uses), and a context the
+        // caller made is the caller's to keep, and no Python code runs between the save and
+        // this drop that could destroy it. A failure leaves the launch's context current,
+        // which is a context of the same process.
+        let _ = unsafe { sys::cuCtxSetCurrent(context) };
     }
 }
