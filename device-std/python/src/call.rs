@@ -299,7 +299,11 @@ impl ForeignCall for Call {
 
 /// What a `&[E]` parameter takes: a read-only view of plain elements, or a writable one of an
 /// atomic's plain values.
-pub trait SliceElement: Sized {
+///
+/// Sealed (as [`crate::dtype::Element`]): the overlap check trusts `WRITES`, and `arg` sizes
+/// the view by `DTYPE`, so only the impls below, whose atomics write and whose views are one
+/// element of `DTYPE` each, may exist.
+pub trait SliceElement: Sized + crate::dtype::sealed::Sealed {
     const DTYPE: DType;
     const WRITES: bool;
     type View<'c>: oxide_host::LaunchArg<[Self]>;
@@ -344,6 +348,8 @@ plain_slice!(
 
 macro_rules! atomic_slice {
     ($($a:ty => $t:ty),*) => {$(
+        impl crate::dtype::sealed::Sealed for $a {}
+        const _: () = assert!(size_of::<$a>() == size_of::<$t>());
         impl SliceElement for $a {
             const DTYPE: DType = <$t as crate::dtype::Element>::DTYPE;
             const WRITES: bool = true;

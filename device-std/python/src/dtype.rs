@@ -25,7 +25,7 @@ pub enum DType {
 
 impl DType {
     /// Bytes per element.
-    pub fn size(self) -> usize {
+    pub const fn size(self) -> usize {
         match self {
             DType::Bool | DType::I8 | DType::U8 => 1,
             DType::I16 | DType::U16 | DType::F16 | DType::BF16 => 2,
@@ -132,17 +132,28 @@ impl fmt::Display for DType {
 /// A kernel slice's element type as a tensor's dtype: what a `&[T]` or an output of `T` takes.
 /// Every bit pattern is a value of each (`oxide_host::AnyBitPattern`), so a tensor's bytes are
 /// always valid elements. `bool` is not one: a byte other than 0 or 1 is no `bool`.
-pub trait Element: oxide_host::AnyBitPattern + 'static {
+///
+/// Sealed: the boundary sizes a view of `T`s by the bytes it checked for `DTYPE`, so the two
+/// must be one size (asserted at compile time for each type below); a type of another crate
+/// whose `DTYPE` were smaller than itself would be launched on more memory than was checked.
+pub trait Element: oxide_host::AnyBitPattern + sealed::Sealed + 'static {
     /// The dtype a tensor must have.
     const DTYPE: DType;
 }
 
 macro_rules! element {
     ($($t:ty => $d:ident),*) => {$(
+        impl sealed::Sealed for $t {}
         impl Element for $t {
             const DTYPE: DType = DType::$d;
         }
+        const _: () = assert!(size_of::<$t>() == DType::$d.size());
     )*};
+}
+
+/// Only this crate implements [`Element`] and `call::SliceElement`.
+pub(crate) mod sealed {
+    pub trait Sealed {}
 }
 
 element!(
