@@ -42,6 +42,22 @@ pub struct DLTensor {
 
 const DLTENSOR: &CStr = c"dltensor";
 
+/// DLPack's device types that are named here.
+const DLPACK_CPU: i64 = 1;
+const DLPACK_CUDA: i64 = 2;
+const DLPACK_CUDA_HOST: i64 = 3;
+
+/// The [`Device`] a DLPack `(device type, id)` names (`__dlpack_device__()`, a `DLTensor`'s
+/// `device`): CUDA device memory (`kDLCUDA`), or anything else in words.
+pub fn device(kind: i64, id: i64) -> Device {
+    match kind {
+        DLPACK_CUDA => Device::Cuda(usize::try_from(id).ok()),
+        DLPACK_CPU => Device::Other("the CPU".into()),
+        DLPACK_CUDA_HOST => Device::Other("pinned host memory (the CPU)".into()),
+        other => Device::Other(format!("DLPack device type {other} (not CUDA)")),
+    }
+}
+
 /// The tensor a `dltensor` capsule describes. `name` is the kernel parameter's, for messages.
 pub fn read(capsule: &Bound<'_, PyCapsule>, name: &str) -> Result<TensorArg, ReadError> {
     let pointer = capsule.pointer_checked(Some(DLTENSOR)).map_err(|_| {
@@ -78,11 +94,10 @@ pub unsafe fn describe(tensor: &DLTensor) -> Result<TensorArg, String> {
         .map(|d| usize::try_from(d).map_err(|_| format!("of negative size {d}")))
         .collect::<Result<Vec<_>, _>>()?;
     let strides = (!tensor.strides.is_null()).then(|| read(tensor.strides));
-    let device = match tensor.device.device_type {
-        2 => Device::Cuda(usize::try_from(tensor.device.device_id).ok()),
-        1 | 3 => Device::Other("the CPU".into()),
-        other => Device::Other(format!("DLPack device type {other} (not CUDA)")),
-    };
+    let device = device(
+        tensor.device.device_type.into(),
+        tensor.device.device_id.into(),
+    );
     let address = (tensor.data as u64)
         .checked_add(tensor.byte_offset)
         .ok_or_else(|| "at an address past the end of memory".to_owned())?;

@@ -11,11 +11,6 @@ use crate::dtype::DType;
 use crate::refusal::Refusal;
 use crate::tensor::{Device, TensorArg};
 
-/// DLPack's device types.
-const DLPACK_CPU: i64 = 1;
-const DLPACK_CUDA: i64 = 2;
-const DLPACK_CUDA_HOST: i64 = 3;
-
 /// A tensor argument read from `obj`, and the capsule its description lives in (kept until the
 /// launch is queued). `name` is the kernel parameter's; `stream_for(device)` is the stream the
 /// launch will go to, passed to `__dlpack__` so that the producer orders its work before it.
@@ -99,12 +94,7 @@ fn dlpack_device(obj: &Bound<'_, PyAny>, name: &str) -> Result<Option<Device>, R
                     "argument `{name}`: `__dlpack_device__()` did not return (device type, id)"
                 ))
             })?;
-    Ok(Some(match kind {
-        DLPACK_CUDA => Device::Cuda(usize::try_from(id).ok()),
-        DLPACK_CPU => Device::Other("the CPU".into()),
-        DLPACK_CUDA_HOST => Device::Other("pinned host memory (the CPU)".into()),
-        other => Device::Other(format!("DLPack device type {other} (not CUDA)")),
-    }))
+    Ok(Some(dlpack::device(kind, id)))
 }
 
 /// A description that only its device refuses.
