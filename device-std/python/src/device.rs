@@ -58,8 +58,9 @@ fn open(handles: &mut Handles, ordinal: usize) -> Result<&Gpu, Error> {
 
 /// A handle of device `ordinal` whose launches go to the raw stream `stream`.
 ///
-/// `stream` is PyTorch's current stream of the device, or what the caller passed as `stream=`
-/// (its `cuda_stream`). The handle is kept and reused for that same raw value.
+/// `stream` is PyTorch's current stream of the device, what the caller passed as `stream=`
+/// (its `cuda_stream`), or a `__cuda_array_interface__` producer's `stream`. The handle is kept
+/// and reused for that same raw value.
 pub fn stream_handle(ordinal: usize, stream: usize) -> Result<Arc<Stream>, Error> {
     let mut handles = HANDLES.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some(at) = handles
@@ -74,14 +75,15 @@ pub fn stream_handle(ordinal: usize, stream: usize) -> Result<Arc<Stream>, Error
     }
     let gpu = open(&mut handles, ordinal)?;
     // SAFETY: `stream` is a stream handle its owner keeps alive: PyTorch's current stream
-    // (PyTorch never destroys the streams of its pools), or the stream the caller passed for
-    // this launch, which the caller keeps alive while it queues work on it (a Python
-    // `torch.cuda.Stream` passed as `stream=` is alive during the call). The handle is used
-    // again only when a later call passes the same raw value, as a live stream again;
-    // `foreign_stream` checked that it is one of this device's primary context. A handle kept
-    // for a destroyed stream whose value a stream of another context reuses would make the
-    // launch fail with a driver error, not run elsewhere (the kernel's module is this
-    // context's). Foreign views keep the stream only for the call.
+    // (PyTorch never destroys the streams of its pools), the stream the caller passed for this
+    // launch (`stream=`), or the stream a `__cuda_array_interface__` producer named (v3's
+    // `stream`), each alive while the call queues work on it. For the last two this is the
+    // caller's or the producer's word, as their pointers are: a made-up integer reaches the
+    // driver here (docs/python.md, "What the boundary trusts"). The handle is used again only
+    // when a later call passes the same raw value, as a live stream again; `foreign_stream`
+    // checked, when the handle was made, that it is one of this device's primary context (a
+    // destroyed stream whose value another context's stream reuses is not checked again).
+    // Foreign views keep the stream only for the call.
     let handle = Arc::new(unsafe { gpu.foreign_stream(stream) }?);
     if handles.streams.len() == STREAMS_KEPT {
         handles.streams.remove(0);
