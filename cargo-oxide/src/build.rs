@@ -189,6 +189,12 @@ impl CargoBuild {
 /// Builds the backend, then the crate at `opts.crate_dir` and its dependencies with it, in
 /// `<workspace>/target/oxide` for the host triple. Rendered diagnostics go to stderr as they come.
 pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
+    cargo_build_with(opts, &[])
+}
+
+/// [`cargo_build`] with `env` set for cargo and the build (`cargo oxide python`'s
+/// `PYO3_BUILD_EXTENSION_MODULE`).
+pub fn cargo_build_with(opts: &BuildOptions, env: &[(&str, &str)]) -> Result<CargoBuild> {
     let manifest = manifest_of(&opts.crate_dir)?;
     let workspace = cargo::workspace_root(&manifest)?;
     let oxide_root = backend::oxide_root(Some(&workspace))?;
@@ -220,7 +226,8 @@ pub fn cargo_build(opts: &BuildOptions) -> Result<CargoBuild> {
         // The encoded form keeps a backend path with spaces in one piece; it takes precedence
         // over RUSTFLAGS, whose words were copied above.
         .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"))
-        .env_remove("RUSTFLAGS");
+        .env_remove("RUSTFLAGS")
+        .envs(env.iter().copied());
     if opts.release {
         cmd.arg("--release");
     }

@@ -35,6 +35,9 @@ pub enum Cmd {
     Inspect(InspectArgs),
     /// Build with every pipeline stage dumped, then print the stages.
     Pipeline(PipelineArgs),
+    /// Build a kernel crate whose library is a Python extension module
+    /// (`oxide::python_module!`) and write its abi3 wheel; print where it is.
+    Python(KernelArgs),
     /// Check the toolchain, components, backend, ptxas and GPU.
     Doctor,
     /// Make a new kernel crate (a kernel, a host program that checks it, an emulator test) in
@@ -150,6 +153,10 @@ pub fn execute(cli: &Cli) -> Result<i32> {
             Ok(0)
         }
         Cmd::Run(r) => run::run(&r.kernel.options(), r.bin.as_deref(), &r.args),
+        Cmd::Python(k) => {
+            println!("wheel: {}", crate::python::python(&k.options())?.display());
+            Ok(0)
+        }
         Cmd::Inspect(i) => {
             emit(&inspect::inspect(
                 &i.kernel.options(),
@@ -270,6 +277,16 @@ mod tests {
         };
         assert_eq!(r.bin.as_deref(), Some("second"));
         assert_eq!(r.args, ["--bin"]);
+    }
+
+    #[test]
+    fn python_takes_a_crate() {
+        let Cmd::Python(k) = parse(&["c", "oxide", "python", "kernels/pyops", "--debug"]).command
+        else {
+            panic!()
+        };
+        assert_eq!(k.crate_dir, PathBuf::from("kernels/pyops"));
+        assert!(!k.options().release);
     }
 
     #[test]

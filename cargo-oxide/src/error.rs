@@ -42,6 +42,16 @@ pub enum Error {
     NoBinary { krate: String },
 
     #[error(
+        "{krate} built no Python extension module: its Cargo.toml needs `[lib] crate-type = \
+         [\"cdylib\", \"rlib\"]`, `oxide` with `features = [\"python\"]`, and its lib.rs \
+         `oxide::python_module!(<lib name>: <kernels>)` (docs/python.md)"
+    )]
+    NotAPythonModule { krate: String },
+
+    #[error("no wheel platform tag for {triple}: `cargo oxide python` writes Linux wheels")]
+    NoWheelTag { triple: String },
+
+    #[error(
         "{krate} has several binaries ({names}): choose one with `--bin NAME`, or set \
          `default-run` in its Cargo.toml's [package]"
     )]

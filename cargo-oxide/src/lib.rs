@@ -17,8 +17,10 @@ pub mod json;
 pub mod linked;
 pub mod new;
 pub mod pipeline;
+pub mod python;
 pub mod run;
 pub mod toolchain;
+pub mod wheel;
 
 pub use build::{BuildOptions, BuildOutput, build};
 pub use error::{Error, Result};

@@ -16,7 +16,10 @@ use crate::launch::Launch;
 use crate::memory::{DeviceMemory, DeviceMemoryMut};
 use oxide_launch::{MatrixStorage, RowStorage, ShapedStorage};
 
-use crate::{DeviceBuffer, DeviceView, DeviceViewMut, MatrixShape, Pairs, Rows, Wave};
+use crate::{
+    DeviceBuffer, DeviceView, DeviceViewMut, ForeignView, ForeignViewMut, MatrixShape, Pairs, Rows,
+    Wave,
+};
 
 /// What a launch takes for a kernel parameter of type `P`, keyed `[T]` for `P = &[T]` and
 /// `fn(P)` otherwise:
@@ -31,6 +34,10 @@ use crate::{DeviceBuffer, DeviceView, DeviceViewMut, MatrixShape, Pairs, Rows, W
 /// | `DisjointPairs<T>` | `Pairs::new(&mut buf, distance)?` |
 /// | `WaveTiles<T, R, C>` | `Wave::new(&mut buf, width, wave)?` |
 /// | any other `T: Copy + DeviceData` | the value |
+///
+/// Foreign memory (a PyTorch tensor's, module `foreign`) goes by value: a `ForeignView<T>` where
+/// `&buf` goes (and in a `MatrixShape`), a `ForeignViewMut<T>` where `&mut buf` goes, but for
+/// the 2-D, pair and wave outputs (not yet).
 ///
 /// Sealed (a supertrait no other crate can name): only oxide-host implements it, since what it
 /// pushes is what the kernel's PTX reads.
@@ -239,3 +246,82 @@ shaped_output_arg! {
     Pairs => DisjointPairs<T>;
     Wave => WaveTiles<T, const R, const C>;
 }
+
+/// `&[T]`: foreign memory lent read-only, passed by value (module `foreign`).
+impl<T> sealed::Sealed<[T]> for ForeignView<'_, T> {}
+
+impl<T> LaunchArg<[T]> for ForeignView<'_, T> {
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+        // SAFETY: a `&[T]`'s parameters are its memory's pointer and length.
+        unsafe { launch.push_slice(self.region(), &[]) };
+    }
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+/// Foreign memory read as a matrix: `MatrixShape::new(view, rows, cols)?`.
+impl<T> MatrixStorage for ForeignView<'_, T> {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+impl<T> sealed::Sealed<fn(Matrix<'_, T>)> for MatrixShape<ForeignView<'_, T>> {}
+
+impl<T> LaunchArg<fn(Matrix<'_, T>)> for MatrixShape<ForeignView<'_, T>> {
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+        let (view, words) = self.parts();
+        // SAFETY: as for a buffer's `MatrixShape`: the memory's pointer and length, read, then
+        // the words `MatrixShape::with_pitch` checked against that length.
+        unsafe { launch.push_slice(view.region(), words) };
+    }
+    fn elements(&self) -> usize {
+        self.parts().0.len()
+    }
+}
+
+impl<A: AtomicElem> sealed::Sealed<[A]> for ForeignViewMut<'_, A::Plain> {}
+
+/// `&[A]` of atomics: foreign memory lent writable, passed by value.
+impl<A: AtomicElem> LaunchArg<[A]> for ForeignViewMut<'_, A::Plain> {
+    fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+        // SAFETY: a slice's parameters are its memory's pointer and length; the view is lent
+        // writable, so no other argument aliases it (`ForeignViewMut::new`'s contract).
+        unsafe { launch.push_slice(self.region_mut(), &[]) };
+    }
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The outputs whose parameters are the pointer and the length only, on foreign memory lent
+/// writable, passed by value.
+macro_rules! foreign_output_arg {
+    ($($output:ident<T $(, const $c:ident)*>),*) => {$(
+        impl<T $(, const $c: usize)*> sealed::Sealed<fn($output<'_, T $(, $c)*>)>
+            for ForeignViewMut<'_, T> {}
+
+        impl<T $(, const $c: usize)*> LaunchArg<fn($output<'_, T $(, $c)*>)>
+            for ForeignViewMut<'_, T>
+        {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: a slice's parameters are its memory's pointer and length; the view is
+                // lent writable, so no other argument aliases it (`ForeignViewMut::new`'s
+                // contract).
+                unsafe { launch.push_slice(self.region_mut(), &[]) };
+            }
+            fn elements(&self) -> usize {
+                self.len()
+            }
+        }
+    )*};
+}
+
+foreign_output_arg!(
+    DisjointSlice<T>,
+    DisjointChunks<T, const C>,
+    BlockWindows<T, const W>,
+    BlockSlots<T>,
+    WarpSlots<T>
+);

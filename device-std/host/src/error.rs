@@ -119,6 +119,36 @@ pub enum Error {
         /// Ordinal of the GPU the operation was queued on.
         gpu: usize,
     },
+    /// [`Gpu::foreign_stream`](crate::Gpu::foreign_stream) was given a stream that is not one
+    /// of this device's primary context.
+    #[error(
+        "CUDA stream 0x{stream:x} cannot be used on GPU {ordinal}: {reason}; pass a stream of \
+         the device the tensors are on (`torch.cuda.current_stream(device)`)"
+    )]
+    ForeignStream {
+        /// The stream handle, as given.
+        stream: usize,
+        /// The device it was to be used on.
+        ordinal: usize,
+        /// Why it cannot.
+        reason: String,
+    },
+    /// [`Gpu::check_device_memory`](crate::Gpu::check_device_memory) found an address range
+    /// that is not device memory of the GPU, inside one allocation.
+    #[error(
+        "the {bytes} bytes at address 0x{address:x} are not device memory of GPU {ordinal}: \
+         {reason}"
+    )]
+    NotDeviceMemory {
+        /// The first byte.
+        address: u64,
+        /// How many bytes.
+        bytes: usize,
+        /// The GPU they were to be device memory of.
+        ordinal: usize,
+        /// What they are instead.
+        reason: String,
+    },
     /// `slice(range)`/`slice_mut(range)` was given a range that is not within the buffer (or
     /// whose start is after its end); `usize::MAX` stands for a bound that overflows.
     #[error("range {start}..{end} is not within a buffer of {len} elements")]

@@ -27,6 +27,7 @@ use oxide_contract::panic_message;
 mod args;
 mod descriptor;
 mod error;
+mod foreign;
 mod graph;
 mod launch;
 mod memory;
@@ -40,6 +41,9 @@ pub use args::LaunchArg;
 #[doc(hidden)]
 pub use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use error::Error;
+pub use foreign::{
+    ForeignArg, ForeignCall, ForeignParam, ForeignSignature, ForeignView, ForeignViewMut,
+};
 pub use graph::{Graph, GraphBuffers, Lend};
 pub use launch::{KernelFunction, KernelModule, load_module};
 #[doc(hidden)]

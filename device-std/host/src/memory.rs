@@ -226,8 +226,9 @@ pub(crate) fn non_null_param(ptr: u64, align: usize) -> u64 {
     }
 }
 
-/// Device memory a launch or a copy reads: a [`DeviceBuffer`], a [`DeviceView`] or a
-/// [`DeviceViewMut`]. Launchers take `&impl DeviceMemory<T>` for a kernel's `&[T]`.
+/// Device memory a launch or a copy reads: a [`DeviceBuffer`], a [`DeviceView`], a
+/// [`DeviceViewMut`], a [`crate::ForeignView`] or a [`crate::ForeignViewMut`]. Launchers take
+/// `&impl DeviceMemory<T>` for a kernel's `&[T]`.
 pub trait DeviceMemory<T>: sealed::Sealed {
     /// Number of elements.
     fn len(&self) -> usize;
@@ -254,6 +255,8 @@ mod sealed {
     impl<T> Sealed for super::DeviceBuffer<T> {}
     impl<T> Sealed for super::DeviceView<'_, T> {}
     impl<T> Sealed for super::DeviceViewMut<'_, T> {}
+    impl<T> Sealed for crate::ForeignView<'_, T> {}
+    impl<T> Sealed for crate::ForeignViewMut<'_, T> {}
 }
 
 /// What a launch or a copy needs of device memory: where it is, the kernel's parameters for

@@ -43,7 +43,13 @@ impl Gpu {
     /// context to tracking work across streams then).
     pub fn new_stream(&self) -> Result<Stream, Error> {
         let stream = self.ctx.new_stream().map_err(|e| self.blame(e))?;
-        Ok(Stream {
+        Ok(self.with_stream(stream))
+    }
+
+    /// A handle of this device whose work goes to `stream`, sharing this handle's modules, log
+    /// of launches and device properties.
+    pub(crate) fn with_stream(&self, stream: Arc<cudarc::driver::CudaStream>) -> Stream {
+        Stream {
             gpu: Gpu {
                 ctx: Arc::clone(&self.ctx),
                 stream,
@@ -56,7 +62,7 @@ impl Gpu {
                 // A stream of its own, not capturing even when this handle is a capture's.
                 capture: None,
             },
-        })
+        }
     }
 
     /// Records the work queued on this stream so far (`cudaEventRecord`), with timing.

@@ -63,6 +63,36 @@ pub use oxide_macros::{DeviceRepr, ValidAsZeroBits, device_assert, kernel, print
 #[path = "private.rs"]
 pub mod __private;
 
+/// Kernels as Python functions (feature `python`): `oxide::python_module!` and the boundary's
+/// checks, crate `oxide-python` (docs/python.md).
+#[cfg(feature = "python")]
+pub use oxide_python as python;
+
+/// `python_module!(name: kernel, other_kernel)`: the Python extension module `name` (the
+/// crate's library name, built as a `cdylib` by `cargo oxide python`), whose functions are
+/// these kernels, each called as `name.kernel(a, b, c, grid=..., block=..., stream=...)` with
+/// tensors for its slices and outputs and numbers for its values (docs/python.md). Generic
+/// kernels and kernels with a `DynShared` array cannot be exported yet.
+#[cfg(feature = "python")]
+#[macro_export]
+macro_rules! python_module {
+    ($module:ident: $($($kernel:ident)::+),+ $(,)?) => {
+        #[$crate::python::pyo3::pymodule(crate = "::oxide::python::pyo3")]
+        fn $module(
+            module: &$crate::python::pyo3::Bound<'_, $crate::python::pyo3::types::PyModule>,
+        ) -> $crate::python::pyo3::PyResult<()> {
+            $(
+                $crate::python::add_kernel(
+                    module,
+                    &$($kernel)::+::__SIGNATURE,
+                    $($kernel)::+::__foreign::<$crate::python::Call>,
+                )?;
+            )+
+            $crate::python::add_exceptions(module)
+        }
+    };
+}
+
 /// What a kernel file needs: `use oxide::prelude::*;`.
 pub mod prelude {
     pub use crate::host::{DeviceBuffer, Gpu, LaunchConfig, MatrixShape, Pairs, Rows, Wave};

@@ -9,6 +9,7 @@ use syn::{FnArg, GenericParam, Ident, ItemFn, LitStr, Pat, ReturnType, Type, Vis
 mod args;
 mod emulator;
 mod entry;
+mod foreign;
 mod launcher;
 
 use crate::Errors;
@@ -197,6 +198,7 @@ impl Kernel {
             Err(e) => return e.to_compile_error(),
         };
         let emulator = self.emulator(func, &names, &entry);
+        let foreign = self.foreign(&entry);
         let vis = &func.vis;
         let name = &self.name;
         let mod_doc = format!("Host side of the `{entry}` kernel.");
@@ -211,6 +213,7 @@ impl Kernel {
 
                 #launcher
                 #emulator
+                #foreign
             }
         }
     }

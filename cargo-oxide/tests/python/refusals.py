@@ -1,0 +1,288 @@
+"""The wheel `cargo oxide python kernels/pyops` writes, imported without a GPU or torch: the
+functions are there with their signatures, and every refusal happens before anything reaches
+the GPU, with fake tensors that expose `__cuda_array_interface__` (and `__dlpack_device__`).
+Run by cargo-oxide's test `python_wheel` in a fresh venv; exits non-zero on the first failure."""
+
+import ctypes
+import inspect
+import sys
+import types
+
+import pyops
+
+BASE = 0x7F00_0000_0000
+
+
+class Fake:
+    """A CUDA array as `__cuda_array_interface__` v3 describes it; `device` adds
+    `__dlpack_device__` (DLPack device type, id)."""
+
+    def __init__(self, ptr, shape, typestr="<f4", strides=None, readonly=False, device=None):
+        self.__cuda_array_interface__ = {
+            "shape": tuple(shape),
+            "typestr": typestr,
+            "data": (ptr, readonly),
+            "strides": strides,
+            "version": 3,
+        }
+        if device is not None:
+            self.__dlpack_device__ = lambda: device
+
+
+class HostArray:
+    """What numpy offers: `__array_interface__` only."""
+
+    __array_interface__ = {"shape": (4,), "typestr": "<f4", "data": (0x1000, False), "version": 3}
+
+
+def refused(exception, words, f, *args, **kwargs):
+    try:
+        f(*args, **kwargs)
+    except exception as e:
+        message = str(e)
+        for word in words:
+            assert word in message, f"{word!r} not in {message!r}"
+        return message
+    raise AssertionError(f"{f.__name__}{args} was not refused with {exception.__name__}")
+
+
+# The functions, their signatures and docstrings.
+for name in ["vecadd", "scale_bf16", "histogram", "row_sums"]:
+    assert callable(getattr(pyops, name)), name
+assert str(inspect.signature(pyops.vecadd)) == "(a, b, c, *, grid=None, block=None, stream=None)"
+assert str(inspect.signature(pyops.scale_bf16)).startswith("(alpha, x, y, *")
+assert "c: DisjointSlice<f32>" in pyops.vecadd.__doc__
+assert "block = (128, 1, 1)" in pyops.scale_bf16.__doc__
+assert issubclass(pyops.DeviceError, ValueError)
+
+n = 64
+a = Fake(BASE, (n,))
+b = Fake(BASE + 0x1000, (n,))
+c = Fake(BASE + 0x2000, (n,))
+
+# The same tensor as input and output.
+refused(ValueError, ["`c`", "is the same memory as argument `a`"], pyops.vecadd, a, b, a)
+# Overlapping views of one storage: `x[4:]` written, `x[:-4]` read.
+refused(ValueError, ["`c`", "overlaps argument `a`"], pyops.vecadd, a, b, Fake(BASE + 16, (n,)))
+# Inputs may overlap each other: `a` twice passes every check (then needs the GPU).
+# A non-contiguous view (`x.t()` of an 8 x 8 matrix).
+refused(ValueError, ["`b`", "b.contiguous()"], pyops.vecadd, a, Fake(BASE + 0x1000, (8, 8), strides=(4, 32)), c)
+# A wrong dtype.
+refused(TypeError, ["`b`", "float16", "float32"], pyops.vecadd, a, Fake(BASE + 0x1000, (n,), "<f2"), c)
+refused(TypeError, ["`x`", "bfloat16"], pyops.scale_bf16, 2.0, Fake(BASE, (n,), "<f4"), c)
+# Host memory: a numpy-like array, a list, a CPU tensor's DLPack device.
+refused(TypeError, ["`a`", "host array", ".cuda()"], pyops.vecadd, HostArray(), b, c)
+refused(TypeError, ["`a`", "list"], pyops.vecadd, [1.0] * n, b, c)
+refused(pyops.DeviceError, ["`b`", "the CPU"], pyops.vecadd, a, Fake(0x1000, (n,), device=(1, 0)), c)
+# Two devices.
+refused(
+    pyops.DeviceError,
+    ["`b` is on cuda:1", "`a` on cuda:0"],
+    pyops.vecadd,
+    Fake(BASE, (n,), device=(2, 0)),
+    Fake(BASE + 0x1000, (n,), device=(2, 1)),
+    c,
+)
+# A read-only output, a misaligned view (`x[1:]`), a matrix that is not 2-D.
+refused(ValueError, ["`c`", "read-only"], pyops.vecadd, a, b, Fake(BASE + 0x2000, (n,), readonly=True))
+refused(ValueError, ["`b`", "16-byte aligned", "b.clone()"], pyops.vecadd, a, Fake(BASE + 0x1004, (n,)), c)
+refused(ValueError, ["`m`", "2-D tensor"], pyops.row_sums, Fake(BASE, (n,)), c)
+# Scalars, arguments and launch shapes.
+refused(TypeError, ["`alpha`", "float"], pyops.scale_bf16, "2", Fake(BASE, (n,), "<f2"), c)
+refused(TypeError, ["missing argument `c`"], pyops.vecadd, a, b)
+refused(TypeError, ["no argument `d`"], pyops.vecadd, a, b, c, d=c)
+refused(TypeError, ["`grid`"], pyops.vecadd, a, b, c, grid="x")
+refused(TypeError, ["`stream`"], pyops.vecadd, a, b, c, stream="x")
+
+
+def reaches_gpu(f, *args, **kwargs):
+    """A call that passes every check reaches the GPU: here, none (or, on a machine with one,
+    the driver does not know these fake addresses)."""
+    try:
+        f(*args, **kwargs)
+    except RuntimeError as e:
+        assert "driver" in str(e) or "device" in str(e), e
+    except pyops.DeviceError as e:
+        assert "not device memory" in str(e), e
+    else:
+        raise AssertionError("a launch with fake addresses succeeded")
+
+
+# Layouts a written argument could alias itself or others through.
+refused(ValueError, ["`c`", "not contiguous"], pyops.vecadd, a, b, Fake(BASE + 0x2000, (n,), strides=(0,)))
+refused(ValueError, ["`c`", "not contiguous"], pyops.vecadd, a, b, Fake(BASE + 0x2000, (n,), strides=(-4,)))
+refused(ValueError, ["`c`", "not contiguous"], pyops.vecadd, a, b, Fake(BASE + 0x2000, (4, 16), strides=(0, 4)))
+refused(TypeError, ["`b`", "strides"], pyops.vecadd, a, Fake(BASE + 0x1000, (n,), strides=(2,)), c)
+refused(TypeError, ["`b`", "strides"], pyops.vecadd, a, Fake(BASE + 0x1000, (n,), strides=(4, 4)), c)
+# Sizes and addresses that overflow: a `data` near the top of the address space, a huge shape.
+refused(ValueError, ["`c`", "spans more bytes"], pyops.vecadd, a, b, Fake(2**64 - 16, (n,)))
+refused(ValueError, ["`c`", "spans more bytes"], pyops.vecadd, a, b, Fake(BASE, (2**62, 8)))
+refused(TypeError, ["`a`", "pointer"], pyops.vecadd, Fake(-16, (n,)), b, c)
+refused(TypeError, ["`a`", "shape"], pyops.vecadd, Fake(BASE, (-1,)), b, c)
+# The same written tensor passed as two parameters: an atomic slice and an output.
+refused(ValueError, ["`bins`", "is the same memory as argument `keys`"], pyops.histogram, Fake(BASE, (n,), "<u4"), Fake(BASE, (n,), "<u4"))
+
+
+class Masked(Fake):
+    def __init__(self):
+        super().__init__(BASE + 0x1000, (n,))
+        self.__cuda_array_interface__["mask"] = (1,)
+
+
+refused(ValueError, ["`b`", "masked"], pyops.vecadd, a, Masked(), c)
+# CAI v3's `stream` 0 is disallowed by the spec (legacy or per-thread default?).
+with_stream = Fake(BASE + 0x1000, (n,))
+with_stream.__cuda_array_interface__["stream"] = 0
+refused(TypeError, ["`b`", "`stream` 0"], pyops.vecadd, a, with_stream, c)
+# A DLPack device that is not CUDA (kDLCUDAManaged, 13).
+refused(pyops.DeviceError, ["`b`", "DLPack device type 13"], pyops.vecadd, a, Fake(BASE + 0x1000, (n,), device=(13, 0)), c)
+
+
+class Changing:
+    """`__cuda_array_interface__` as a property that describes other memory on each read: the
+    boundary reads it once, so the output it checked is the output it launches on."""
+
+    def __init__(self):
+        self.reads = 0
+
+    @property
+    def __cuda_array_interface__(self):
+        self.reads += 1
+        ptr = BASE + 0x2000 if self.reads == 1 else BASE
+        return {"shape": (n,), "typestr": "<f4", "data": (ptr, False), "version": 3}
+
+
+changing = Changing()
+reaches_gpu(pyops.vecadd, a, b, changing)
+assert changing.reads == 1, changing.reads
+# An empty output overlaps nothing, even at an input's address.
+reaches_gpu(pyops.vecadd, a, b, Fake(BASE, (0,)))
+
+# DLPack capsules, made with ctypes: a `DLManagedTensor` in a capsule named `dltensor`.
+DLTENSOR = b"dltensor"
+USED = b"used_dltensor"
+
+
+class DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class DLManagedTensor(ctypes.Structure):
+    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
+
+
+capsule_new = ctypes.pythonapi.PyCapsule_New
+capsule_new.restype = ctypes.py_object
+capsule_new.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+capsule_valid = ctypes.pythonapi.PyCapsule_IsValid
+capsule_valid.restype = ctypes.c_int
+capsule_valid.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+class FakeDL:
+    """A CUDA tensor as DLPack describes it: `__dlpack_device__`, and `__dlpack__(stream=)`
+    returning a fresh capsule (no destructor: this object owns the memory), recording the
+    stream each call was given."""
+
+    def __init__(self, ptr, shape, code=2, bits=32, lanes=1, byte_offset=0, device=(2, 0),
+                 capsule_device=None, name=DLTENSOR, strides=None):
+        self.device = device
+        self.name = name
+        self.shape = (ctypes.c_int64 * len(shape))(*shape)
+        self.strides = None if strides is None else (ctypes.c_int64 * len(strides))(*strides)
+        kind, id_ = capsule_device or device
+        self.managed = DLManagedTensor()
+        t = self.managed.dl_tensor
+        t.data, t.device, t.ndim = ptr, DLDevice(kind, id_), len(shape)
+        t.dtype = DLDataType(code, bits, lanes)
+        t.shape = self.shape
+        t.strides = self.strides
+        t.byte_offset = byte_offset
+        self.streams = []
+        self.capsules = []
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None):
+        self.streams.append(stream)
+        capsule = capsule_new(ctypes.addressof(self.managed), self.name, None)
+        self.capsules.append(capsule)
+        return capsule
+
+
+da, db, dc = FakeDL(BASE, (n,)), FakeDL(BASE + 0x1000, (n,)), FakeDL(BASE + 0x2000, (n,))
+# Without torch, the launch goes to the legacy default stream, which DLPack spells 1 (0 is
+# disallowed); the capsules are borrowed, not consumed (their name stays `dltensor`).
+reaches_gpu(pyops.vecadd, da, db, dc)
+assert da.streams == db.streams == dc.streams == [1], (da.streams, db.streams, dc.streams)
+assert all(capsule_valid(c, DLTENSOR) for c in da.capsules + dc.capsules)
+# `stream=` is what the producer is told.
+reaches_gpu(pyops.vecadd, da, db, dc, stream=2)
+assert da.streams[-1] == db.streams[-1] == dc.streams[-1] == 2
+# `byte_offset` counts: here it makes the start misaligned.
+refused(ValueError, ["`b`", "16-byte aligned"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), byte_offset=4), dc)
+# ... and overlapping: the output at the input's address through its offset.
+refused(ValueError, ["`c`", "overlaps argument `a`"], pyops.vecadd, da, db, FakeDL(BASE - 0x100, (n,), byte_offset=0x110))
+refused(TypeError, ["`b`", "4 lanes"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), lanes=4), dc)
+refused(TypeError, ["`b`", "float16"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), bits=16), dc)
+refused(pyops.DeviceError, ["`b`", "the CPU"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), capsule_device=(1, 0)), dc)
+refused(pyops.DeviceError, ["`b` is on cuda:1"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), device=(2, 1)), dc)
+refused(TypeError, ["`b`", "unconsumed `dltensor`"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (n,), name=USED), dc)
+refused(ValueError, ["`c`", "not contiguous"], pyops.vecadd, da, db, FakeDL(BASE + 0x2000, (n,), strides=(0,)))
+refused(TypeError, ["`b`", "negative size"], pyops.vecadd, da, FakeDL(BASE + 0x1000, (-1,)), dc)
+
+
+class NotACapsule(FakeDL):
+    def __dlpack__(self, stream=None):
+        return object()
+
+
+refused(TypeError, ["`b`", "no capsule"], pyops.vecadd, da, NotACapsule(BASE + 0x1000, (n,)), dc)
+
+# With torch loaded, the launch goes to its current stream, read once per call: a current
+# stream that changes while the arguments are read (here, on every read) does not split the
+# producers' streams from the launch's. (A stand-in torch; 2 and 1 are the driver's special
+# stream handles, so a machine with a GPU never sees a made-up one.)
+current = iter([2, 1, 1, 1, 1, 1])
+sys.modules["torch"] = types.SimpleNamespace(
+    cuda=types.SimpleNamespace(
+        current_stream=lambda device: types.SimpleNamespace(cuda_stream=next(current)),
+        current_device=lambda: 0,
+    )
+)
+try:
+    da.streams, db.streams, dc.streams = [], [], []
+    reaches_gpu(pyops.vecadd, da, db, dc)
+    assert da.streams == db.streams == dc.streams == [2], (da.streams, db.streams, dc.streams)
+finally:
+    del sys.modules["torch"]
+
+# A call that passes every check reaches the GPU: here, none (or, on a machine with one, the
+# driver does not know these fake addresses).
+try:
+    pyops.vecadd(a, a, c)
+except RuntimeError as e:
+    assert "driver" in str(e) or "device" in str(e), e
+except pyops.DeviceError as e:
+    assert "not device memory" in str(e), e
+else:
+    raise AssertionError("a launch with fake addresses succeeded")
+
+print("python boundary: all refusals raised")

@@ -1,0 +1,113 @@
+//! The launch's shape and stream from the keyword arguments `grid`, `block` and `stream`, and
+//! the shape a call gets without them (docs/python.md, "The launch").
+
+use oxide_host::{ForeignSignature, LaunchConfig};
+use pyo3::prelude::*;
+
+use crate::refusal::Refusal;
+use crate::tensor::Checked;
+
+/// A grid or block shape, `(x, y, z)`.
+pub type Shape = [u32; 3];
+
+/// The threads a block has when neither `block=` nor the kernel's `#[kernel(block = ...)]`
+/// says: 256, a common choice for one element per thread.
+pub const DEFAULT_BLOCK: u32 = 256;
+
+/// `grid=` or `block=`: an int, or a tuple of one to three ints; `None` is none given.
+pub fn shape(value: &Bound<'_, PyAny>, what: &str) -> Result<Option<Shape>, Refusal> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let dims: Vec<u32> = match value.extract::<u32>() {
+        Ok(x) => vec![x],
+        Err(_) => value.extract().map_err(|_| {
+            Refusal::type_error(format!(
+                "`{what}` takes an int or a tuple of one to three ints (x, y, z), each 0 ..= \
+                 {}",
+                u32::MAX
+            ))
+        })?,
+    };
+    match dims[..] {
+        [x] => Ok(Some([x, 1, 1])),
+        [x, y] => Ok(Some([x, y, 1])),
+        [x, y, z] => Ok(Some([x, y, z])),
+        _ => Err(Refusal::type_error(format!(
+            "`{what}` has {} dimensions; a launch has one to three",
+            dims.len()
+        ))),
+    }
+}
+
+/// `stream=`: a raw `cudaStream_t` as an int (0 the legacy default stream), an object with
+/// `cuda_stream` (a `torch.cuda.Stream`), or one with `__cuda_stream__()` (the CUDA stream
+/// protocol: `(version, handle)`); `None` is none given.
+pub fn stream(value: &Bound<'_, PyAny>) -> Result<Option<usize>, Refusal> {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let refused = || {
+        Refusal::type_error(
+            "`stream` takes a CUDA stream: a `torch.cuda.Stream`, an object with \
+             `__cuda_stream__`, or a raw `cudaStream_t` as an int",
+        )
+    };
+    if let Ok(raw) = value.extract::<usize>() {
+        return Ok(Some(raw));
+    }
+    if let Ok(raw) = value.getattr("cuda_stream") {
+        return raw.extract().map(Some).map_err(|_| refused());
+    }
+    if let Ok(protocol) = value.call_method0("__cuda_stream__") {
+        let (_, raw): (i64, usize) = protocol.extract().map_err(|_| refused())?;
+        return Ok(Some(raw));
+    }
+    Err(refused())
+}
+
+/// The launch's shape: `block` as given, else the kernel's declared block, else
+/// [`DEFAULT_BLOCK`]; `grid` as given, else (for a block of one dimension) enough blocks for
+/// one thread per element of the first argument the kernel writes. The launch itself checks
+/// the shape against the kernel's contract and the device.
+pub fn launch_config(
+    signature: &ForeignSignature,
+    grid: Option<Shape>,
+    block: Option<Shape>,
+    tensors: &[(&str, &Checked, bool)],
+) -> Result<LaunchConfig, Refusal> {
+    let block = block
+        .or(signature.options.block)
+        .unwrap_or([DEFAULT_BLOCK, 1, 1]);
+    let grid = match grid {
+        Some(grid) => grid,
+        None => {
+            let kernel = signature.name;
+            let Some((_, output, _)) = tensors.iter().find(|(_, _, writes)| *writes) else {
+                return Err(Refusal::type_error(format!(
+                    "{kernel}() writes no tensor to size the grid by: pass `grid=`"
+                )));
+            };
+            if block[1] != 1 || block[2] != 1 || block[0] == 0 {
+                return Err(Refusal::type_error(format!(
+                    "{kernel}() launches blocks of {block:?} threads: pass `grid=` (a grid is \
+                     sized by itself only for blocks of one dimension)"
+                )));
+            }
+            let blocks = output.elements.div_ceil(block[0] as usize).max(1);
+            let blocks = u32::try_from(blocks).map_err(|_| {
+                Refusal::value_error(format!(
+                    "{kernel}(): {} elements need more than 2^32 blocks of {}: pass `grid=` \
+                     and `block=`",
+                    output.elements, block[0]
+                ))
+            })?;
+            [blocks, 1, 1]
+        }
+    };
+    Ok(LaunchConfig {
+        grid: (grid[0], grid[1], grid[2]),
+        block: (block[0], block[1], block[2]),
+        shared_mem_bytes: 0,
+    })
+}
