@@ -1,10 +1,11 @@
 """oxide kernels called from PyTorch, ON the GPU machine (Python 3.12, torch 2.11+cu130, no
-Rust): the wheel ci/build-gpu-suite.sh built (.gpu-suite/wheels/pyops-*.whl, abi3) installed
-into a venv that sees the system's torch, then each kernel against torch's result on torch's
-current stream, on a non-default stream and inside `torch.cuda.graph` capture, and every
-refusal with real tensors. NOT YET RUN ON A GPU (written 2026-12-07 without one).
+Rust): the wheel ci/build-gpu-suite.sh built (.gpu-suite/wheels/pyops-*.whl, abi3) unpacked by
+pip into .gpu-suite/pylib (no network, no venv: the machine's torch lives in a venv of its own,
+/opt/torch/.venv, which a venv made with --system-site-packages does not see) and put first on
+sys.path, then each kernel against torch's result on torch's current stream, on a non-default
+stream and inside `torch.cuda.graph` capture, and every refusal with real tensors.
 
-    python3 .gpu-suite/python_boundary.py      # sets up .gpu-suite/pyvenv, then reruns in it
+    python3 .gpu-suite/python_boundary.py
 
 Exits 0 and prints `python boundary: N passed` when every check passes."""
 
@@ -14,18 +15,12 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-VENV = os.path.join(HERE, "pyvenv")
+LIB = os.path.join(HERE, "pylib")
 
-if os.environ.get("OXIDE_PY_IN_VENV") != "1":
-    # A venv with --system-site-packages sees torch; the wheel goes in with no network.
-    wheels = glob.glob(os.path.join(HERE, "wheels", "pyops-*.whl"))
-    assert len(wheels) == 1, f"expected one pyops wheel in {HERE}/wheels, found {wheels}"
-    if not os.path.exists(os.path.join(VENV, "bin", "python")):
-        subprocess.check_call([sys.executable, "-m", "venv", "--system-site-packages", VENV])
-    python = os.path.join(VENV, "bin", "python")
-    subprocess.check_call([python, "-m", "pip", "install", "--no-index", "--no-deps", "--force-reinstall", "--quiet", wheels[0]])
-    env = dict(os.environ, OXIDE_PY_IN_VENV="1")
-    sys.exit(subprocess.call([python, os.path.abspath(__file__)], env=env))
+wheels = glob.glob(os.path.join(HERE, "wheels", "pyops-*.whl"))
+assert len(wheels) == 1, f"expected one pyops wheel in {HERE}/wheels, found {wheels}"
+subprocess.check_call([sys.executable, "-m", "pip", "install", "--no-index", "--no-deps", "--upgrade", "--quiet", "--target", LIB, wheels[0]])
+sys.path.insert(0, LIB)
 
 import torch  # noqa: E402
 
@@ -110,7 +105,9 @@ check("scale_bf16", torch.equal(yb, (xb.float() * 1.5).to(torch.bfloat16)))
 # An atomic histogram.
 keys = torch.randint(0, 1 << 31, (n,), device=dev, dtype=torch.int32).to(torch.uint32)
 bins = torch.zeros(256, device=dev, dtype=torch.uint32)
-pyops.histogram(keys, bins)
+# Its only written argument is atomic, so the grid is not implied by it: refused without grid=.
+refused("histogram without grid=", TypeError, ["writes only atomic slices", "grid="], pyops.histogram, keys, bins)
+pyops.histogram(keys, bins, grid=(n + 255) // 256)
 want = torch.bincount((keys.to(torch.int64) & 255), minlength=256)
 check("histogram", torch.equal(bins.to(torch.int64), want))
 

@@ -121,6 +121,8 @@ refused(TypeError, ["`a`", "pointer"], pyops.vecadd, Fake(-16, (n,)), b, c)
 refused(TypeError, ["`a`", "shape"], pyops.vecadd, Fake(BASE, (-1,)), b, c)
 # The same written tensor passed as two parameters: an atomic slice and an output.
 refused(ValueError, ["`bins`", "is the same memory as argument `keys`"], pyops.histogram, Fake(BASE, (n,), "<u4"), Fake(BASE, (n,), "<u4"))
+# An atomic slice is every thread's, so its length does not size a default grid.
+refused(TypeError, ["histogram()", "writes only atomic slices", "pass `grid=`"], pyops.histogram, Fake(BASE, (n,), "<u4"), Fake(BASE + (1 << 30), (256,), "<u4"))
 
 
 class Masked(Fake):

@@ -66,10 +66,20 @@ pub fn stream(value: &Bound<'_, PyAny>) -> Result<Option<usize>, Refusal> {
     Err(refused())
 }
 
+/// Whether a written parameter of type `ty` (as written in the kernel) sizes a default grid:
+/// an output shape (`DisjointSlice<T>`, ...) holds one element a thread, while an atomic slice
+/// (`&[AtomicU32]`) is shared by every thread, so its length (a histogram's bins) says nothing
+/// of the thread count; sizing the grid by it launched 256 threads for a histogram of a
+/// million keys (found on the GPU, 2026-12-07).
+fn sizes_the_grid(ty: &str) -> bool {
+    !ty.trim_start().starts_with('&')
+}
+
 /// The launch's shape: `block` as given, else the kernel's declared block, else
 /// [`DEFAULT_BLOCK`]; `grid` as given, else (for a block of one dimension) enough blocks for
-/// one thread per element of the first argument the kernel writes. The launch itself checks
-/// the shape against the kernel's contract and the device.
+/// one thread per element of the first output the kernel writes (not an atomic slice: see
+/// [`sizes_the_grid`]). The launch itself checks the shape against the kernel's contract and
+/// the device.
 pub fn launch_config(
     signature: &ForeignSignature,
     grid: Option<Shape>,
@@ -83,10 +93,25 @@ pub fn launch_config(
         Some(grid) => grid,
         None => {
             let kernel = signature.name;
-            let Some((_, output, _)) = tensors.iter().find(|(_, _, writes)| *writes) else {
-                return Err(Refusal::type_error(format!(
-                    "{kernel}() writes no tensor to size the grid by: pass `grid=`"
-                )));
+            let sizes_grid = |name: &str| {
+                signature
+                    .params
+                    .iter()
+                    .any(|p| p.name == name && sizes_the_grid(p.ty))
+            };
+            let output = tensors
+                .iter()
+                .find(|(name, _, writes)| *writes && sizes_grid(name));
+            let Some((_, output, _)) = output else {
+                let atomics = tensors.iter().any(|(_, _, writes)| *writes);
+                return Err(Refusal::type_error(if atomics {
+                    format!(
+                        "{kernel}() writes only atomic slices, whose length says nothing of \
+                         how many threads it takes: pass `grid=`"
+                    )
+                } else {
+                    format!("{kernel}() writes no tensor to size the grid by: pass `grid=`")
+                }));
             };
             if block[1] != 1 || block[2] != 1 || block[0] == 0 {
                 return Err(Refusal::type_error(format!(
@@ -110,4 +135,71 @@ pub fn launch_config(
         block: (block[0], block[1], block[2]),
         shared_mem_bytes: 0,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use oxide_host::ForeignParam;
+
+    use super::*;
+
+    fn checked(elements: usize) -> Checked {
+        Checked {
+            elements,
+            matrix: None,
+            bytes: 0..4 * elements as u64,
+            device: Some(0),
+        }
+    }
+
+    fn signature(params: &'static [ForeignParam]) -> ForeignSignature {
+        ForeignSignature {
+            name: "k",
+            params,
+            options: Default::default(),
+            same_len: &[],
+        }
+    }
+
+    #[test]
+    fn the_default_grid_is_sized_by_the_first_output() {
+        let sig = signature(&[
+            ForeignParam {
+                name: "a",
+                ty: "&[f32]",
+            },
+            ForeignParam {
+                name: "c",
+                ty: "DisjointSlice<f32>",
+            },
+        ]);
+        let (a, c) = (checked(1 << 20), checked(1000));
+        let cfg = launch_config(&sig, None, None, &[("a", &a, false), ("c", &c, true)]).unwrap();
+        assert_eq!(cfg.grid, (1000u32.div_ceil(DEFAULT_BLOCK), 1, 1));
+    }
+
+    #[test]
+    fn an_atomic_slice_does_not_size_the_grid() {
+        let sig = signature(&[
+            ForeignParam {
+                name: "keys",
+                ty: "&[u32]",
+            },
+            ForeignParam {
+                name: "bins",
+                ty: "&[AtomicU32]",
+            },
+        ]);
+        let (keys, bins) = (checked(1 << 20), checked(256));
+        let tensors = [("keys", &keys, false), ("bins", &bins, true)];
+        let e = launch_config(&sig, None, None, &tensors).unwrap_err();
+        assert!(
+            e.message.contains("writes only atomic slices"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.contains("pass `grid=`"), "{}", e.message);
+        let cfg = launch_config(&sig, Some([4096, 1, 1]), None, &tensors).unwrap();
+        assert_eq!(cfg.grid, (4096, 1, 1));
+    }
 }
