@@ -317,52 +317,49 @@ pub trait SliceElement: Sized + crate::dtype::sealed::Sealed {
     ) -> Result<Self::View<'c>, oxide_host::Error>;
 }
 
-macro_rules! plain_slice {
-    ($($t:ty),*) => {$(
-        impl SliceElement for $t {
+/// `SliceElement` for element types `$e` viewed as `$t`s through `$view` (made by
+/// `$view::new`): plain elements read-only, atomics writable over their plain values (of the
+/// same size, asserted).
+macro_rules! slice_element {
+    ($writes:literal, $view:ident: $($e:ty => $t:ty),*) => {$(
+        const _: () = assert!(size_of::<$e>() == size_of::<$t>());
+        impl SliceElement for $e {
             const DTYPE: DType = <$t as crate::dtype::Element>::DTYPE;
-            const WRITES: bool = false;
-            type View<'c> = ForeignView<'c, $t>;
+            const WRITES: bool = $writes;
+            type View<'c> = $view<'c, $t>;
             unsafe fn view<'c>(gpu: &Gpu, address: u64, len: usize) -> Result<Self::View<'c>, oxide_host::Error> {
-                // SAFETY: the caller's contract is `ForeignView::new`'s.
-                unsafe { ForeignView::new(gpu, address, len) }
+                // SAFETY: the caller's contract is the view's constructor's (`ForeignView::new`,
+                // or `ForeignViewMut::new` for an atomic).
+                unsafe { $view::new(gpu, address, len) }
             }
         }
     )*};
 }
 
-plain_slice!(
-    i8,
-    u8,
-    i16,
-    u16,
-    i32,
-    u32,
-    i64,
-    u64,
-    oxide_device::f16,
-    oxide_device::bf16,
-    f32,
-    f64
+slice_element!(false, ForeignView:
+    i8 => i8,
+    u8 => u8,
+    i16 => i16,
+    u16 => u16,
+    i32 => i32,
+    u32 => u32,
+    i64 => i64,
+    u64 => u64,
+    oxide_device::f16 => oxide_device::f16,
+    oxide_device::bf16 => oxide_device::bf16,
+    f32 => f32,
+    f64 => f64
 );
 
-macro_rules! atomic_slice {
-    ($($a:ty => $t:ty),*) => {$(
-        impl crate::dtype::sealed::Sealed for $a {}
-        const _: () = assert!(size_of::<$a>() == size_of::<$t>());
-        impl SliceElement for $a {
-            const DTYPE: DType = <$t as crate::dtype::Element>::DTYPE;
-            const WRITES: bool = true;
-            type View<'c> = ForeignViewMut<'c, $t>;
-            unsafe fn view<'c>(gpu: &Gpu, address: u64, len: usize) -> Result<Self::View<'c>, oxide_host::Error> {
-                // SAFETY: the caller's contract is `ForeignViewMut::new`'s.
-                unsafe { ForeignViewMut::new(gpu, address, len) }
-            }
-        }
-    )*};
-}
+// The atomics are sealed here (the plain elements are, as `Element`s, in dtype.rs).
+impl crate::dtype::sealed::Sealed for std::sync::atomic::AtomicU32 {}
+impl crate::dtype::sealed::Sealed for std::sync::atomic::AtomicI32 {}
+impl crate::dtype::sealed::Sealed for std::sync::atomic::AtomicU64 {}
+impl crate::dtype::sealed::Sealed for std::sync::atomic::AtomicI64 {}
+impl crate::dtype::sealed::Sealed for oxide_device::atomic::AtomicF32 {}
+impl crate::dtype::sealed::Sealed for oxide_device::atomic::AtomicF64 {}
 
-atomic_slice!(
+slice_element!(true, ForeignViewMut:
     std::sync::atomic::AtomicU32 => u32,
     std::sync::atomic::AtomicI32 => i32,
     std::sync::atomic::AtomicU64 => u64,
