@@ -471,6 +471,14 @@ macro_rules! int_scalar {
                 bits as $t
             }
         }
+    )*};
+}
+
+int_scalar!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+/// A scalar parameter's `ForeignArg`: described and passed as its [`Scalar`] value.
+macro_rules! scalar_arg {
+    ($($t:ty),*) => {$(
         impl oxide_host::ForeignArg<fn($t)> for Call {
             type Arg<'c> = $t;
             fn describe(&mut self, index: usize) -> Result<(), CallError> {
@@ -483,7 +491,7 @@ macro_rules! int_scalar {
     )*};
 }
 
-int_scalar!(i8, u8, i16, u16, i32, u32, i64, u64);
+scalar_arg!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
 
 macro_rules! float_scalar {
     ($($t:ty => $from:expr, $to:expr, $back:expr);*) => {$(
@@ -505,15 +513,6 @@ macro_rules! float_scalar {
             }
             fn from_bits(bits: u64) -> Self {
                 ($back)(bits)
-            }
-        }
-        impl oxide_host::ForeignArg<fn($t)> for Call {
-            type Arg<'c> = $t;
-            fn describe(&mut self, index: usize) -> Result<(), CallError> {
-                self.describe_scalar::<$t>(index)
-            }
-            fn arg(&self, index: usize) -> Result<$t, CallError> {
-                self.scalar(index)
             }
         }
     )*};
