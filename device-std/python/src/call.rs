@@ -16,8 +16,8 @@ use crate::config::{self, Shape};
 use crate::device::{self, RestoreContext};
 use crate::dtype::DType;
 use crate::error::CallError;
-use crate::read::{self, ReadError};
-use crate::refusal::Refusal;
+use crate::read;
+use crate::refusal::{ReadError, Refusal};
 use crate::tensor::{self, Checked, Expect, Layout, TensorArg};
 
 /// One call of a kernel from Python.

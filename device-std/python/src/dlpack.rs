@@ -9,8 +9,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyCapsuleMethods};
 
 use crate::dtype::DType;
-use crate::read::ReadError;
-use crate::refusal::Refusal;
+
+use crate::refusal::{ReadError, Refusal};
 use crate::tensor::{Device, TensorArg};
 
 /// DLPack's `DLDevice`.

@@ -8,7 +8,7 @@ use pyo3::types::{PyCapsule, PyDict, PyTuple};
 
 use crate::dlpack;
 use crate::dtype::DType;
-use crate::refusal::Refusal;
+use crate::refusal::{ReadError, Refusal};
 use crate::tensor::{Device, TensorArg};
 
 /// A tensor argument read from `obj`, and the capsule its description lives in (kept until the
@@ -61,24 +61,6 @@ pub fn read<'py>(
         "argument `{name}` is {what} ({}): pass a CUDA tensor (`.cuda()`)",
         type_name(obj)
     ))))
-}
-
-/// Why an argument could not be read: a refusal, or a Python error raised by its producer.
-pub enum ReadError {
-    Refused(Refusal),
-    Python(PyErr),
-}
-
-impl From<PyErr> for ReadError {
-    fn from(e: PyErr) -> Self {
-        ReadError::Python(e)
-    }
-}
-
-impl From<Refusal> for ReadError {
-    fn from(r: Refusal) -> Self {
-        ReadError::Refused(r)
-    }
 }
 
 /// The device `__dlpack_device__()` reports, if the object has it.

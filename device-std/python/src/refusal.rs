@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use pyo3::PyErr;
+
 /// Which Python exception a refusal raises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -49,5 +51,23 @@ impl Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.message)
+    }
+}
+
+/// Why an argument could not be read: a refusal, or a Python error raised by its producer.
+pub enum ReadError {
+    Refused(Refusal),
+    Python(PyErr),
+}
+
+impl From<PyErr> for ReadError {
+    fn from(e: PyErr) -> Self {
+        ReadError::Python(e)
+    }
+}
+
+impl From<Refusal> for ReadError {
+    fn from(r: Refusal) -> Self {
+        ReadError::Refused(r)
     }
 }
