@@ -3,9 +3,13 @@
 //! PTX shown is the PTX linked after an architecture switch, and ptxas assembles what is built.
 //! The fixture's target dir persists (git-ignored), so only the first run compiles much.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::Mutex;
+
+use common::{succeed, text};
 
 /// The tests share the fixture's target dir and check which architecture its files hold: one
 /// at a time.
@@ -16,22 +20,6 @@ fn fixture() -> PathBuf {
         .join("../tests/fixtures/same_kernel_name")
         .canonicalize()
         .expect("tests/fixtures/same_kernel_name")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// Runs `cmd`, failing the test with its output unless it succeeds.
-fn succeed(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("the command runs");
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    out
 }
 
 fn cargo_oxide() -> Command {

@@ -5,12 +5,12 @@
 //! the program, which runs the kernel on the CPU emulator and checks it. Then a second binary:
 //! `build` lists both, `run` asks which (`--bin`).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::text;
 
 /// Runs `cmd` in `dir` as a user's shell would (PATH with the installed cargo-oxide first, none
 /// of the variables this test runs under), failing the test with its output unless it

@@ -3,25 +3,12 @@
 //! (tests/python/refusals.py, with fake `__cuda_array_interface__` objects). Needs `python3`
 //! with `venv`; no GPU, no torch.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn succeed(cmd: &mut Command) -> Output {
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd:?} did not run: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    out
-}
+use common::{succeed, text};
 
 #[test]
 fn the_wheel_installs_imports_and_refuses_bad_calls() {
