@@ -36,8 +36,8 @@ use crate::{
 /// | any other `T: Copy + DeviceData` | the value |
 ///
 /// Foreign memory (a PyTorch tensor's, module `foreign`) goes by value: a `ForeignView<T>` where
-/// `&buf` goes (and in a `MatrixShape`), a `ForeignViewMut<T>` where `&mut buf` goes, but for
-/// the 2-D, pair and wave outputs (not yet).
+/// `&buf` goes (and in a `MatrixShape`), a `ForeignViewMut<T>` where `&mut buf` goes (and in a
+/// `Rows`, for the 2-D outputs), but for the pair and wave outputs (not yet).
 ///
 /// Sealed (a supertrait no other crate can name): only oxide-host implements it, since what it
 /// pushes is what the kernel's PTX reads.
@@ -324,4 +324,44 @@ foreign_output_arg!(
     BlockWindows<T, const W>,
     BlockSlots<T>,
     WarpSlots<T>
+);
+
+/// Foreign memory lent writable, seen as rows for a 2-D output: `Rows::new(view, width)?`.
+impl<T> RowStorage for ForeignViewMut<'_, T> {
+    fn elements(&self) -> usize {
+        self.len()
+    }
+}
+
+/// The 2-D outputs on foreign memory lent writable: the view, by value, in the `Rows` that
+/// checked the shape words against its length.
+macro_rules! foreign_rows_output_arg {
+    ($($output:ident<T $(, const $c:ident)* $(, type $o:ident: $bound:path)?>),*) => {$(
+        impl<T $(, const $c: usize)* $(, $o: $bound)?> sealed::Sealed<fn($output<'_, T $(, $c)* $(, $o)?>)>
+            for Rows<ForeignViewMut<'_, T>> {}
+
+        impl<T $(, const $c: usize)* $(, $o: $bound)?> LaunchArg<fn($output<'_, T $(, $c)* $(, $o)?>)>
+            for Rows<ForeignViewMut<'_, T>>
+        {
+            fn push<'l>(&'l mut self, launch: &mut Launch<'l>) {
+                // SAFETY: the view is only read here (its region), not replaced.
+                let (view, words) = unsafe { self.parts_mut() };
+                // SAFETY: the memory's pointer and length, then the words `Rows::new` checked
+                // against that length; the view is lent writable, so no other argument aliases
+                // it (`ForeignViewMut::new`'s contract).
+                unsafe { launch.push_slice(view.region_mut(), words) };
+            }
+            fn elements(&self) -> usize {
+                self.storage().len()
+            }
+        }
+    )*};
+}
+
+foreign_rows_output_arg!(
+    DisjointRows<T>,
+    WarpRows<T>,
+    WarpChunkRows<T, const C>,
+    BlockTiles<T, const R, const C, type O: TileOrder>,
+    MmaTiles<T, const R, const C, const WR, const WC, type O: TileOrder>
 );

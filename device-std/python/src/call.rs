@@ -423,6 +423,41 @@ output_param!(
     WarpSlots<T>
 );
 
+/// The 2-D outputs: a 2-D C-contiguous tensor of `rows × cols`, lent writable as the host's
+/// `Rows::new(view, cols)`, as a Rust launch passes `Rows::new(&mut buf, width)?`.
+macro_rules! rows_output_param {
+    ($($output:ident<T $(, const $c:ident)* $(, type $o:ident)?>),*) => {$(
+        impl<T: crate::dtype::Element $(, const $c: usize)* $(, $o: oxide_device::outputs::TileOrder)?>
+            oxide_host::ForeignArg<fn(oxide_device::$output<'_, T $(, $c)* $(, $o)?>)> for Call
+        {
+            type Arg<'c> = oxide_host::Rows<ForeignViewMut<'c, T>>;
+
+            fn describe(&mut self, index: usize) -> Result<(), CallError> {
+                self.describe_tensor(index, T::DTYPE, true, Layout::Rows)
+            }
+
+            fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {
+                let (gpu, checked) = self.tensor(index)?;
+                let (_, cols, _) = checked
+                    .matrix
+                    .ok_or_else(|| not_prepared(self.signature.name))?;
+                // SAFETY: as for `&[E]` above: the memory was checked, and this writable
+                // argument overlaps no other argument.
+                let view = unsafe { ForeignViewMut::new(gpu, checked.bytes.start, checked.elements) }?;
+                Ok(oxide_host::Rows::new(view, cols).map_err(oxide_host::Error::from)?)
+            }
+        }
+    )*};
+}
+
+rows_output_param!(
+    DisjointRows<T>,
+    WarpRows<T>,
+    WarpChunkRows<T, const C>,
+    BlockTiles<T, const R, const C, type O>,
+    MmaTiles<T, const R, const C, const WR, const WC, type O>
+);
+
 impl<T: crate::dtype::Element> oxide_host::ForeignArg<fn(oxide_device::Matrix<'_, T>)> for Call {
     type Arg<'c> = oxide_host::MatrixShape<ForeignView<'c, T>>;
 

@@ -99,12 +99,22 @@ pub fn launch_config(
                     .iter()
                     .any(|p| p.name == name && sizes_the_grid(p.ty))
             };
-            let output = tensors
-                .iter()
-                .find(|(name, _, writes)| *writes && sizes_grid(name));
+            // A 2-D output (`BlockTiles`, `MmaTiles`, ...: a tile a block or a warp) says
+            // nothing of the thread count either.
+            let output = tensors.iter().find(|(name, checked, writes)| {
+                *writes && checked.matrix.is_none() && sizes_grid(name)
+            });
             let Some((_, output, _)) = output else {
+                let two_d = tensors
+                    .iter()
+                    .find(|(_, checked, writes)| *writes && checked.matrix.is_some());
                 let atomics = tensors.iter().any(|(_, _, writes)| *writes);
-                return Err(Refusal::type_error(if atomics {
+                return Err(Refusal::type_error(if let Some((name, ..)) = two_d {
+                    format!(
+                        "{kernel}() writes the 2-D output `{name}`, whose shape is not its \
+                         thread count (a tile a block, a row a warp...): pass `grid=`"
+                    )
+                } else if atomics {
                     format!(
                         "{kernel}() writes only atomic slices, whose length says nothing of \
                          how many threads it takes: pass `grid=`"
@@ -201,5 +211,24 @@ mod tests {
         assert!(e.message.contains("pass `grid=`"), "{}", e.message);
         let cfg = launch_config(&sig, Some([4096, 1, 1]), None, &tensors).unwrap();
         assert_eq!(cfg.grid, (4096, 1, 1));
+    }
+
+    #[test]
+    fn a_two_d_output_does_not_size_the_grid() {
+        let sig = signature(&[ForeignParam {
+            name: "out",
+            ty: "BlockTiles<f32, 32, 32>",
+        }]);
+        let mut out = checked(64 * 64);
+        out.matrix = Some((64, 64, 64));
+        let e = launch_config(&sig, None, None, &[("out", &out, true)]).unwrap_err();
+        assert!(
+            e.message.contains("2-D output `out`") && e.message.contains("pass `grid=`"),
+            "{}",
+            e.message
+        );
+        let grid = Some([2, 2, 1]);
+        let cfg = launch_config(&sig, grid, None, &[("out", &out, true)]).unwrap();
+        assert_eq!(cfg.grid, (2, 2, 1));
     }
 }

@@ -46,6 +46,11 @@ pub enum Layout {
     /// A `Matrix<T>`: two dimensions, rows of `cols` elements each `pitch` apart (the row
     /// stride, at least `cols`); the column stride 1.
     Matrix,
+    /// A 2-D output (`DisjointRows<T>`, `BlockTiles<T, R, C>`, `MmaTiles<...>`): two
+    /// dimensions, C-contiguous (the rows one after another: the host's `Rows` takes a pitch
+    /// only where it divides the memory's length, which a slice of wider rows' does not), at
+    /// least one column.
+    Rows,
 }
 
 /// What a kernel parameter takes.
@@ -121,6 +126,10 @@ impl TensorArg {
                 };
                 (span, Some((rows, cols, pitch)))
             }
+            Layout::Rows => {
+                let (rows, cols) = self.rows(name, ty)?;
+                (self.flat_elements(name)?, Some((rows, cols, cols)))
+            }
         };
         let size = dtype.size() as u64;
         let bytes = (elements as u64)
@@ -161,6 +170,26 @@ impl TensorArg {
             }
         }
         Ok(elements)
+    }
+
+    /// A 2-D output's rows and columns; its contiguity is `flat_elements`'s to check.
+    fn rows(&self, name: &str, ty: &str) -> Result<(usize, usize), Refusal> {
+        let &[rows, cols] = &self.shape[..] else {
+            return Err(Refusal::value_error(format!(
+                "argument `{name}` has {} dimensions, and the kernel's parameter `{name}: {ty}` \
+                 is a 2-D output: pass a 2-D tensor (rows × columns, `{name}.view(rows, -1)`)",
+                self.shape.len()
+            )));
+        };
+        if cols == 0 {
+            return Err(Refusal::value_error(format!(
+                "argument `{name}` has no columns (shape {:?}), and the kernel's parameter \
+                 `{name}: {ty}` is rows of at least one element: pass a tensor of at least one \
+                 column",
+                self.shape
+            )));
+        }
+        Ok((rows, cols))
     }
 
     /// A 2-D tensor's rows, columns and row pitch (in elements).
@@ -338,6 +367,39 @@ mod tests {
             .check(&expect("m", false, Layout::Matrix))
             .unwrap_err();
         assert!(e.message.contains("`m.contiguous()`"), "{e}");
+    }
+
+    #[test]
+    fn two_d_outputs_take_contiguous_rows() {
+        let rows = |shape: &[usize], strides: Option<&[i64]>| {
+            tensor(shape, strides, BASE).check(&expect("out", true, Layout::Rows))
+        };
+        let out = rows(&[3, 4], None).unwrap();
+        assert_eq!((out.matrix, out.elements), (Some((3, 4, 4)), 12));
+        assert_eq!(out.bytes, BASE..BASE + 48);
+        // The strides of a contiguous tensor; no rows at all is an empty output.
+        assert_eq!(rows(&[3, 4], Some(&[4, 1])).unwrap().elements, 12);
+        assert_eq!(rows(&[0, 4], None).unwrap().matrix, Some((0, 4, 4)));
+        // One dimension, or three: a 2-D tensor is needed.
+        for shape in [&[12][..], &[2, 3, 2]] {
+            let e = rows(shape, None).unwrap_err();
+            assert_eq!(e.kind, Kind::Value);
+            assert!(
+                e.message.contains("`out`") && e.message.contains("2-D"),
+                "{e}"
+            );
+        }
+        // A slice of wider rows (`m[:, :4]` of 10 columns) and `x.t()` are not contiguous.
+        for strides in [&[10, 1][..], &[1, 3]] {
+            let e = rows(&[3, 4], Some(strides)).unwrap_err();
+            assert!(e.message.contains("`out.contiguous()`"), "{e}");
+        }
+        let e = rows(&[3, 0], None).unwrap_err();
+        assert!(e.message.contains("no columns"), "{e}");
+        // Read-only memory is refused as for any output.
+        let mut readonly = tensor(&[3, 4], None, BASE);
+        readonly.readonly = true;
+        assert!(readonly.check(&expect("out", true, Layout::Rows)).is_err());
     }
 
     fn checked(range: Range<u64>, device: Option<usize>) -> Checked {
