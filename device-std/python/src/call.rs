@@ -15,7 +15,7 @@ use pyo3::types::{PyCapsule, PyDict, PyTuple};
 use crate::config::{self, Shape};
 use crate::device::{self, RestoreContext};
 use crate::dtype::DType;
-use crate::error::CallError;
+use crate::error::{CallError, SharedMemory};
 use crate::read;
 use crate::refusal::{ReadError, Refusal};
 use crate::tensor::{self, Checked, Expect, Layout, TensorArg};
@@ -38,6 +38,8 @@ pub struct Call {
     /// if Python code run while reading the arguments changes PyTorch's current stream.
     streams: Vec<(usize, usize)>,
     described: Vec<Option<Described>>,
+    /// The `DynShared` array's count parameter, once read.
+    shared_len: Option<usize>,
 }
 
 /// An argument that passed its own checks.
@@ -126,7 +128,28 @@ impl Call {
             stream,
             streams: Vec::new(),
             launch: None,
+            shared_len: None,
         })
+    }
+
+    /// `e` as the call raises it: a launch that refused the dynamic shared memory the
+    /// `DynShared` array's count asked for names that argument.
+    pub fn name_error(&self, e: CallError) -> CallError {
+        match (&e.1, self.shared_len) {
+            (Some(SharedMemory(why)), Some(index)) => {
+                let param = self.signature.params[index];
+                let (name, ty) = (param.name, param.ty);
+                let count = match &self.described[index] {
+                    Some(Described::Scalar(bits)) => *bits,
+                    _ => 0,
+                };
+                CallError::from(Refusal::value_error(format!(
+                    "argument `{name}` asks for {count} elements of the kernel's `{name}: {ty}`, \
+                     and the GPU refused it: {why}: pass a smaller `{name}`"
+                )))
+            }
+            _ => e,
+        }
     }
 
     /// Reads and checks tensor argument `index` against what its parameter takes.
@@ -294,6 +317,17 @@ impl ForeignCall for Call {
             Some(launching) => Ok(launching.config),
             None => Err(not_prepared(self.signature.name)),
         }
+    }
+
+    /// A Python `int`, range-checked as a `usize`; its bytes are checked against the device's
+    /// limit by the kernel's `launch`, as from Rust.
+    fn describe_shared_len(&mut self, index: usize) -> Result<(), CallError> {
+        self.shared_len = Some(index);
+        self.describe_scalar::<usize>(index)
+    }
+
+    fn shared_len(&self, index: usize) -> Result<usize, CallError> {
+        self.scalar(index)
     }
 }
 
@@ -509,7 +543,7 @@ macro_rules! int_scalar {
     )*};
 }
 
-int_scalar!(i8, u8, i16, u16, i32, u32, i64, u64);
+int_scalar!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize);
 
 /// A scalar parameter's `ForeignArg`: described and passed as its [`Scalar`] value.
 macro_rules! scalar_arg {
@@ -526,7 +560,7 @@ macro_rules! scalar_arg {
     )*};
 }
 
-scalar_arg!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+scalar_arg!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
 
 macro_rules! float_scalar {
     ($($t:ty => $from:expr, $to:expr, $back:expr);*) => {$(

@@ -14,21 +14,28 @@ pyo3::create_exception!(
 );
 
 /// A call's error, raised in Python as the exception it holds.
-pub struct CallError(pub PyErr);
+pub struct CallError(pub PyErr, pub Option<SharedMemory>);
+
+/// The launch refused the dynamic shared memory a `DynShared` array's count asked for: the
+/// host's message, which the call completes with the parameter's name (`Call::name_error`).
+pub struct SharedMemory(pub String);
 
 impl From<PyErr> for CallError {
     fn from(e: PyErr) -> Self {
-        CallError(e)
+        CallError(e, None)
     }
 }
 
 impl From<Refusal> for CallError {
     fn from(r: Refusal) -> Self {
-        CallError(match r.kind {
-            Kind::Type => PyTypeError::new_err(r.message),
-            Kind::Value => PyValueError::new_err(r.message),
-            Kind::Device => DeviceError::new_err(r.message),
-        })
+        CallError(
+            match r.kind {
+                Kind::Type => PyTypeError::new_err(r.message),
+                Kind::Value => PyValueError::new_err(r.message),
+                Kind::Device => DeviceError::new_err(r.message),
+            },
+            None,
+        )
     }
 }
 
@@ -40,7 +47,8 @@ impl From<oxide_host::Error> for CallError {
     fn from(e: oxide_host::Error) -> Self {
         use oxide_host::Error as E;
         let message = e.to_string();
-        CallError(match e {
+        let shared = matches!(e, E::SharedMemory { .. }).then(|| SharedMemory(message.clone()));
+        let err = match e {
             E::LaunchShape(_)
             | E::ArgumentLengths(_)
             | E::SharedMemory { .. }
@@ -50,7 +58,8 @@ impl From<oxide_host::Error> for CallError {
                 DeviceError::new_err(message)
             }
             _ => PyRuntimeError::new_err(message),
-        })
+        };
+        CallError(err, shared)
     }
 }
 

@@ -29,7 +29,7 @@ pub fn add_kernel(
         Some(doc),
         move |args, kwargs| -> PyResult<()> {
             let mut call = Call::new(signature, args, kwargs)?;
-            foreign(&mut call)?;
+            foreign(&mut call).map_err(|e| call.name_error(e))?;
             Ok(())
         },
     )?;

@@ -2,7 +2,8 @@
 //! call of a kernel from Python): each argument described and checked, then the arguments
 //! checked together, then the launch through the kernel's own `launch`, with the views the
 //! caller made. `#[kernel]` writes `__foreign` and `__SIGNATURE` in each kernel's host module
-//! (not for generic kernels or kernels with a `DynShared` array, yet).
+//! (not for generic kernels, yet); a `DynShared` array's argument is its element count, keyed
+//! `fn(usize)`, as the kernel's `launch` takes it.
 //!
 //! ```ignore
 //! pub fn __foreign<C>(call: &mut C) -> Result<(), C::Error>
@@ -72,6 +73,14 @@ pub trait ForeignCall {
 
     /// The launch's shape, once [`ForeignCall::prepare`] succeeded.
     fn config(&self) -> Result<LaunchConfig, Self::Error>;
+
+    /// Reads argument `index`, a `DynShared` array's element count, as the kernel's `launch`
+    /// takes it (which sizes the launch's dynamic shared memory by it and checks that against
+    /// the device's limit).
+    fn describe_shared_len(&mut self, index: usize) -> Result<(), Self::Error>;
+
+    /// Argument `index`, the element count [`ForeignCall::describe_shared_len`] read.
+    fn shared_len(&self, index: usize) -> Result<usize, Self::Error>;
 }
 
 /// A [`ForeignCall`] that can pass an argument for a kernel parameter keyed `K` (the key of

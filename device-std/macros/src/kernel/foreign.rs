@@ -2,8 +2,10 @@
 //! contract) and `__foreign`, which reads each argument through the caller's `ForeignArg` for
 //! its key, lets the caller check them together, and launches through the kernel's own
 //! `launch` (oxide-host's module `foreign`, oxide-python). Both are written for every
-//! non-generic kernel without a `DynShared` array; `__foreign` is generic over the caller, so
-//! its bounds are checked only where a crate exports the kernel (`oxide::python_module!`).
+//! non-generic kernel; `__foreign` is generic over the caller, so its bounds are checked only
+//! where a crate exports the kernel (`oxide::python_module!`). A `DynShared` array is passed as
+//! the launch takes it: its element count, keyed `fn(usize)`, which the kernel's `launch` turns
+//! into the launch's dynamic shared memory and checks against the device's limit.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -13,23 +15,30 @@ use super::Kernel;
 
 impl Kernel {
     pub(super) fn foreign(&self, entry: &str) -> TokenStream {
-        if self.is_generic() || self.passed().any(|p| p.dynamic_shared.is_some()) {
+        if self.is_generic() {
             return TokenStream::new();
         }
         let call = Ident::new("call", Span::mixed_site());
         let caller = Ident::new("C", Span::mixed_site());
         let passed: Vec<_> = self.passed().collect();
-        let keys: Vec<&TokenStream> = passed.iter().map(|p| &p.key).collect();
-        let indices = 0..passed.len();
-        let describe = keys.iter().zip(indices.clone()).map(|(key, i)| {
-            quote! {
-                <#caller as ::oxide::host::ForeignArg<#key>>::describe(#call, #i)?;
-            }
-        });
-        let args = keys
+        // A `DynShared` array's element count goes through `ForeignCall`'s own methods: the
+        // launch takes it as a `usize`, not as a `LaunchArg`.
+        let keys: Vec<Option<&TokenStream>> = passed
             .iter()
-            .zip(indices)
-            .map(|(key, i)| quote!(<#caller as ::oxide::host::ForeignArg<#key>>::arg(#call, #i)?));
+            .map(|p| p.dynamic_shared.is_none().then_some(&p.key))
+            .collect();
+        let describe = keys.iter().enumerate().map(|(i, key)| match key {
+            Some(key) => quote! {
+                <#caller as ::oxide::host::ForeignArg<#key>>::describe(#call, #i)?;
+            },
+            None => quote! {
+                ::oxide::host::ForeignCall::describe_shared_len(#call, #i)?;
+            },
+        });
+        let args = keys.iter().enumerate().map(|(i, key)| match key {
+            Some(key) => quote!(<#caller as ::oxide::host::ForeignArg<#key>>::arg(#call, #i)?),
+            None => quote!(::oxide::host::ForeignCall::shared_len(#call, #i)?),
+        });
         let params = passed.iter().map(|p| {
             let name = p.name.to_string();
             let name = name.trim_start_matches("r#");
@@ -43,7 +52,7 @@ impl Kernel {
         // One bound per key: two equal higher-ranked bounds (`fn(DisjointSlice<u32>)` twice)
         // are two candidates, which leaves the call ambiguous.
         let mut bounds: Vec<&TokenStream> = Vec::new();
-        for key in &keys {
+        for key in keys.iter().flatten() {
             if !bounds.iter().any(|b| b.to_string() == key.to_string()) {
                 bounds.push(key);
             }
