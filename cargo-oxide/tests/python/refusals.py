@@ -47,7 +47,7 @@ def refused(exception, words, f, *args, **kwargs):
 
 
 # The functions, their signatures and docstrings.
-for name in ["vecadd", "scale_bf16", "histogram", "row_sums"]:
+for name in ["vecadd", "scale_bf16", "histogram", "row_sums", "ramp_tiles"]:
     assert callable(getattr(pyops, name)), name
 assert str(inspect.signature(pyops.vecadd)) == "(a, b, c, *, grid=None, block=None, stream=None)"
 assert str(inspect.signature(pyops.scale_bf16)).startswith("(alpha, x, y, *")
@@ -275,6 +275,47 @@ try:
     assert da.streams == db.streams == dc.streams == [2], (da.streams, db.streams, dc.streams)
 finally:
     del sys.modules["torch"]
+
+# The kinds a tensor-core kernel takes (`ramp_tiles`): a by-value tuple, a 2-D output
+# (`BlockTiles`) and a `DynShared` array's element count, by position or by name.
+assert str(inspect.signature(pyops.ramp_tiles)).startswith("(coeffs, bias, out, stage, *")
+assert "out: BlockTiles<f32, 16, 16>" in pyops.ramp_tiles.__doc__
+assert "coeffs: (u32, u32)" in pyops.ramp_tiles.__doc__
+assert "stage: DynShared<u32>" in pyops.ramp_tiles.__doc__
+bias = Fake(BASE, (64,))
+out = Fake(BASE + 0x1000, (32, 64))
+grid = (4, 2)
+ramp = pyops.ramp_tiles
+reaches_gpu(ramp, (1, 2), bias, out, 16, grid=grid)
+reaches_gpu(ramp, (1, 2), bias, out, stage=16, grid=grid)
+reaches_gpu(ramp, coeffs=(0, 2**32 - 1), bias=bias, out=out, stage=0, grid=grid)
+# The tuple: a tuple of two ints in `u32`'s range, nothing else.
+refused(TypeError, ["`coeffs`", "list", "tuple of 2"], ramp, [1, 2], bias, out, 16, grid=grid)
+refused(TypeError, ["`coeffs`", "3 items", "tuple of 2"], ramp, (1, 2, 3), bias, out, 16, grid=grid)
+refused(TypeError, ["`coeffs`", "1 items"], ramp, (1,), bias, out, 16, grid=grid)
+refused(TypeError, ["`coeffs[1]`", "float", "int"], ramp, (1, 2.0), bias, out, 16, grid=grid)
+refused(TypeError, ["`coeffs[0]`", "bool"], ramp, (True, 2), bias, out, 16, grid=grid)
+refused(ValueError, ["`coeffs[0]`", "u32", "4294967295"], ramp, (-1, 2), bias, out, 16, grid=grid)
+refused(ValueError, ["`coeffs[1]`", "u32"], ramp, (1, 2**32), bias, out, 16, grid=grid)
+# The 2-D output: two dimensions, contiguous, writable, of the parameter's dtype, sharing no
+# memory with another argument.
+refused(ValueError, ["`out`", "1 dimensions", "2-D"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (2048,)), 16, grid=grid)
+refused(ValueError, ["`out`", "3 dimensions"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (2, 16, 64)), 16, grid=grid)
+# `m[:, :64]` of 128 columns: its rows are not one after another.
+refused(ValueError, ["`out`", "out.contiguous()"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (32, 64), strides=(512, 4)), 16, grid=grid)
+refused(ValueError, ["`out`", "no columns"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (32, 0)), 16, grid=grid)
+refused(ValueError, ["`out`", "read-only"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (32, 64), readonly=True), 16, grid=grid)
+refused(TypeError, ["`out`", "float16"], ramp, (1, 2), bias, Fake(BASE + 0x1000, (32, 64), "<f2"), 16, grid=grid)
+refused(ValueError, ["`out`", "overlaps argument `bias`"], ramp, (1, 2), bias, Fake(BASE + 0x80, (32, 64)), 16, grid=grid)
+refused(ValueError, ["`out`", "same memory as argument `bias`"], ramp, (1, 2), bias, Fake(BASE, (1, 64)), 16, grid=grid)
+refused(ValueError, ["`out`", "16-byte aligned"], ramp, (1, 2), bias, Fake(BASE + 0x1004, (32, 64)), 16, grid=grid)
+# A 2-D output's shape is not its thread count: the grid must be given.
+refused(TypeError, ["2-D output `out`", "grid="], ramp, (1, 2), bias, out, 16)
+# The `DynShared` array's element count: an int in `usize`'s range (its bytes are checked
+# against the device's shared memory by the launch, on the GPU).
+refused(TypeError, ["`stage`", "str", "int"], ramp, (1, 2), bias, out, "16", grid=grid)
+refused(ValueError, ["`stage`"], ramp, (1, 2), bias, out, -1, grid=grid)
+refused(TypeError, ["missing argument `stage`"], ramp, (1, 2), bias, out, grid=grid)
 
 # A call that passes every check reaches the GPU: here, none (or, on a machine with one, the
 # driver does not know these fake addresses).

@@ -71,8 +71,9 @@ pub use oxide_python as python;
 /// `python_module!(name: kernel, other_kernel)`: the Python extension module `name` (the
 /// crate's library name, built as a `cdylib` by `cargo oxide python`), whose functions are
 /// these kernels, each called as `name.kernel(a, b, c, grid=..., block=..., stream=...)` with
-/// tensors for its slices and outputs and numbers for its values (docs/python.md). Generic
-/// kernels and kernels with a `DynShared` array cannot be exported yet.
+/// tensors for its slices and outputs, numbers for its values and a `DynShared` array's element
+/// count, tuples of numbers for its tuples (docs/python.md). Generic kernels cannot be exported
+/// yet.
 #[cfg(feature = "python")]
 #[macro_export]
 macro_rules! python_module {

@@ -53,6 +53,8 @@ enum Described {
     },
     /// A value's bits (its type is the parameter's: `arg` reads it back as that type).
     Scalar(u64),
+    /// A tuple's values' bits, in order.
+    Tuple(Vec<u64>),
 }
 
 /// What `prepare` opened.
@@ -231,6 +233,48 @@ impl Call {
             (Some(launching), Some(Described::Tensor { checked, .. })) => {
                 Ok((&launching.stream, checked))
             }
+            _ => Err(not_prepared(self.signature.name)),
+        }
+    }
+
+    /// Reads tuple argument `index`: a Python tuple of `N` numbers, each read as its element's
+    /// [`Scalar`] type by `read(position, item)` (which range-checks it).
+    fn describe_tuple<const N: usize>(
+        &mut self,
+        index: usize,
+        read: impl Fn(usize, &Bound<'_, PyAny>, &str) -> Result<u64, Refusal>,
+    ) -> Result<(), CallError> {
+        let param = self.signature.params[index];
+        let (name, ty) = (param.name, param.ty);
+        let bits = Python::attach(|py| {
+            let obj = self.args[index].bind(py);
+            let Ok(tuple) = obj.cast::<PyTuple>() else {
+                return Err(Refusal::type_error(format!(
+                    "argument `{name}` is a {}, and the kernel's parameter `{name}: {ty}` takes \
+                     a tuple of {N} numbers",
+                    read::type_name(obj)
+                )));
+            };
+            if tuple.len() != N {
+                return Err(Refusal::type_error(format!(
+                    "argument `{name}` is a tuple of {} items, and the kernel's parameter \
+                     `{name}: {ty}` takes a tuple of {N} numbers",
+                    tuple.len()
+                )));
+            }
+            tuple
+                .iter()
+                .enumerate()
+                .map(|(i, item)| read(i, &item, &format!("{name}[{i}]")))
+                .collect::<Result<Vec<u64>, Refusal>>()
+        })?;
+        self.described[index] = Some(Described::Tuple(bits));
+        Ok(())
+    }
+
+    fn tuple(&self, index: usize) -> Result<&[u64], CallError> {
+        match &self.described[index] {
+            Some(Described::Tuple(bits)) => Ok(bits),
             _ => Err(not_prepared(self.signature.name)),
         }
     }
@@ -591,3 +635,39 @@ float_scalar!(
     f32 => |v: f64| v as f32, |v: f32| u64::from(v.to_bits()), |b: u64| f32::from_bits(b as u32);
     f64 => |v: f64| v, f64::to_bits, f64::from_bits
 );
+
+/// A by-value tuple of numbers (`shape: (usize, usize, usize, usize)`), from a Python tuple of
+/// as many `int`s (or `float`s, where the element is one), each checked as a scalar parameter
+/// of its type is.
+macro_rules! tuple_arg {
+    ($($n:literal: ($($t:ident $i:tt),+);)*) => {$(
+        impl<$($t: Scalar),+> oxide_host::ForeignArg<fn(($($t,)+))> for Call
+        where
+            ($($t,)+): oxide_device::DeviceData,
+        {
+            type Arg<'c> = ($($t,)+);
+
+            fn describe(&mut self, index: usize) -> Result<(), CallError> {
+                self.describe_tuple::<$n>(index, |i, item, name| match i {
+                    $($i => <$t as Scalar>::from_py(item, name, std::any::type_name::<$t>())
+                        .map(Scalar::to_bits),)+
+                    _ => unreachable!("a tuple of {} items has no item {i}", $n),
+                })
+            }
+
+            fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {
+                let bits = self.tuple(index)?;
+                Ok(($(<$t as Scalar>::from_bits(bits[$i]),)+))
+            }
+        }
+    )*};
+}
+
+tuple_arg! {
+    1: (A 0);
+    2: (A 0, B 1);
+    3: (A 0, B 1, C 2);
+    4: (A 0, B 1, C 2, D 3);
+    5: (A 0, B 1, C 2, D 3, E 4);
+    6: (A 0, B 1, C 2, D 3, E 4, F 5);
+}

@@ -44,4 +44,26 @@ pub fn row_sums(m: Matrix<f32>, mut sums: DisjointSlice<f32>) {
     }
 }
 
-oxide::python_module!(pyops: vecadd, scale_bf16, histogram, row_sums);
+/// `out[r][c] = r · coeffs.0 + c · coeffs.1 + bias[c]`, a 16 × 16 tile a block: each thread takes its
+/// tile's column offset from a `DynShared` array of at least 16 slots (`stage`), so the three
+/// kinds a tensor-core kernel takes (a 2-D output, a by-value tuple, a dynamic shared array)
+/// are each exported.
+#[kernel(block = "16x16")]
+pub fn ramp_tiles(
+    coeffs: (u32, u32),
+    bias: &[f32],
+    mut out: BlockTiles<f32, 16, 16>,
+    stage: DynShared<u32>,
+) {
+    let stage = stage.init(|i| i as u32).sync();
+    if let Some(mut tile) = out.tile_mut() {
+        let (_, c0) = tile.origin();
+        if let Some(((row, col), o)) = tile.own_mut((0, 0)) {
+            let c = stage.get(col - c0).copied().unwrap_or(0) as usize + c0;
+            let b = bias.get(c).copied().unwrap_or(0.0);
+            *o = (row as u32 * coeffs.0 + c as u32 * coeffs.1) as f32 + b;
+        }
+    }
+}
+
+oxide::python_module!(pyops: vecadd, scale_bf16, histogram, row_sums, ramp_tiles);
