@@ -671,3 +671,33 @@ tuple_arg! {
     5: (A 0, B 1, C 2, D 3, E 4);
     6: (A 0, B 1, C 2, D 3, E 4, F 5);
 }
+
+#[cfg(test)]
+mod tests {
+    use oxide_device::bf16;
+    use oxide_device::outputs::{BlockTiles, DisjointRows, MmaTiles};
+    use oxide_host::ForeignArg;
+
+    use super::Call;
+
+    /// Compiles only where Python's caller can pass an argument for a parameter keyed `K`.
+    fn passes<K: ?Sized>()
+    where
+        Call: ForeignArg<K>,
+    {
+    }
+
+    /// What kernels/flash_attn's kernels take (issue 22), and the other 2-D outputs: each has a
+    /// `ForeignArg` (the `DynShared` count goes through `ForeignCall::describe_shared_len`).
+    #[test]
+    fn flash_attention_parameters_are_exportable() {
+        passes::<fn(oxide_device::Matrix<'_, bf16>)>();
+        passes::<fn((usize, usize, usize, usize))>();
+        passes::<fn(f32)>();
+        passes::<fn(MmaTiles<'_, bf16, 128, 64, 32, 64>)>();
+        passes::<fn(MmaTiles<'_, bf16, 128, 128, 32, 128>)>();
+        passes::<fn(BlockTiles<'_, f32, 32, 32>)>();
+        passes::<fn(DisjointRows<'_, f32>)>();
+        passes::<fn((u32, f32, i64))>();
+    }
+}
