@@ -120,6 +120,20 @@ sums2 = torch.empty(300, device=dev)
 pyops.row_sums(m[:, :48], sums2)
 check("row_sums of a pitched slice", torch.allclose(sums2, m[:, :48].sum(dim=1), rtol=1e-4, atol=1e-4))
 
+# A by-value tuple, a 2-D output (BlockTiles, 16 x 16 a block) and a DynShared count.
+bias = torch.randn(96, device=dev)
+tiles = torch.full((48, 96), float("nan"), device=dev)
+pyops.ramp_tiles((3, 2), bias, tiles, 16, grid=(96 // 16, 48 // 16))
+r = torch.arange(48, device=dev, dtype=torch.float32)[:, None]
+col = torch.arange(96, device=dev, dtype=torch.float32)[None, :]
+check("ramp_tiles (tuple, BlockTiles, DynShared)", torch.equal(tiles, r * 3 + col * 2 + bias[None, :]))
+refused("a DynShared count over the device's limit", ValueError, ["`stage`", "shared memory"],
+        pyops.ramp_tiles, (3, 2), bias, tiles, 1 << 20, grid=(6, 3))
+refused("a 2-D output over its input", ValueError, ["`out`", "`bias`"],
+        pyops.ramp_tiles, (3, 2), bias, bias.view(1, 96), 16, grid=(6, 1))
+refused("a pitched 2-D output", ValueError, ["`out`", "contiguous"],
+        pyops.ramp_tiles, (3, 2), bias, tiles[:, :64], 16, grid=(4, 3))
+
 # Refusals with real tensors: nothing is launched.
 x = torch.randn(4096, device=dev)
 refused("overlapping views x[4:] and x[:-4]", ValueError, ["`c`", "overlaps argument `a`"], pyops.vecadd, x[:-4], x[:-4], x[4:])
