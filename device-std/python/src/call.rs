@@ -12,7 +12,7 @@ use oxide_host::{
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict, PyTuple};
 
-use crate::config::{self, Shape};
+use crate::config::{self, Role, Shape};
 use crate::device::{self, RestoreContext};
 use crate::dtype::DType;
 use crate::error::{CallError, SharedMemory};
@@ -47,7 +47,7 @@ enum Described {
     Tensor {
         arg: Box<TensorArg>,
         checked: Checked,
-        writes: bool,
+        role: Role,
         /// The DLPack capsule the description came from, kept until the launch is queued.
         _capsule: Option<Py<PyCapsule>>,
     },
@@ -159,7 +159,7 @@ impl Call {
         &mut self,
         index: usize,
         dtype: DType,
-        writes: bool,
+        role: Role,
         layout: Layout,
     ) -> Result<(), CallError> {
         let param = self.signature.params[index];
@@ -167,7 +167,7 @@ impl Call {
             name: param.name,
             ty: param.ty,
             dtype,
-            writes,
+            writes: role.writes(),
             layout,
         };
         let described = Python::attach(|py| {
@@ -182,7 +182,7 @@ impl Call {
             Ok::<_, CallError>(Described::Tensor {
                 arg: Box::new(arg),
                 checked,
-                writes,
+                role,
                 _capsule: capsule.map(Bound::unbind),
             })
         })?;
@@ -190,15 +190,13 @@ impl Call {
         Ok(())
     }
 
-    /// The tensor arguments described so far: `(name, checked, writes)`, in the kernel's order.
-    fn tensors(&self) -> Vec<(&'static str, &Checked, bool)> {
+    /// The tensor arguments described so far: `(name, checked, role)`, in the kernel's order.
+    fn tensors(&self) -> Vec<(&'static str, &Checked, Role)> {
         self.described
             .iter()
             .zip(self.signature.params)
             .filter_map(|(d, p)| match d {
-                Some(Described::Tensor {
-                    checked, writes, ..
-                }) => Some((p.name, checked, *writes)),
+                Some(Described::Tensor { checked, role, .. }) => Some((p.name, checked, *role)),
                 _ => None,
             })
             .collect()
@@ -309,7 +307,12 @@ impl ForeignCall for Call {
 
     fn prepare(&mut self) -> Result<(), CallError> {
         let tensors = self.tensors();
-        let named = tensor::check_together(&tensors)?;
+        let written: Vec<_> = tensors
+            .iter()
+            .map(|&(n, c, r)| (n, c, r.writes()))
+            .collect();
+        let named = tensor::check_together(&written)?;
+        drop(written);
         let config = config::launch_config(self.signature, self.grid, self.block, &tensors)?;
         drop(tensors);
         let (ordinal, stream) = Python::attach(|py| -> PyResult<_> {
@@ -462,7 +465,8 @@ impl<E: SliceElement> oxide_host::ForeignArg<[E]> for Call {
     type Arg<'c> = E::View<'c>;
 
     fn describe(&mut self, index: usize) -> Result<(), CallError> {
-        self.describe_tensor(index, E::DTYPE, E::WRITES, Layout::Flat)
+        let role = if E::WRITES { Role::Atomic } else { Role::Read };
+        self.describe_tensor(index, E::DTYPE, role, Layout::Flat)
     }
 
     fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {
@@ -480,7 +484,7 @@ macro_rules! output_param {
             type Arg<'c> = ForeignViewMut<'c, T>;
 
             fn describe(&mut self, index: usize) -> Result<(), CallError> {
-                self.describe_tensor(index, T::DTYPE, true, Layout::Flat)
+                self.describe_tensor(index, T::DTYPE, Role::Elements, Layout::Flat)
             }
 
             fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {
@@ -511,7 +515,7 @@ macro_rules! rows_output_param {
             type Arg<'c> = oxide_host::Rows<ForeignViewMut<'c, T>>;
 
             fn describe(&mut self, index: usize) -> Result<(), CallError> {
-                self.describe_tensor(index, T::DTYPE, true, Layout::Rows)
+                self.describe_tensor(index, T::DTYPE, Role::Tiles, Layout::Rows)
             }
 
             fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {
@@ -540,7 +544,7 @@ impl<T: crate::dtype::Element> oxide_host::ForeignArg<fn(oxide_device::Matrix<'_
     type Arg<'c> = oxide_host::MatrixShape<ForeignView<'c, T>>;
 
     fn describe(&mut self, index: usize) -> Result<(), CallError> {
-        self.describe_tensor(index, T::DTYPE, false, Layout::Matrix)
+        self.describe_tensor(index, T::DTYPE, Role::Read, Layout::Matrix)
     }
 
     fn arg(&self, index: usize) -> Result<Self::Arg<'_>, CallError> {

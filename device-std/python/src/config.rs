@@ -66,25 +66,39 @@ pub fn stream(value: &Bound<'_, PyAny>) -> Result<Option<usize>, Refusal> {
     Err(refused())
 }
 
-/// Whether a written parameter of type `ty` (as written in the kernel) sizes a default grid:
-/// an output shape (`DisjointSlice<T>`, ...) holds one element a thread, while an atomic slice
-/// (`&[AtomicU32]`) is shared by every thread, so its length (a histogram's bins) says nothing
-/// of the thread count; sizing the grid by it launched 256 threads for a histogram of a
-/// million keys (found on the GPU, 2026-12-07).
-fn sizes_the_grid(ty: &str) -> bool {
-    !ty.trim_start().starts_with('&')
+/// What a kernel parameter does with its tensor, as far as the default grid cares: only an
+/// output of one element a thread (`DisjointSlice<T>`, ...) says how many threads the launch
+/// takes. An atomic slice (`&[AtomicU32]`) is every thread's (sizing the grid by a histogram's
+/// 256 bins launched 256 threads for a million keys: found on the GPU, 2026-12-07), and a 2-D
+/// output is a tile a block or a row a warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Read only (`&[T]`, `Matrix<T>`).
+    Read,
+    /// An atomic slice, written by every thread.
+    Atomic,
+    /// A 1-D output, an element (or a chunk) a thread.
+    Elements,
+    /// A 2-D output (`DisjointRows`, `BlockTiles`, `MmaTiles`, ...).
+    Tiles,
+}
+
+impl Role {
+    /// Whether the kernel writes the tensor.
+    pub fn writes(self) -> bool {
+        self != Role::Read
+    }
 }
 
 /// The launch's shape: `block` as given, else the kernel's declared block, else
 /// [`DEFAULT_BLOCK`]; `grid` as given, else (for a block of one dimension) enough blocks for
-/// one thread per element of the first output the kernel writes (not an atomic slice: see
-/// [`sizes_the_grid`]). The launch itself checks the shape against the kernel's contract and
-/// the device.
+/// one thread per element of the first [`Role::Elements`] output. The launch itself checks
+/// the shape against the kernel's contract and the device.
 pub fn launch_config(
     signature: &ForeignSignature,
     grid: Option<Shape>,
     block: Option<Shape>,
-    tensors: &[(&str, &Checked, bool)],
+    tensors: &[(&str, &Checked, Role)],
 ) -> Result<LaunchConfig, Refusal> {
     let block = block
         .or(signature.options.block)
@@ -93,35 +107,23 @@ pub fn launch_config(
         Some(grid) => grid,
         None => {
             let kernel = signature.name;
-            let sizes_grid = |name: &str| {
-                signature
-                    .params
-                    .iter()
-                    .any(|p| p.name == name && sizes_the_grid(p.ty))
-            };
-            // A 2-D output (`BlockTiles`, `MmaTiles`, ...: a tile a block or a warp) says
-            // nothing of the thread count either.
-            let output = tensors.iter().find(|(name, checked, writes)| {
-                *writes && checked.matrix.is_none() && sizes_grid(name)
-            });
-            let Some((_, output, _)) = output else {
-                let two_d = tensors
-                    .iter()
-                    .find(|(_, checked, writes)| *writes && checked.matrix.is_some());
-                let atomics = tensors.iter().any(|(_, _, writes)| *writes);
-                return Err(Refusal::type_error(if let Some((name, ..)) = two_d {
-                    format!(
-                        "{kernel}() writes the 2-D output `{name}`, whose shape is not its \
+            let role_of = |role: Role| tensors.iter().find(|(_, _, r)| *r == role);
+            let Some((_, output, _)) = role_of(Role::Elements) else {
+                return Err(Refusal::type_error(
+                    if let Some((name, ..)) = role_of(Role::Tiles) {
+                        format!(
+                            "{kernel}() writes the 2-D output `{name}`, whose shape is not its \
                          thread count (a tile a block, a row a warp...): pass `grid=`"
-                    )
-                } else if atomics {
-                    format!(
-                        "{kernel}() writes only atomic slices, whose length says nothing of \
+                        )
+                    } else if role_of(Role::Atomic).is_some() {
+                        format!(
+                            "{kernel}() writes only atomic slices, whose length says nothing of \
                          how many threads it takes: pass `grid=`"
-                    )
-                } else {
-                    format!("{kernel}() writes no tensor to size the grid by: pass `grid=`")
-                }));
+                        )
+                    } else {
+                        format!("{kernel}() writes no tensor to size the grid by: pass `grid=`")
+                    },
+                ));
             };
             if block[1] != 1 || block[2] != 1 || block[0] == 0 {
                 return Err(Refusal::type_error(format!(
@@ -184,7 +186,13 @@ mod tests {
             },
         ]);
         let (a, c) = (checked(1 << 20), checked(1000));
-        let cfg = launch_config(&sig, None, None, &[("a", &a, false), ("c", &c, true)]).unwrap();
+        let cfg = launch_config(
+            &sig,
+            None,
+            None,
+            &[("a", &a, Role::Read), ("c", &c, Role::Elements)],
+        )
+        .unwrap();
         assert_eq!(cfg.grid, (1000u32.div_ceil(DEFAULT_BLOCK), 1, 1));
     }
 
@@ -201,7 +209,7 @@ mod tests {
             },
         ]);
         let (keys, bins) = (checked(1 << 20), checked(256));
-        let tensors = [("keys", &keys, false), ("bins", &bins, true)];
+        let tensors = [("keys", &keys, Role::Read), ("bins", &bins, Role::Atomic)];
         let e = launch_config(&sig, None, None, &tensors).unwrap_err();
         assert!(
             e.message.contains("writes only atomic slices"),
@@ -221,14 +229,14 @@ mod tests {
         }]);
         let mut out = checked(64 * 64);
         out.matrix = Some((64, 64, 64));
-        let e = launch_config(&sig, None, None, &[("out", &out, true)]).unwrap_err();
+        let e = launch_config(&sig, None, None, &[("out", &out, Role::Tiles)]).unwrap_err();
         assert!(
             e.message.contains("2-D output `out`") && e.message.contains("pass `grid=`"),
             "{}",
             e.message
         );
         let grid = Some([2, 2, 1]);
-        let cfg = launch_config(&sig, grid, None, &[("out", &out, true)]).unwrap();
+        let cfg = launch_config(&sig, grid, None, &[("out", &out, Role::Tiles)]).unwrap();
         assert_eq!(cfg.grid, (2, 2, 1));
     }
 }
