@@ -51,13 +51,13 @@ cargo build --quiet -p cargo-oxide || die "cargo-oxide does not build"
 cp target/debug/cargo-oxide "$suite/cargo-oxide"
 cp ci/gpu-suite/ports.txt "$suite/ports.txt"
 
-# The Python boundary's wheel (kernels/pyops, abi3) and its GPU test (python_boundary.py, which
-# installs the wheel into a venv beside torch: docs/python.md).
+# The Python boundary's wheel (kernels/pyops, abi3) and its GPU tests (python_boundary.py, which
+# unpacks the wheel beside torch, then runs python_torch_ops.py: docs/python.md).
 out=$(cargo oxide python kernels/pyops) || die "cargo oxide python kernels/pyops failed"
 wheel=$(sed -n 's/^wheel: //p' <<<"$out")
 [[ -f "$wheel" ]] || die "cargo oxide python printed no wheel: $out"
 mkdir -p "$suite/wheels" && cp "$wheel" "$suite/wheels/"
-cp ci/gpu-suite/python_boundary.py "$suite/"
+cp ci/gpu-suite/python_boundary.py ci/gpu-suite/python_torch_ops.py "$suite/"
 
 # Debug info is not needed there, and the device tool carries at most 64 MiB.
 find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +

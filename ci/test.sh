@@ -58,5 +58,8 @@ fi
 # test is cargo-oxide's python_wheel, which builds it on its own with `cargo oxide python`.
 step test "See the failing tests above; 'cargo test -p <package>' reruns one package." \
     cargo test --workspace --exclude pyops --no-fail-fast
+# Its emulator tests (the kernels against CPU references), in a cargo run of their own.
+step pyops "'cargo test -p pyops' reruns pyops's emulator tests." \
+    cargo test -p pyops
 
 echo "ci/test.sh: all steps passed in $((SECONDS - start)) s"

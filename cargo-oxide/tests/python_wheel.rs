@@ -1,7 +1,7 @@
 //! `cargo oxide python kernels/pyops`: the wheel builds, installs into a fresh venv (no network:
-//! `pip install --no-index`), imports, and refuses every bad call before the GPU
-//! (tests/python/refusals.py, with fake `__cuda_array_interface__` objects). Needs `python3`
-//! with `venv`; no GPU, no torch.
+//! `pip install --no-index`), imports without importing torch, states each kernel's torch op
+//! schema, and refuses every bad call before the GPU (tests/python/refusals.py, with fake
+//! `__cuda_array_interface__` objects). Needs `python3` with `venv`; no GPU, no torch.
 
 mod common;
 

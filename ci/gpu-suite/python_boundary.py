@@ -3,11 +3,13 @@ Rust): the wheel ci/build-gpu-suite.sh built (.gpu-suite/wheels/pyops-*.whl, abi
 pip into .gpu-suite/pylib (no network, no venv: the machine's torch lives in a venv of its own,
 /opt/torch/.venv, which a venv made with --system-site-packages does not see) and put first on
 sys.path, then each kernel against torch's result on torch's current stream, on a non-default
-stream and inside `torch.cuda.graph` capture, and every refusal with real tensors.
+stream and inside `torch.cuda.graph` capture, and every refusal with real tensors; then
+python_torch_ops.py (the kernels as torch custom ops, torch.compile, the autograd example).
 
     python3 .gpu-suite/python_boundary.py
 
-Exits 0 and prints `python boundary: N passed` when every check passes."""
+Exits 0 and prints `python boundary: N passed`, then python_torch_ops.py's
+`python torch ops: N passed, M failed`, when every check passes."""
 
 import glob
 import os
@@ -157,3 +159,6 @@ if torch.cuda.device_count() > 1:
     check("the current device is unchanged", torch.cuda.current_device() == 0)
 torch.cuda.synchronize()
 print(f"python boundary: {passed} passed")
+# The kernels as torch custom ops (registration, opcheck, torch.compile, the autograd example):
+# a script of its own, which runs every check even after a failure.
+sys.exit(subprocess.call([sys.executable, os.path.join(HERE, "python_torch_ops.py")]))

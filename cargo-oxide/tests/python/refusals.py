@@ -47,7 +47,8 @@ def refused(exception, words, f, *args, **kwargs):
 
 
 # The functions, their signatures and docstrings.
-for name in ["vecadd", "scale_bf16", "histogram", "row_sums", "ramp_tiles"]:
+KERNELS = ["vecadd", "scale_bf16", "histogram", "row_sums", "ramp_tiles", "swiglu", "swiglu_backward"]
+for name in KERNELS:
     assert callable(getattr(pyops, name)), name
 assert str(inspect.signature(pyops.vecadd)) == "(a, b, c, *, grid=None, block=None, stream=None)"
 assert str(inspect.signature(pyops.scale_bf16)).startswith("(alpha, x, y, *")
@@ -316,6 +317,27 @@ refused(TypeError, ["2-D output `out`", "grid="], ramp, (1, 2), bias, out, 16)
 refused(TypeError, ["`stage`", "str", "int"], ramp, (1, 2), bias, out, "16", grid=grid)
 refused(ValueError, ["`stage`"], ramp, (1, 2), bias, out, -1, grid=grid)
 refused(TypeError, ["missing argument `stage`"], ramp, (1, 2), bias, out, grid=grid)
+
+# The torch custom ops: each kernel's schema, derived from its parameters' kinds (read tensors
+# `Tensor`, written ones `Tensor(aN!)`, numbers, tuples as lists, the launch's grid and block),
+# stated without torch; registering needs torch, which importing the module never imports.
+LAUNCH = "*, int[]? grid=None, int[]? block=None) -> ()"
+assert pyops.torch_schemas == {
+    "vecadd": f"pyops::vecadd(Tensor a, Tensor b, Tensor(a0!) c, {LAUNCH}",
+    "scale_bf16": f"pyops::scale_bf16(float alpha, Tensor x, Tensor(a0!) y, {LAUNCH}",
+    "histogram": f"pyops::histogram(Tensor keys, Tensor(a0!) bins, {LAUNCH}",
+    "row_sums": f"pyops::row_sums(Tensor m, Tensor(a0!) sums, {LAUNCH}",
+    "ramp_tiles": f"pyops::ramp_tiles(int[] coeffs, Tensor bias, Tensor(a0!) out, int stage, {LAUNCH}",
+    "swiglu": f"pyops::swiglu(Tensor g, Tensor u, Tensor(a0!) h, {LAUNCH}",
+    "swiglu_backward": f"pyops::swiglu_backward(Tensor g, Tensor u, Tensor dh, Tensor(a0!) dg, Tensor(a1!) du, {LAUNCH}",
+}, pyops.torch_schemas
+assert str(inspect.signature(pyops.register_torch)) == "()"
+assert "torch.ops.<module>.<kernel>" in pyops.register_torch.__doc__
+assert "torch" not in sys.modules, "importing pyops imported torch"
+try:
+    import torch  # noqa: F401
+except ImportError:
+    refused(ImportError, ["torch"], pyops.register_torch)
 
 # A call that passes every check reaches the GPU: here, none (or, on a machine with one, the
 # driver does not know these fake addresses).

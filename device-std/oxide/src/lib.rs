@@ -72,8 +72,10 @@ pub use oxide_python as python;
 /// crate's library name, built as a `cdylib` by `cargo oxide python`), whose functions are
 /// these kernels, each called as `name.kernel(a, b, c, grid=..., block=..., stream=...)` with
 /// tensors for its slices and outputs, numbers for its values and a `DynShared` array's element
-/// count, tuples of numbers for its tuples (docs/python.md). Generic kernels cannot be exported
-/// yet.
+/// count, tuples of numbers for its tuples (docs/python.md). The module also has
+/// `register_torch()`, which registers the kernels as torch custom ops
+/// (`torch.ops.name.kernel`, for `torch.compile`), and their schemas, `torch_schemas`. Generic
+/// kernels cannot be exported yet.
 #[cfg(feature = "python")]
 #[macro_export]
 macro_rules! python_module {
@@ -82,14 +84,13 @@ macro_rules! python_module {
         fn $module(
             module: &$crate::python::pyo3::Bound<'_, $crate::python::pyo3::types::PyModule>,
         ) -> $crate::python::pyo3::PyResult<()> {
-            $(
-                $crate::python::add_kernel(
-                    module,
-                    &$($kernel)::+::__SIGNATURE,
-                    $($kernel)::+::__foreign::<$crate::python::Call>,
-                )?;
-            )+
-            $crate::python::add_exceptions(module)
+            $crate::python::add_kernels(module, &[$(
+                $crate::python::Kernel {
+                    signature: &$($kernel)::+::__SIGNATURE,
+                    call: $($kernel)::+::__foreign::<$crate::python::Call>,
+                    params: $($kernel)::+::__foreign::<$crate::python::Params>,
+                },
+            )+])
         }
     };
 }

@@ -18,6 +18,7 @@ use crate::dtype::DType;
 use crate::error::{CallError, SharedMemory};
 use crate::read;
 use crate::refusal::{ReadError, Refusal};
+use crate::schema::{Number, Param, SchemaArg};
 use crate::tensor::{self, Checked, Expect, Layout, TensorArg};
 
 /// One call of a kernel from Python.
@@ -476,6 +477,10 @@ impl<E: SliceElement> oxide_host::ForeignArg<[E]> for Call {
     }
 }
 
+impl<E: SliceElement> SchemaArg<[E]> for Call {
+    const PARAM: Param = Param::Tensor(if E::WRITES { Role::Atomic } else { Role::Read });
+}
+
 macro_rules! output_param {
     ($($output:ident<T $(, const $c:ident)*>),*) => {$(
         impl<T: crate::dtype::Element $(, const $c: usize)*>
@@ -493,6 +498,12 @@ macro_rules! output_param {
                 // argument overlaps no other argument.
                 Ok(unsafe { ForeignViewMut::new(gpu, checked.bytes.start, checked.elements) }?)
             }
+        }
+
+        impl<T: crate::dtype::Element $(, const $c: usize)*>
+            SchemaArg<fn(oxide_device::$output<'_, T $(, $c)*>)> for Call
+        {
+            const PARAM: Param = Param::Tensor(Role::Elements);
         }
     )*};
 }
@@ -529,6 +540,12 @@ macro_rules! rows_output_param {
                 Ok(oxide_host::Rows::new(view, cols).map_err(oxide_host::Error::from)?)
             }
         }
+
+        impl<T: crate::dtype::Element $(, const $c: usize)* $(, $o: oxide_device::outputs::TileOrder)?>
+            SchemaArg<fn(oxide_device::$output<'_, T $(, $c)* $(, $o)?>)> for Call
+        {
+            const PARAM: Param = Param::Tensor(Role::Tiles);
+        }
     )*};
 }
 
@@ -559,8 +576,14 @@ impl<T: crate::dtype::Element> oxide_host::ForeignArg<fn(oxide_device::Matrix<'_
     }
 }
 
+impl<T: crate::dtype::Element> SchemaArg<fn(oxide_device::Matrix<'_, T>)> for Call {
+    const PARAM: Param = Param::Tensor(Role::Read);
+}
+
 /// A kernel's by-value parameter of a number type, from a Python `int` or `float`.
 pub trait Scalar: Copy {
+    /// What a torch op's schema calls it.
+    const NUMBER: Number;
     fn from_py(obj: &Bound<'_, PyAny>, name: &str, ty: &str) -> Result<Self, Refusal>;
     fn to_bits(self) -> u64;
     fn from_bits(bits: u64) -> Self;
@@ -569,6 +592,7 @@ pub trait Scalar: Copy {
 macro_rules! int_scalar {
     ($($t:ty),*) => {$(
         impl Scalar for $t {
+            const NUMBER: Number = Number::Int;
             fn from_py(obj: &Bound<'_, PyAny>, name: &str, ty: &str) -> Result<Self, Refusal> {
                 if obj.is_instance_of::<pyo3::types::PyBool>() || !obj.is_instance_of::<pyo3::types::PyInt>() {
                     return Err(Refusal::type_error(format!(
@@ -605,6 +629,10 @@ macro_rules! scalar_arg {
                 self.scalar(index)
             }
         }
+
+        impl SchemaArg<fn($t)> for Call {
+            const PARAM: Param = Param::Number(<$t as Scalar>::NUMBER);
+        }
     )*};
 }
 
@@ -613,6 +641,7 @@ scalar_arg!(i8, u8, i16, u16, i32, u32, i64, u64, isize, usize, f32, f64);
 macro_rules! float_scalar {
     ($($t:ty => $from:expr, $to:expr, $back:expr);*) => {$(
         impl Scalar for $t {
+            const NUMBER: Number = Number::Float;
             fn from_py(obj: &Bound<'_, PyAny>, name: &str, ty: &str) -> Result<Self, Refusal> {
                 let number = obj.is_instance_of::<pyo3::types::PyFloat>()
                     || (obj.is_instance_of::<pyo3::types::PyInt>()
@@ -663,6 +692,13 @@ macro_rules! tuple_arg {
                 let bits = self.tuple(index)?;
                 Ok(($(<$t as Scalar>::from_bits(bits[$i]),)+))
             }
+        }
+
+        impl<$($t: Scalar),+> SchemaArg<fn(($($t,)+))> for Call
+        where
+            ($($t,)+): oxide_device::DeviceData,
+        {
+            const PARAM: Param = Param::Tuple(&[$(<$t as Scalar>::NUMBER),+]);
         }
     )*};
 }

@@ -1,18 +1,39 @@
 //! A kernel as a Python function of a module: its name, its docstring (whose first line is
 //! its signature, which `inspect.signature` reads), and the call through the kernel's
-//! `__foreign`.
+//! `__foreign`; and a module's kernels together, with `DeviceError` and their torch ops.
 
 use std::ffi::{CStr, CString};
 
 use oxide_host::ForeignSignature;
 use pyo3::prelude::*;
-use pyo3::types::PyCFunction;
+use pyo3::types::{PyCFunction, PyDict, PyTuple};
 
 use crate::call::Call;
 use crate::error::{CallError, DeviceError};
+use crate::schema::ParamsOf;
 
 /// A kernel's `__foreign`, instantiated for Python's calls.
 pub type Foreign = fn(&mut Call) -> Result<(), CallError>;
+
+/// One kernel of a module, as `python_module!` lists it: its `__SIGNATURE`, and its
+/// `__foreign` instantiated for Python's calls and for the walk that finds its parameters'
+/// kinds (`schema::Params`).
+#[derive(Clone, Copy)]
+pub struct Kernel {
+    pub signature: &'static ForeignSignature,
+    pub call: Foreign,
+    pub params: ParamsOf,
+}
+
+/// Adds each kernel to `module` as a function of its name, the exception `DeviceError`, and
+/// the kernels' torch ops (`torch_schemas`, `register_torch`: module `torch`).
+pub fn add_kernels(module: &Bound<'_, PyModule>, kernels: &[Kernel]) -> PyResult<()> {
+    for kernel in kernels {
+        add_kernel(module, kernel.signature, kernel.call)?;
+    }
+    add_exceptions(module)?;
+    crate::torch::add(module, kernels)
+}
 
 /// Adds the kernel `signature` describes to `module` as a function of its name, which runs
 /// `foreign` on each call.
@@ -27,13 +48,26 @@ pub fn add_kernel(
         module.py(),
         Some(name),
         Some(doc),
-        move |args, kwargs| -> PyResult<()> {
-            let mut call = Call::new(signature, args, kwargs)?;
-            foreign(&mut call).map_err(|e| call.name_error(e))?;
-            Ok(())
+        // `None` spelled out: a closure's `()` would be an empty tuple to Python.
+        move |args, kwargs| -> PyResult<Py<PyAny>> {
+            call(signature, foreign, args, kwargs)?;
+            Ok(args.py().None())
         },
     )?;
     module.add(signature.name, function)
+}
+
+/// The checked call of a kernel with Python's `args` and `kwargs`: what its function runs, and
+/// its torch op's implementation.
+pub fn call(
+    signature: &'static ForeignSignature,
+    foreign: Foreign,
+    args: &Bound<'_, PyTuple>,
+    kwargs: Option<&Bound<'_, PyDict>>,
+) -> PyResult<()> {
+    let mut call = Call::new(signature, args, kwargs)?;
+    foreign(&mut call).map_err(|e| call.name_error(e))?;
+    Ok(())
 }
 
 /// Adds `DeviceError` to `module`.

@@ -28,9 +28,12 @@ mod error;
 mod function;
 mod read;
 pub mod refusal;
+mod schema;
 pub mod tensor;
+mod torch;
 
 pub use call::{Call, Scalar, SliceElement};
 pub use error::{CallError, DeviceError};
-pub use function::{Foreign, add_exceptions, add_kernel, docstring};
+pub use function::{Foreign, Kernel, add_exceptions, add_kernel, add_kernels, docstring};
 pub use pyo3;
+pub use schema::{Params, ParamsOf, Stop};

@@ -66,4 +66,55 @@ pub fn ramp_tiles(
     }
 }
 
-oxide::python_module!(pyops: vecadd, scale_bf16, histogram, row_sums, ramp_tiles);
+/// The logistic sigmoid, `1 / (1 + e^-x)`.
+#[inline]
+fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// SwiGLU's gating, fused: `h = silu(g) * u`, where `silu(g) = g * sigmoid(g)`.
+#[kernel(grid = "1d", same_len = "g, u, h")]
+pub fn swiglu(g: &[f32], u: &[f32], mut h: DisjointSlice<f32>) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if let Some(out) = h.get_mut(idx) {
+        *out = g[i] * sigmoid(g[i]) * u[i];
+    }
+}
+
+/// The backward of [`swiglu`] for the gradient `dh` of `h`: with `s = sigmoid(g)`,
+/// `dg = dh * u * s * (1 + g * (1 - s))` (the derivative of `g * s`) and `du = dh * g * s`.
+#[kernel(grid = "1d", same_len = "g, u, dh, dg, du")]
+pub fn swiglu_backward(
+    g: &[f32],
+    u: &[f32],
+    dh: &[f32],
+    mut dg: DisjointSlice<f32>,
+    mut du: DisjointSlice<f32>,
+) {
+    let idx = ThreadIndex::linear();
+    let i = idx.get();
+    if i < g.len() {
+        let s = sigmoid(g[i]);
+        if let Some(out) = dg.get_mut(idx) {
+            *out = dh[i] * u[i] * s * (1.0 + g[i] * (1.0 - s));
+        }
+        // A second output takes a second index of this thread: one `ThreadIndex` is one write.
+        if let Some(out) = du.get_mut(ThreadIndex::linear()) {
+            *out = dh[i] * g[i] * s;
+        }
+    }
+}
+
+oxide::python_module!(
+    pyops: vecadd,
+    scale_bf16,
+    histogram,
+    row_sums,
+    ramp_tiles,
+    swiglu,
+    swiglu_backward
+);
+
+#[cfg(test)]
+mod tests;
