@@ -437,7 +437,8 @@ def run_shape(batch, seq, kernels, w, w32, table, failures):
               "", "", "", "", "PASS" if err <= TOLERANCE else "FAIL")
 
     # Whole-layer timings.
-    n = ARGS.samples
+    # On the CPU the times say nothing (and each layer takes seconds): two samples.
+    n = 2 if ARGS.cpu else ARGS.samples
     eager = lambda: torch_layer(x, w, cos, sin)  # noqa: E731
     eager_ms = median_ms(eager, n)
     table.add(shape, "layer: torch eager", "torch (cuBLAS, SDPA)", f"{eager_ms:.3f}", "", "", "1.00x")
