@@ -59,6 +59,14 @@ wheel=$(sed -n 's/^wheel: //p' <<<"$out")
 mkdir -p "$suite/wheels" && cp "$wheel" "$suite/wheels/"
 cp ci/gpu-suite/python_boundary.py ci/gpu-suite/python_torch_ops.py "$suite/"
 
+# The Llama layer's kernels (kernels/llama, with flash_attn's flash_attn_128) as a wheel, and
+# the script that runs the layer against PyTorch (llama_layer.py; kernels/llama/README.md).
+out=$(cargo oxide python kernels/llama) || die "cargo oxide python kernels/llama failed"
+wheel=$(sed -n 's/^wheel: //p' <<<"$out")
+[[ -f "$wheel" ]] || die "cargo oxide python printed no wheel: $out"
+cp "$wheel" "$suite/wheels/"
+cp ci/gpu-suite/llama_layer.py "$suite/"
+
 # Debug info is not needed there, and the device tool carries at most 64 MiB.
 find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +
 

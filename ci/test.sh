@@ -52,13 +52,16 @@ if $fast; then
     echo "ci/test.sh --fast: all steps passed in $((SECONDS - start)) s (a subset: ci/test.sh is CI's run)"
     exit 0
 fi
-# kernels/pyops is left out of this one build: features unify across the packages of a cargo
-# run, and pyops turns on oxide's `python`, whose PyO3 re-exports change the paths rustc prints
-# in compile_fail's expected diagnostics (alloc's internals as oxide::python::pyo3::...). Its
-# test is cargo-oxide's python_wheel, which builds it on its own with `cargo oxide python`.
+# kernels/pyops and kernels/llama are left out of this one build: features unify across the
+# packages of a cargo run, and both turn on oxide's `python`, whose PyO3 re-exports change the
+# paths rustc prints in compile_fail's expected diagnostics (alloc's internals as
+# oxide::python::pyo3::...). pyops's test is cargo-oxide's python_wheel, which builds it on its
+# own with `cargo oxide python`; llama's emulator tests run in a cargo run of their own below.
 step test "See the failing tests above; 'cargo test -p <package>' reruns one package." \
-    cargo test --workspace --exclude pyops --no-fail-fast
-# Its emulator tests (the kernels against CPU references), in a cargo run of their own.
+    cargo test --workspace --exclude pyops --exclude llama --no-fail-fast
+step llama "See the failing tests above; 'cargo test -p llama --release' reruns them." \
+    cargo test -p llama --release
+# pyops's emulator tests (the kernels against CPU references), in a cargo run of their own.
 step pyops "'cargo test -p pyops' reruns pyops's emulator tests." \
     cargo test -p pyops
 

@@ -1,0 +1,27 @@
+//! The layer's last residual add, `out = a + b` in bf16 (rounded from f32, as torch's), rows
+//! of [`HIDDEN`], a warp a row. (The add after attention is fused into `add_rmsnorm`; a stack
+//! of layers would fuse this one into the next layer's first norm the same way.)
+
+use oxide::prelude::*;
+
+use crate::{CHUNK, HIDDEN, added, assert_whole_rows};
+
+/// `out = a + b`, each `[tokens, HIDDEN]`, a warp a row, each lane its chunks `lane, lane + 32,
+/// ...` (grid: `tokens / 8` blocks of 256, rounded up).
+#[kernel(grid = "1d", block = "256")]
+pub fn residual_add(a: &[bf16], b: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {
+    assert_whole_rows(&out, HIDDEN);
+    let len = out.rows() * HIDDEN;
+    assert!(
+        a.len() == len && b.len() == len,
+        "an input row of each a row"
+    );
+    let Some(mut row) = out.row_mut() else {
+        return;
+    };
+    // The row's chunks of each input, checked once.
+    let from = row.row() * (HIDDEN / CHUNK);
+    let a = &a.as_chunks::<CHUNK>().0[from..from + HIDDEN / CHUNK];
+    let b = &b.as_chunks::<CHUNK>().0[from..from + HIDDEN / CHUNK];
+    row.for_each_chunk(|col, o| *o = added(a[col / CHUNK], b[col / CHUNK]));
+}
