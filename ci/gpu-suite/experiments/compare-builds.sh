@@ -15,12 +15,12 @@ for cu in flash_attn hgemm; do
     flags=$(sed -n 's|^// nvcc-flags: ||p' "$here/twins/$cu.cu")
     nvcc -O3 -arch=sm_90 -o "$work/$cu-nvcc" "$here/twins/$cu.cu" $flags
 done
-short() { sed -E 's/.*\(b ([0-9]+) h ([0-9/]+) s ([0-9]+) d ([0-9]+) causal ([01]).* ([0-9.]+) TFLOP\/s.*/s\3 d\4 c\5 \6/'; }
+short() { sed -u -E 's/.*\(b ([0-9]+) h ([0-9/]+) s ([0-9]+) d ([0-9]+) causal ([01]).* ([0-9.]+) TFLOP\/s.*/s\3 d\4 c\5 \6/'; }
 for n in ${SIZES:-268435456 134217728 33554432}; do
   for round in $(seq "${ROUNDS:-1}"); do
     for b in "$here/bin/flash_attn" "$here"/old/flash_attn_* "$work/flash_attn-nvcc"; do
         [[ -x $b ]] || continue
-        timeout 60 "$b" "$n" | grep -E "TFLOP/s|FAIL" | short | sed "s|^|$(basename "$b") |"
+        timeout 60 "$b" "$n" | grep --line-buffered -E "TFLOP/s|FAIL" | short | sed -u "s|^|$(basename "$b") |"
     done
   done
     timeout 120 python3 "$here/torch_sdpa.py" "$n" | grep flash_attn-torch \
