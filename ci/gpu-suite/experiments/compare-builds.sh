@@ -28,5 +28,5 @@ for n in ${SIZES:-268435456 134217728 33554432}; do
 done
 for b in "$here/bin/hgemm" "$here"/old/hgemm_* "$work/hgemm-nvcc"; do
     [[ -x $b ]] || continue
-    HGEMM_VARIANTS=0 timeout 90 "$b" 268435456 | grep -E "TFLOP|FAIL" | sed "s|^|$(basename "$b") |"
+    HGEMM_VARIANTS=0 timeout 90 "$b" 268435456 | grep --line-buffered -E "TFLOP|FAIL" | sed -u "s|^|$(basename "$b") |"
 done
