@@ -109,8 +109,9 @@ pub fn rope_append(
             )
         };
         let first = ((b * KV_HEADS + kv) * max_seq + position) * HEAD_WORDS + d / 2;
-        for (i, word) in words(&values).into_iter().enumerate() {
-            cache[first + i].store(word, Ordering::Relaxed);
+        let words = words(&values);
+        for i in 0..CHUNK / 2 {
+            cache[first + i].store(words[i], Ordering::Relaxed);
         }
     }
 }

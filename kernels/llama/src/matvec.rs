@@ -32,12 +32,13 @@ pub const STEP: usize = LANES * UNROLL * CHUNK;
 type Step = [[Chunk; LANES]; UNROLL];
 
 /// The steps of row `row` of `w` (rows of `k` elements; `k` a multiple of [`STEP`]), checked
-/// once: a row past `w`'s end traps.
+/// once: a row past `w`'s end traps. The row is found in chunks, not elements, so that its
+/// start is a multiple of 16 bytes LLVM can see: from an element offset `row · k` (with `k`
+/// unknown) its chunk loads were eight 2-byte loads each.
 #[inline(always)]
 fn row_steps(w: &[bf16], row: usize, k: usize) -> &[Step] {
-    w[row * k..(row + 1) * k]
-        .as_chunks::<CHUNK>()
-        .0
+    let per_row = k / CHUNK;
+    w.as_chunks::<CHUNK>().0[row * per_row..(row + 1) * per_row]
         .as_chunks::<LANES>()
         .0
         .as_chunks::<UNROLL>()
@@ -137,7 +138,10 @@ pub fn gemv_swiglu(w: &[bf16], x: &[bf16], mut m: WarpRows<bf16>) {
         row_steps(x, 0, k),
     );
     let (mut g, mut u) = (0.0f32, 0.0f32);
-    for ((gs, us), xs) in gate.iter().zip(up).zip(x_steps) {
+    // Indexed, not a zip of three iterators: that zip's loop kept every chunk as eight 2-byte
+    // loads without `.nc`. The three slices have one length, so the indices are not tested.
+    for (s, xs) in x_steps.iter().enumerate() {
+        let (gs, us) = (&gate[s], &up[s]);
         let gc: [Chunk; UNROLL] = core::array::from_fn(|j| gs[j][lane]);
         let uc: [Chunk; UNROLL] = core::array::from_fn(|j| us[j][lane]);
         let xc: [Chunk; UNROLL] = core::array::from_fn(|j| xs[j][lane]);
