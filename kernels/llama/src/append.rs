@@ -32,10 +32,10 @@ const HEAD_WORDS: usize = HEAD_DIM / 2;
 
 /// The new token's position in sequence `b`, `lens[b] - 1`, below `max_seq`; traps otherwise.
 #[inline(always)]
-pub(crate) fn new_position(lens: &[u32], b: usize, max_seq: usize) -> usize {
-    let len = lens[b] as usize;
-    assert!(len >= 1 && len <= max_seq, "1 <= lens[b] <= max_seq");
-    len - 1
+pub(crate) fn new_position(lens: &[i32], b: usize, max_seq: usize) -> usize {
+    let len = lens[b];
+    assert!(len >= 1 && len as usize <= max_seq, "1 <= lens[b] <= max_seq");
+    len as usize - 1
 }
 
 /// `chunk`'s eight bf16 as four little-endian words: element `2i` the low half of word `i`.
@@ -47,14 +47,14 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
 }
 
 /// See the module: `qkv` `[batch, QKV_WIDTH]`, `table` RoPE's `[max_seq, HEAD_DIM]` f32 (as
-/// `rope_qkv`'s), `lens` `[batch]`, `k_cache` and `v_cache` `[batch, KV_HEADS, max_seq,
+/// `rope_qkv`'s), `lens` `[batch]` (`i32`: torch's `int32`), `k_cache` and `v_cache` `[batch, KV_HEADS, max_seq,
 /// HEAD_DIM]` bf16 seen as `i32` pairs, `q` `[batch · HEADS, HEAD_DIM]` (grid: `batch · HEADS /
 /// 8` blocks of 256).
 #[kernel(grid = "1d", block = "256")]
 pub fn rope_append(
     qkv: &[bf16],
     table: &[f32],
-    lens: &[u32],
+    lens: &[i32],
     k_cache: &[AtomicI32],
     v_cache: &[AtomicI32],
     mut q: WarpChunkRows<bf16, CHUNK>,

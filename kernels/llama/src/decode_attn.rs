@@ -73,7 +73,7 @@ fn weight(x: f32, max: f32) -> f32 {
 /// The shapes `attn_decode_partial` and `attn_decode_combine` share: `(batch, max_seq,
 /// splits)` from `lens` `[batch]` and a cache of `cache_len` elements, checked.
 #[inline(always)]
-fn decode_shape(lens: &[u32], cache_len: usize, split: usize) -> (usize, usize, usize) {
+fn decode_shape(lens: &[i32], cache_len: usize, split: usize) -> (usize, usize, usize) {
     let batch = lens.len();
     let head_rows = batch * KV_HEADS;
     assert!(
@@ -97,7 +97,7 @@ pub fn attn_decode_partial(
     q: &[bf16],
     k_cache: &[bf16],
     v_cache: &[bf16],
-    lens: &[u32],
+    lens: &[i32],
     split: usize,
     scale: f32,
     mut partial: WarpChunkRows<f32, F32_CHUNK>,
@@ -117,8 +117,9 @@ pub fn attn_decode_partial(
     };
     let r = row.row();
     let (b, kv, s) = (r / (KV_HEADS * splits), (r / splits) % KV_HEADS, r % splits);
-    let len = lens[b] as usize;
-    assert!(len <= max_seq, "lens[b] <= max_seq");
+    let len = lens[b];
+    assert!(len >= 0 && len as usize <= max_seq, "lens[b] <= max_seq");
+    let len = len as usize;
     let lane = warp::lane_id() as usize;
     let (half, c) = ((lane >> 4) & 1, lane & (HEAD_CHUNKS - 1));
 
@@ -231,7 +232,7 @@ pub fn attn_decode_partial(
 #[kernel(grid = "1d", block = "256")]
 pub fn attn_decode_combine(
     partial: &[f32],
-    lens: &[u32],
+    lens: &[i32],
     split: usize,
     mut out: WarpChunkRows<bf16, CHUNK>,
 ) {
@@ -258,11 +259,12 @@ pub fn attn_decode_combine(
         r % HEAD_CHUNKS,
     );
     let (kv, g) = (h / GROUP, h % GROUP);
-    let len = lens[b] as usize;
+    let len = lens[b];
     assert!(
-        split > 0 && len >= 1 && len <= splits * split,
+        split > 0 && len >= 1 && len as usize <= splits * split,
         "1 <= lens[b] <= max_seq"
     );
+    let len = len as usize;
     let used = len.div_ceil(split);
     let chunks = partial.as_chunks::<F32_CHUNK>().0;
     let lane = warp::lane_id() as usize;

@@ -122,7 +122,7 @@ fn rotated(x: &[bf16], table: &[f32], position: usize) -> (Vec<f64>, Vec<f64>) {
 #[test]
 fn rope_append_rotates_q_and_k_at_each_sequence_length_and_appends_k_and_v() {
     let (batch, max_seq) = (2, 8);
-    let lens = [3u32, 8];
+    let lens = [3i32, 8];
     let qkv = values(batch * QKV_WIDTH, 27);
     let table = rope_table(max_seq);
     let cache_len = batch * KV_HEADS * max_seq * HEAD_DIM;
@@ -170,7 +170,7 @@ fn attention_reference(
     q: &[bf16],
     k: &[bf16],
     v: &[bf16],
-    lens: &[u32],
+    lens: &[i32],
     max_seq: usize,
     scale: f64,
 ) -> Vec<f64> {
@@ -209,7 +209,7 @@ fn attention_reference(
 
 /// Both kernels at `split` keys a warp; the scores are made large (q scaled up) so that the
 /// softmax is peaked and a wrong maximum or a key past the end would show.
-fn check_attention(lens: &[u32], max_seq: usize, split: usize, seed: u64) {
+fn check_attention(lens: &[i32], max_seq: usize, split: usize, seed: u64) {
     let batch = lens.len();
     let q: Vec<bf16> = values(batch * HEADS * HEAD_DIM, seed)
         .iter()
