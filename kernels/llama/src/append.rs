@@ -34,7 +34,10 @@ const HEAD_WORDS: usize = HEAD_DIM / 2;
 #[inline(always)]
 pub(crate) fn new_position(lens: &[i32], b: usize, max_seq: usize) -> usize {
     let len = lens[b];
-    assert!(len >= 1 && len as usize <= max_seq, "1 <= lens[b] <= max_seq");
+    assert!(
+        len >= 1 && len as usize <= max_seq,
+        "1 <= lens[b] <= max_seq"
+    );
     len as usize - 1
 }
 

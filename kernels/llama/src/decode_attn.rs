@@ -200,8 +200,8 @@ pub fn attn_decode_partial(
     // chunk `c` of their outputs.
     for g in unroll(0..GROUP) {
         sum[g] += warp::shuffle_xor(sum[g], 16);
-        for e in 0..CHUNK {
-            out[g][e] += warp::shuffle_xor(out[g][e], 16);
+        for o in out[g].iter_mut() {
+            *o += warp::shuffle_xor(*o, 16);
         }
     }
     // Lanes `16·half + c` store heads `2·half` and `2·half + 1` ([`partial_chunk`]).
