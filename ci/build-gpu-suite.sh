@@ -65,7 +65,7 @@ out=$(cargo oxide python kernels/llama) || die "cargo oxide python kernels/llama
 wheel=$(sed -n 's/^wheel: //p' <<<"$out")
 [[ -f "$wheel" ]] || die "cargo oxide python printed no wheel: $out"
 cp "$wheel" "$suite/wheels/"
-cp ci/gpu-suite/llama_layer.py "$suite/"
+cp ci/gpu-suite/llama_layer.py ci/gpu-suite/llama_decode.py "$suite/"
 
 # Debug info is not needed there, and the device tool carries at most 64 MiB.
 find "$suite" -type f -perm -u+x ! -name '*.sh' -exec strip --strip-debug {} +

@@ -50,7 +50,12 @@ def parse_args():
     p.add_argument("--samples", type=int, default=15, help="timed samples a configuration")
     p.add_argument("--cpu", action="store_true", help="no GPU: reference and plumbing only, small")
     p.add_argument("--no-compile", action="store_true", help="skip torch.compile")
-    return p.parse_args()
+    p.add_argument("--no-decode", action="store_true", help="skip llama_decode.py (run after the prefill)")
+    # Known arguments only: llama_decode.py imports this module under its own command line.
+    args, unknown = p.parse_known_args()
+    if unknown and __name__ == "__main__":
+        p.error(f"unrecognized arguments: {' '.join(unknown)}")
+    return args
 
 
 ARGS = parse_args()
@@ -498,11 +503,16 @@ def main():
     mismatches = [f for f in failures if "could not run" not in f]
     for f in failures:
         print(("MISMATCH " if f in mismatches else "NOT RUN  ") + f)
-    if mismatches:
-        sys.exit(1)
-    if failures:
-        sys.exit(2)
-    print("llama layer: every check passed")
+    code = 1 if mismatches else 2 if failures else 0
+    if code == 0:
+        print("llama layer: every check passed")
+    if not ARGS.no_decode:
+        # The decode half (issue 22), in a process of its own: its own memory, its own table.
+        print(flush=True)
+        command = [sys.executable, os.path.join(HERE, "llama_decode.py"), "--seed", str(ARGS.seed), "--samples", str(ARGS.samples)]
+        decode = subprocess.call(command + (["--cpu"] if ARGS.cpu else []))
+        code = 1 if 1 in (code, decode) else max(code, decode)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -23,13 +23,19 @@
 //! widths are Llama-3-8B's constants below: the kernels divide by them (a multiply), and the
 //! register arrays of the row kernels are sized by them.
 
+pub mod append;
+pub mod decode_attn;
 pub mod heads;
+pub mod matvec;
 pub mod mlp;
 pub mod norm;
 pub mod residual;
 pub mod rope;
 
+pub use append::rope_append;
+pub use decode_attn::{attn_decode_combine, attn_decode_partial};
 pub use heads::heads_to_tokens;
+pub use matvec::{gemv, gemv_add, gemv_swiglu};
 pub use mlp::swiglu;
 pub use norm::{add_rmsnorm, rmsnorm};
 pub use residual::residual_add;
@@ -89,8 +95,16 @@ oxide::python_module!(
     heads_to_tokens,
     swiglu,
     residual_add,
-    flash_attn::flash_attn_128
+    flash_attn::flash_attn_128,
+    gemv,
+    gemv_add,
+    gemv_swiglu,
+    rope_append,
+    attn_decode_partial,
+    attn_decode_combine
 );
 
+#[cfg(test)]
+mod decode_tests;
 #[cfg(test)]
 mod tests;

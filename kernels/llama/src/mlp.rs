@@ -16,7 +16,7 @@ use crate::{CHUNK, INTERMEDIATE};
 
 /// `g · sigmoid(g)`: large negative `g` gives `e^-g = inf` and `-0`, large positive `g`.
 #[inline(always)]
-fn silu(g: f32) -> f32 {
+pub(crate) fn silu(g: f32) -> f32 {
     g / (1.0 + (-g).fast_exp())
 }
 

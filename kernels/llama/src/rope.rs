@@ -68,7 +68,7 @@ fn eight(table: &[f32], at: usize) -> [f32; CHUNK] {
 /// `x` rotated at `position`, `x` being the chunk at element `d` of its head and `pair` the
 /// chunk `HALF` away (`d ± 64`).
 #[inline(always)]
-fn rotate(
+pub(crate) fn rotate(
     x: [bf16; CHUNK],
     pair: [bf16; CHUNK],
     table: &[f32],

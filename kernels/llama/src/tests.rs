@@ -8,7 +8,7 @@ use oxide::prelude::*;
 use crate::*;
 
 /// `len` values in about [-2, 2), the same for a `seed` every run.
-fn values(len: usize, seed: u64) -> Vec<bf16> {
+pub(crate) fn values(len: usize, seed: u64) -> Vec<bf16> {
     let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
     (0..len)
         .map(|_| {
@@ -20,7 +20,7 @@ fn values(len: usize, seed: u64) -> Vec<bf16> {
         .collect()
 }
 
-fn blocks(threads: usize, block: u32) -> LaunchConfig {
+pub(crate) fn blocks(threads: usize, block: u32) -> LaunchConfig {
     LaunchConfig {
         grid: (threads.div_ceil(block as usize) as u32, 1, 1),
         block: (block, 1, 1),
@@ -31,7 +31,7 @@ fn blocks(threads: usize, block: u32) -> LaunchConfig {
 /// `got` is `want` rounded to bf16: within half a unit of bf16's last place (2^-9 of the
 /// value), with room for the kernel's f32 arithmetic (`scale`: the size of the terms, where a
 /// sum cancels them).
-fn assert_rounded(got: &[bf16], want: &[f64], scale: impl Fn(usize) -> f64, what: &str) {
+pub(crate) fn assert_rounded(got: &[bf16], want: &[f64], scale: impl Fn(usize) -> f64, what: &str) {
     assert_eq!(got.len(), want.len(), "{what}");
     for (i, (g, w)) in got.iter().zip(want).enumerate() {
         let error = (g.to_f64() - w).abs();
@@ -59,7 +59,7 @@ fn rmsnorm_reference(x: &[bf16], weight: &[bf16], eps: f32) -> Vec<f64> {
 }
 
 /// Warps for `rows` rows, 8 a block: 11 rows leave the second block's last five warps none.
-fn per_row(rows: usize) -> LaunchConfig {
+pub(crate) fn per_row(rows: usize) -> LaunchConfig {
     blocks(rows * 32, 256)
 }
 
@@ -125,7 +125,7 @@ fn add_rmsnorm_stores_the_rounded_sum_and_its_norm() {
 
 /// HF Llama's angles for `seq` positions as the kernel takes them: row `p` the cosines of
 /// `p · inv_freq`, then their sines, in f32.
-fn rope_table(seq: usize) -> Vec<f32> {
+pub(crate) fn rope_table(seq: usize) -> Vec<f32> {
     let theta = 500_000f32;
     let inv_freq: Vec<f32> = (0..HEAD_DIM / 2)
         .map(|j| 1.0 / theta.powf((2 * j) as f32 / HEAD_DIM as f32))
