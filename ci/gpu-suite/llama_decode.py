@@ -430,14 +430,7 @@ def run_batch(batch, kernels, w, table, failures):
 
 
 def main():
-    if DEV.type == "cuda":
-        import llama
-
-        kernels = llama
-        print(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, llama wheel from {llama.__file__}")
-    else:
-        kernels = DecodeStandIns()
-        print(f"--cpu: torch {torch.__version__}, the llama kernels stood in for by torch")
+    kernels = L.kernels_or(DecodeStandIns)
     batches = ARGS.batches or ("1,2" if ARGS.cpu else "1,16,64")
     w = L.Weights(ARGS.seed)
     table, failures = Table(), []

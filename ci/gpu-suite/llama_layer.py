@@ -481,15 +481,19 @@ def run_shape(batch, seq, kernels, w, w32, table, failures):
     table.add(shape, "  steps' sum", "", f"{total:.3f}", "", "", "")
 
 
-def main():
+def kernels_or(stand_ins):
+    """The llama wheel's kernels on a GPU; on the CPU (--cpu), `stand_ins()`, torch doing their work."""
     if DEV.type == "cuda":
         import llama
 
-        kernels = llama
         print(f"device: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, llama wheel from {llama.__file__}")
-    else:
-        kernels = TorchStandIns()
-        print(f"--cpu: torch {torch.__version__}, the llama kernels stood in for by torch")
+        return llama
+    print(f"--cpu: torch {torch.__version__}, the llama kernels stood in for by torch")
+    return stand_ins()
+
+
+def main():
+    kernels = kernels_or(TorchStandIns)
     shapes = ARGS.shapes or ("1x128,2x128" if ARGS.cpu else "1x4096,8x2048")
     w = Weights(ARGS.seed)
     w32 = w.to(torch.float32)
