@@ -16,9 +16,9 @@ use crate::config::{self, Role, Shape};
 use crate::device::{self, RestoreContext};
 use crate::dtype::DType;
 use crate::error::{CallError, SharedMemory};
+use crate::param_kind::{Number, Param, SchemaArg};
 use crate::read;
 use crate::refusal::{ReadError, Refusal};
-use crate::schema::{Number, Param, SchemaArg};
 use crate::tensor::{self, Checked, Expect, Layout, TensorArg};
 
 /// One call of a kernel from Python.

@@ -1,6 +1,6 @@
 //! A kernel as a Python function of a module: its name, its docstring (whose first line is
 //! its signature, which `inspect.signature` reads), and the call through the kernel's
-//! `__foreign`; and a module's kernels together, with `DeviceError` and their torch ops.
+//! `__foreign`.
 
 use std::ffi::{CStr, CString};
 
@@ -23,16 +23,6 @@ pub struct Kernel {
     pub signature: &'static ForeignSignature,
     pub call: Foreign,
     pub params: ParamsOf,
-}
-
-/// Adds each kernel to `module` as a function of its name, the exception `DeviceError`, and
-/// the kernels' torch ops (`torch_schemas`, `register_torch`: module `torch`).
-pub fn add_kernels(module: &Bound<'_, PyModule>, kernels: &[Kernel]) -> PyResult<()> {
-    for kernel in kernels {
-        add_kernel(module, kernel.signature, kernel.call)?;
-    }
-    add_exceptions(module)?;
-    crate::torch::add(module, kernels)
 }
 
 /// Adds the kernel `signature` describes to `module` as a function of its name, which runs

@@ -26,6 +26,8 @@ mod dlpack;
 pub mod dtype;
 mod error;
 mod function;
+mod module;
+mod param_kind;
 mod read;
 pub mod refusal;
 mod schema;
@@ -34,6 +36,7 @@ mod torch;
 
 pub use call::{Call, Scalar, SliceElement};
 pub use error::{CallError, DeviceError};
-pub use function::{Foreign, Kernel, add_exceptions, add_kernel, add_kernels, docstring};
+pub use function::{Foreign, Kernel, add_exceptions, add_kernel, docstring};
+pub use module::add_kernels;
 pub use pyo3;
 pub use schema::{Params, ParamsOf, Stop};

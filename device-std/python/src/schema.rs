@@ -11,42 +11,7 @@
 use oxide_host::{ForeignArg, ForeignCall, ForeignSignature, Gpu, LaunchConfig};
 
 use crate::call::Call;
-use crate::config::Role;
-
-/// A number parameter (or a tuple's item) as torch's schema types it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Number {
-    /// `int` (torch's are 64-bit: an unsigned 64-bit parameter takes at most `i64::MAX` there).
-    Int,
-    /// `float` (a Python float, a double).
-    Float,
-}
-
-impl Number {
-    fn text(self) -> &'static str {
-        match self {
-            Number::Int => "int",
-            Number::Float => "float",
-        }
-    }
-}
-
-/// A kernel parameter as a torch op takes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Param {
-    /// A tensor, read or written as the role says.
-    Tensor(Role),
-    /// A number (a `DynShared` array's element count too).
-    Number(Number),
-    /// A tuple of numbers, one item each.
-    Tuple(&'static [Number]),
-}
-
-/// What a torch op takes for a kernel parameter keyed `K` (the key of `ForeignArg`):
-/// implemented for [`Call`] beside each of its `ForeignArg` impls.
-pub trait SchemaArg<K: ?Sized> {
-    const PARAM: Param;
-}
+pub use crate::param_kind::{Number, Param, SchemaArg};
 
 /// The caller of a kernel's `__foreign` that records each parameter's [`Param`] as it is
 /// described, and stops at `prepare`: nothing is read, nothing is launched.

@@ -10,6 +10,7 @@ use oxide_device::{DisjointSlice, Matrix};
 use oxide_host::{ForeignArg, ForeignCall, ForeignParam, ForeignSignature};
 
 use super::*;
+use crate::config::Role;
 
 /// What `#[kernel]` writes as `__foreign` for
 /// `k(a: &[f32], bins: &[AtomicU32], c: DisjointSlice<f32>, t: BlockTiles<f32, 16, 16>,
