@@ -339,6 +339,58 @@ try:
 except ImportError:
     refused(ImportError, ["torch"], pyops.register_torch)
 
+# register_torch() against a stand-in torch that records what `custom_op` is given. A name
+# torch already has in the namespace is refused before any op is registered (custom_op would
+# fail at it midway, the ops before it registered for good); the op's implementation is the
+# kernel's checked call, with the same refusals; `mutates_args` is what each kernel writes,
+# atomics included.
+registered = {}
+
+
+class OpDef:
+    def register_fake(self, fake):
+        self.fake = fake
+
+
+def custom_op(qualname, fn, **kwargs):
+    registered[qualname] = (fn, kwargs)
+    return OpDef()
+
+
+namespace = types.SimpleNamespace(swiglu=object())
+sys.modules["torch"] = types.SimpleNamespace(
+    library=types.SimpleNamespace(custom_op=custom_op),
+    ops=types.SimpleNamespace(pyops=namespace),
+    cuda=types.SimpleNamespace(
+        current_stream=lambda device: types.SimpleNamespace(cuda_stream=2),
+        current_device=lambda: 0,
+    ),
+)
+try:
+    refused(RuntimeError, ["no op was registered", "`pyops::swiglu`"], pyops.register_torch)
+    assert registered == {}, registered
+    del namespace.swiglu
+    assert pyops.register_torch() is namespace
+    assert pyops.register_torch() is namespace
+    assert sorted(registered) == sorted(f"pyops::{k}" for k in KERNELS), registered
+    mutated = {q: kw["mutates_args"] for q, (_, kw) in registered.items()}
+    assert mutated["pyops::vecadd"] == ("c",), mutated
+    assert mutated["pyops::histogram"] == ("bins",), mutated
+    assert mutated["pyops::swiglu_backward"] == ("dg", "du"), mutated
+    assert mutated["pyops::ramp_tiles"] == ("out",), mutated
+    vecadd_op = registered["pyops::vecadd"][0]
+    refused(ValueError, ["`c`", "overlaps argument `a`"], vecadd_op, a, b, Fake(BASE + 0x80, (n,)))
+    refused(ValueError, ["`c`", "is the same memory as"], vecadd_op, a, b, a)
+    refused(TypeError, ["`b`", "float64"], vecadd_op, a, Fake(BASE + 0x1000, (n,), "<f8"), c)
+    refused(ValueError, ["same_len"], vecadd_op, a, Fake(BASE + 0x1000, (n // 2,)), c)
+    hist = registered["pyops::histogram"][0]
+    refused(TypeError, ["writes only atomic slices"], hist, Fake(BASE, (n,), "<u4"), Fake(BASE + (1 << 30), (256,), "<u4"))
+    # torch passes `int[]` as a list: the op takes it as the call's tuple.
+    reaches_gpu(hist, Fake(BASE, (n,), "<u4"), Fake(BASE + (1 << 30), (256,), "<u4"), grid=[1])
+    reaches_gpu(vecadd_op, a, b, c, grid=None, block=None)
+finally:
+    del sys.modules["torch"]
+
 # A call that passes every check reaches the GPU: here, none (or, on a machine with one, the
 # driver does not know these fake addresses).
 reaches_gpu(pyops.vecadd, a, a, c)

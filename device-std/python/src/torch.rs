@@ -20,7 +20,7 @@
 
 use std::ffi::CStr;
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyRuntimeError, PyTypeError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyCFunction, PyDict, PyList, PyTuple};
@@ -94,6 +94,24 @@ fn register(py: Python<'_>, namespace: &str, ops: &[Op]) -> PyResult<Py<PyAny>> 
         )));
     }
     let torch = py.import("torch")?;
+    // An op torch already has under one of these names (another library's, or a kernel of
+    // another module of this name) would make `custom_op` fail midway, the ops before it
+    // registered and the rest never (a retry fails at the first): refuse before registering any.
+    let existing = torch.getattr("ops")?.getattr(namespace)?;
+    let mut taken = Vec::new();
+    for op in ops {
+        if existing.hasattr(op.kernel.signature.name)? {
+            taken.push(format!("`{namespace}::{}`", op.kernel.signature.name));
+        }
+    }
+    if !taken.is_empty() {
+        return Err(PyRuntimeError::new_err(format!(
+            "{namespace}.register_torch(): no op was registered: torch already has an op {}, \
+             which this module's kernel of that name would replace: rename the kernel or the \
+             module",
+            taken.join(", ")
+        )));
+    }
     let custom_op = torch.getattr("library")?.getattr("custom_op")?;
     for op in ops {
         let Ok(schema) = &op.schema else {
