@@ -52,8 +52,9 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
 /// See the module: `qkv` `[batch, QKV_WIDTH]`, `table` RoPE's `[max_seq, HEAD_DIM]` f32 (as
 /// `rope_qkv`'s), `lens` `[batch]` (`i32`: torch's `int32`), `k_cache` and `v_cache` `[batch, KV_HEADS, max_seq,
 /// HEAD_DIM]` bf16 seen as `i32` pairs, `q` `[batch · HEADS, HEAD_DIM]` (grid: `batch · HEADS /
-/// 8` blocks of 256).
-#[kernel(grid = "1d", block = "256")]
+/// 8` blocks of 256). `same_len`: caches of two lengths are refused by the launch (a Python
+/// exception), not by a trap, which would poison the calling process's CUDA context.
+#[kernel(grid = "1d", block = "256", same_len = "k_cache, v_cache")]
 pub fn rope_append(
     qkv: &[bf16],
     table: &[f32],

@@ -92,7 +92,8 @@ fn decode_shape(lens: &[i32], cache_len: usize, split: usize) -> (usize, usize, 
 /// KV_HEADS, max_seq, HEAD_DIM]`, `lens` `[batch]` (each at most `max_seq`), `split` keys a
 /// warp (a multiple of 8 dividing `max_seq`), `scale` the scores' (`1/√128`), `partial`
 /// `[batch · KV_HEADS · max_seq / split, PARTIAL]` (grid: its rows / 8 blocks of 256).
-#[kernel(grid = "1d", block = "256")]
+/// `same_len`: caches of two lengths are refused by the launch, not by a trap (`rope_append`).
+#[kernel(grid = "1d", block = "256", same_len = "k_cache, v_cache")]
 pub fn attn_decode_partial(
     q: &[bf16],
     k_cache: &[bf16],

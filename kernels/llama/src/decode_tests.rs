@@ -278,3 +278,55 @@ fn attention_decode_refuses_a_length_past_the_cache() {
     );
     assert!(refused.is_err());
 }
+
+/// Caches of two lengths are refused by the launch's `same_len` check, not by a trap.
+#[test]
+fn caches_of_two_lengths_are_refused_before_the_launch() {
+    let (max_seq, split) = (16, 8);
+    let q = values(HEADS * HEAD_DIM, 35);
+    let (k, v) = (
+        values(KV_HEADS * max_seq * HEAD_DIM, 36),
+        values(KV_HEADS * 2 * max_seq * HEAD_DIM, 37),
+    );
+    let mut partial = vec![0.0f32; KV_HEADS * 2 * PARTIAL];
+    let refused = attn_decode_partial::emulate(
+        &blocks(KV_HEADS * 2 * 32, 256),
+        &q,
+        &k,
+        &v,
+        &[16],
+        split,
+        0.1,
+        Rows::new(&mut partial[..], PARTIAL).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            refused.kind,
+            oxide::emulate::FailureKind::ArgumentLengths(_)
+        ),
+        "{refused}"
+    );
+    let (mut k_words, mut v_words) = (
+        vec![0i32; KV_HEADS * max_seq * HEAD_DIM / 2],
+        vec![0i32; KV_HEADS * 2 * max_seq * HEAD_DIM / 2],
+    );
+    let mut q_out = vec![bf16::NAN; HEADS * HEAD_DIM];
+    let refused = rope_append::emulate(
+        &per_row(HEADS),
+        &values(QKV_WIDTH, 38),
+        &rope_table(max_seq),
+        &[1],
+        &mut k_words[..],
+        &mut v_words[..],
+        Rows::new(&mut q_out[..], HEAD_DIM).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            refused.kind,
+            oxide::emulate::FailureKind::ArgumentLengths(_)
+        ),
+        "{refused}"
+    );
+}

@@ -288,3 +288,26 @@ fn a_row_of_another_width_is_refused() {
         residual_add::emulate(&per_row(2), &a, &b, Rows::new(&mut out[..], 2048).unwrap());
     assert!(refused.is_err());
 }
+
+/// Inputs of two lengths are refused by the launch's `same_len` check before any thread runs
+/// (from Python, an exception), not by the kernel's assert (on the GPU, a trap that poisons the
+/// process's CUDA context).
+#[test]
+fn inputs_of_two_lengths_are_refused_before_the_launch() {
+    let (a, b) = (values(2 * HIDDEN, 14), values(HIDDEN, 15));
+    let mut out = vec![bf16::NAN; 2 * HIDDEN];
+    let refused = residual_add::emulate(
+        &per_row(2),
+        &a,
+        &b,
+        Rows::new(&mut out[..], HIDDEN).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(
+            refused.kind,
+            oxide::emulate::FailureKind::ArgumentLengths(_)
+        ),
+        "{refused}"
+    );
+}
