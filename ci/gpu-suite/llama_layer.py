@@ -515,7 +515,9 @@ def main():
         print(flush=True)
         command = [sys.executable, os.path.join(HERE, "llama_decode.py"), "--seed", str(ARGS.seed), "--samples", str(ARGS.samples)]
         decode = subprocess.call(command + (["--cpu"] if ARGS.cpu else []))
-        code = 1 if 1 in (code, decode) else max(code, decode)
+        # A decode killed by a signal (a crash, the OOM killer) returns -N, which max() would
+        # have taken for a pass: it is a failure.
+        code = 1 if 1 in (code, decode) or decode < 0 else max(code, decode)
     sys.exit(code)
 
 
