@@ -71,6 +71,9 @@ pub enum Error {
     /// launched.
     #[error("argument lengths: {0}")]
     ArgumentLengths(String),
+    /// Arguments that break the kernel's `requires` condition; nothing was launched.
+    #[error("arguments: {0}")]
+    Requires(String),
     /// More dynamic shared memory per block than a launch may have: above
     /// [`crate::MAX_DYNAMIC_SHARED_MEM_BYTES`] (227 KiB) anywhere, or above what the device
     /// gives a block once the kernel's static shared memory is taken; nothing was launched.
@@ -295,6 +298,7 @@ impl From<Breach> for Error {
         match breach {
             Breach::LaunchShape(reason) => Error::LaunchShape(reason),
             Breach::ArgumentLengths(reason) => Error::ArgumentLengths(reason),
+            Breach::Requires(reason) => Error::Requires(reason),
             Breach::SharedMemory { requested, limit } => Error::SharedMemory { requested, limit },
         }
     }
@@ -305,6 +309,7 @@ impl From<KernelFailure> for Error {
         match f.kind {
             FailureKind::LaunchShape(reason) => Error::LaunchShape(reason),
             FailureKind::ArgumentLengths(reason) => Error::ArgumentLengths(reason),
+            FailureKind::Requires(reason) => Error::Requires(reason),
             FailureKind::SharedMemory { requested, limit } => {
                 Error::SharedMemory { requested, limit }
             }

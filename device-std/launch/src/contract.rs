@@ -15,6 +15,8 @@ pub enum Breach {
     LaunchShape(String),
     /// Arguments whose lengths break `same_len` or `covers`.
     ArgumentLengths(String),
+    /// Arguments that break a `requires` condition.
+    Requires(String),
     /// A `DynShared` array of more bytes than a launch may have.
     SharedMemory {
         /// The bytes asked for (`u32::MAX` past it).
@@ -30,6 +32,7 @@ impl Breach {
         let kind = match self {
             Breach::LaunchShape(reason) => FailureKind::LaunchShape(reason),
             Breach::ArgumentLengths(reason) => FailureKind::ArgumentLengths(reason),
+            Breach::Requires(reason) => FailureKind::Requires(reason),
             Breach::SharedMemory { requested, limit } => {
                 FailureKind::SharedMemory { requested, limit }
             }
@@ -66,6 +69,18 @@ pub fn same_len(kernel: &str, group: &[(&str, usize)]) -> Result<(), Breach> {
                 .collect::<Vec<_>>()
                 .join(", ")
         ))),
+    }
+}
+
+/// The contract `requires = "condition"`: `holds`, the condition evaluated on the launch's
+/// arguments.
+pub fn requires(kernel: &str, condition: &str, holds: bool) -> Result<(), Breach> {
+    if holds {
+        Ok(())
+    } else {
+        Err(Breach::Requires(format!(
+            "kernel `{kernel}` requires `{condition}`, which these arguments do not satisfy"
+        )))
     }
 }
 

@@ -22,6 +22,9 @@ pub enum FailureKind {
     /// Arguments whose lengths break the kernel's `same_len` or `covers` contract; nothing ran.
     #[error("argument lengths: {0}")]
     ArgumentLengths(String),
+    /// Arguments that break the kernel's `requires` condition; nothing ran.
+    #[error("arguments: {0}")]
+    Requires(String),
     /// More dynamic shared memory per block than a launch may have
     /// ([`crate::MAX_DYNAMIC_SHARED_MEM_BYTES`]); nothing ran.
     #[error("{requested} bytes of dynamic shared memory per block; a launch has at most {limit}")]

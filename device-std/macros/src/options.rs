@@ -11,7 +11,8 @@ use syn::{Expr, ExprLit, Lit, Meta, Token};
 const VALID: &str = "the options are `strict_float` (no FMA contraction: bit-for-bit Rust float \
                      semantics), `grid = \"1d\"` (launched with grid and block y = z = 1), \
                      `same_len = \"a, b\"` (arguments of one length), `covers = \"out\"` (a \
-                     thread per element of `out`), \
+                     thread per element of `out`), `requires = \"scale > 0.0\"` (a condition \
+                     on the by-value arguments, checked at each launch), \
                      `block = \"32x8\"` (launched with exactly this block shape), \
                      `max_threads = 256` (at most this many threads per block), \
                      `min_blocks_per_sm = 2` (an occupancy hint for ptxas) and `sm = 80` (needs \
@@ -59,14 +60,70 @@ fn block_shape(text: &str) -> Option<[u32; 3]> {
 }
 
 /// Parses the attribute's arguments, reporting every problem at its span.
-/// Relations between the lengths of a kernel's arguments, which the launcher and the emulator
-/// check before anything runs (the backend needs none of them).
+/// What a kernel's arguments must satisfy, which the launcher and the emulator check before
+/// anything runs (the backend needs none of it).
 #[derive(Default)]
-pub struct LengthContracts {
+pub struct ArgumentContracts {
     /// `same_len = "a, b, c"` (repeatable): each group's arguments have one length.
     pub same_len: Vec<Vec<syn::Ident>>,
     /// `covers = "out"` (repeatable): the grid has a thread per element of the argument.
     pub covers: Vec<syn::Ident>,
+    /// `requires = "scale > 0.0"` (repeatable): a condition on the kernel's by-value
+    /// arguments, evaluated on the host; the string as written, for the refusal's message.
+    pub requires: Vec<(Expr, syn::LitStr)>,
+}
+
+/// The condition of `requires = "..."`: a Rust expression in a string, its tokens given the
+/// string's span (so its errors, and the type errors of the check built from it, point there).
+fn condition(value: &Expr) -> syn::Result<(Expr, syn::LitStr)> {
+    let bad = |why: String| {
+        syn::Error::new(
+            value.span(),
+            format!(
+                "`requires` takes a condition on the kernel's by-value arguments as a string, \
+                 checked on the host at each launch: \
+                 `requires = \"scale.is_finite() && scale > 0.0\"`{why}"
+            ),
+        )
+    };
+    let Expr::Lit(ExprLit {
+        lit: Lit::Str(s), ..
+    }) = value
+    else {
+        return Err(bad(String::new()));
+    };
+    let tokens: TokenStream = s.value().parse().map_err(|e| bad(format!(" ({e})")))?;
+    let expr = syn::parse2::<Expr>(respan(tokens, s.span())).map_err(|e| bad(format!(" ({e})")))?;
+    Ok((expr, s.clone()))
+}
+
+/// `tokens` with every span set to `span` (the attribute's string, where the user wrote them).
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(g) = &tree {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tree = proc_macro2::TokenTree::Group(group);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+/// The identifiers `tokens` uses, at any depth: which of a kernel's arguments a `requires`
+/// condition names.
+pub fn idents(tokens: TokenStream, found: &mut Vec<String>) {
+    for tree in tokens {
+        match tree {
+            proc_macro2::TokenTree::Ident(i) => found.push(i.to_string()),
+            proc_macro2::TokenTree::Group(g) => idents(g.stream(), found),
+            _ => {}
+        }
+    }
 }
 
 /// The argument names of `value`, a string of comma-separated identifiers.
@@ -98,12 +155,12 @@ fn argument_names(value: &Expr, option: &str) -> syn::Result<Vec<syn::Ident>> {
     Ok(names)
 }
 
-pub fn parse(attr: TokenStream) -> syn::Result<(KernelOptions, LengthContracts)> {
+pub fn parse(attr: TokenStream) -> syn::Result<(KernelOptions, ArgumentContracts)> {
     let metas = Punctuated::<Meta, Token![,]>::parse_terminated
         .parse2(attr)
         .map_err(|e| syn::Error::new(e.span(), format!("bad `#[kernel]` options: {VALID}")))?;
     let mut options = KernelOptions::default();
-    let mut lengths = LengthContracts::default();
+    let mut lengths = ArgumentContracts::default();
     let mut errors: Option<syn::Error> = None;
     let mut fail = |e: syn::Error| match &mut errors {
         Some(all) => all.combine(e),
@@ -147,6 +204,13 @@ pub fn parse(attr: TokenStream) -> syn::Result<(KernelOptions, LengthContracts)>
                 };
                 if options.block.replace(shape).is_some() {
                     fail(syn::Error::new(meta.span(), "`block` is given twice"));
+                }
+                continue;
+            }
+            Meta::NameValue(nv) if nv.path.is_ident("requires") => {
+                match condition(&nv.value) {
+                    Ok(requirement) => lengths.requires.push(requirement),
+                    Err(e) => fail(e),
                 }
                 continue;
             }

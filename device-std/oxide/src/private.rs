@@ -79,6 +79,20 @@ pub fn emulate_same_len(
     contract::same_len(kernel, group).map_err(|b| b.emulated(kernel))
 }
 
+/// The contract `requires = "condition"`: `holds`, the condition on the launch's arguments.
+pub fn requires(kernel: &str, condition: &str, holds: bool) -> Result<(), Error> {
+    Ok(contract::requires(kernel, condition, holds)?)
+}
+
+/// [`requires`] for the emulator.
+pub fn emulate_requires(
+    kernel: &'static str,
+    condition: &str,
+    holds: bool,
+) -> Result<(), KernelFailure> {
+    contract::requires(kernel, condition, holds).map_err(|b| b.emulated(kernel))
+}
+
 /// The contract `covers = "out"`: the grid has a thread for each element of `out`.
 pub fn covers(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), Error> {
     Ok(contract::covers(kernel, cfg, name, len)?)

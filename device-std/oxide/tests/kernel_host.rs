@@ -257,3 +257,44 @@ fn no_driver_is_an_error_not_a_panic() {
         Err(e) => assert!(e.is_unavailable(), "{e}"),
     }
 }
+
+/// `requires`: conditions on the by-value arguments, each checked as written before anything
+/// runs.
+#[kernel(
+    grid = "1d",
+    requires = "scale.is_finite() && scale > 0.0",
+    requires = "shift < 4"
+)]
+pub fn scaled(a: &[f32], scale: f32, shift: u32, mut out: DisjointSlice<f32>) {
+    let i = thread::index_1d();
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = a[i] * scale + shift as f32;
+    }
+}
+
+#[test]
+fn requires_is_checked_before_running() {
+    let a = vec![1.0f32; 64];
+    let mut out = vec![0.0f32; 64];
+    let cfg = LaunchConfig {
+        grid: (2, 1, 1),
+        block: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    scaled::emulate(&cfg, &a, 2.0, 1, &mut out).unwrap();
+    assert!(out.iter().all(|&v| v == 3.0));
+    for (scale, shift, broken) in [
+        (f32::NAN, 1, "scale.is_finite() && scale > 0.0"),
+        (-1.0, 1, "scale.is_finite() && scale > 0.0"),
+        (2.0, 4, "shift < 4"),
+    ] {
+        out.fill(0.0);
+        let e = scaled::emulate(&cfg, &a, scale, shift, &mut out).unwrap_err();
+        assert!(matches!(e.kind, FailureKind::Requires(_)), "{e}");
+        let want = format!("kernel `scaled` requires `{broken}`");
+        assert!(e.to_string().contains(&want), "{e}");
+        assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
+        // The GPU launcher's error for the same breach.
+        assert!(matches!(Error::from(e), Error::Requires(_)));
+    }
+}

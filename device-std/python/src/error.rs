@@ -51,6 +51,7 @@ impl From<oxide_host::Error> for CallError {
         let err = match e {
             E::LaunchShape(_)
             | E::ArgumentLengths(_)
+            | E::Requires(_)
             | E::SharedMemory { .. }
             | E::MisalignedBuffer { .. }
             | E::Shape(_) => PyValueError::new_err(message),

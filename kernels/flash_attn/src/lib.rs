@@ -60,8 +60,11 @@ pub const BQ: usize = 4 * WARP_ROWS;
 const WARP_ROWS: usize = 32;
 
 /// The attention kernel of head dimension `$d`, one body for every head dimension. `scale`
-/// (usually `1/√d`) must be finite and positive ([`require_positive`], which [`launch`] and
-/// [`emulate`] check).
+/// (usually `1/√d`) must be finite and positive: the kernels take the row maximum of the
+/// unscaled scores and mask with -inf before scaling (FlashAttention-2's softmax, which assumes
+/// it of `softmax_scale`), so 0 would give NaN (-inf · 0) and a negative scale the wrong
+/// maximum. The kernel's `requires` states it: every launch, emulated, from Rust or from
+/// Python, refuses another scale before anything runs.
 macro_rules! attention {
     ($(#[$doc:meta])* $name:ident, $d:literal) => {
         $(#[$doc])*
@@ -69,7 +72,7 @@ macro_rules! attention {
         // `macro_rules!`; a kernel's shared tiles are parameters too (the launch passes none of
         // them), so its list is longer than a host function's would be.
         #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
-        #[kernel(block = "128")]
+        #[kernel(block = "128", requires = "scale.is_finite() && scale > 0.0")]
         pub fn $name(
             q: Matrix<bf16>,
             k: Matrix<bf16>,
@@ -301,18 +304,6 @@ pub fn config(batch: usize, heads: usize, seq: usize) -> LaunchConfig {
         shared_mem_bytes: 0,
     }
 }
-/// The kernels take the row maximum of the unscaled scores and mask with -inf before scaling
-/// (FlashAttention-2's softmax), which is right for a finite positive scale only: 0 or a
-/// negative one would give NaN (-inf · 0) or the wrong maximum. So [`launch`] and [`emulate`] check it,
-/// as FlashAttention-2 assumes it of `softmax_scale`.
-#[track_caller]
-pub fn require_positive(scale: f32) {
-    assert!(
-        scale.is_finite() && scale > 0.0,
-        "flash_attn's scale must be finite and positive (the row maximum is taken before scaling): got {scale}"
-    );
-}
-
 /// Loads the kernels' module on `gpu` (a launch loads it otherwise on first use).
 pub fn load(gpu: &Gpu) -> Result<(), Error> {
     flash_attn::load(gpu)
@@ -320,9 +311,7 @@ pub fn load(gpu: &Gpu) -> Result<(), Error> {
 
 /// The attention of head dimension `d` on the GPU: `q`, `k`, `v` and `out` in rows of
 /// `d.elements()` (`[batch, heads, seq, d]`, `K` and `V` with `kv_heads`), `cfg` from [`config`].
-///
-/// # Panics
-/// Where `scale` is not finite and positive ([`require_positive`]).
+/// A `scale` that is not finite and positive is refused (`Error::Requires`).
 pub fn launch(
     gpu: &Gpu,
     (d, cfg): (HeadDim, LaunchConfig),
@@ -334,7 +323,6 @@ pub fn launch(
     (shape, scale): (Shape, f32),
     out: &mut DeviceBuffer<bf16>,
 ) -> Result<(), Error> {
-    require_positive(scale);
     let e = d.elements();
     let rows = Rows::new(out, e)?;
     let (q, k, v) = (
@@ -351,14 +339,13 @@ pub fn launch(
 /// [`launch`] on the CPU emulator, over host slices.
 ///
 /// # Panics
-/// Where `scale` is not finite and positive ([`require_positive`]).
+/// Where `q`, `k`, `v` or `out` are not whole rows of `d`.
 pub fn emulate(
     (d, cfg): (HeadDim, LaunchConfig),
     (q, k, v): (&[bf16], &[bf16], &[bf16]),
     (shape, scale): (Shape, f32),
     out: &mut [bf16],
 ) -> Result<(), oxide::emulate::KernelFailure> {
-    require_positive(scale);
     let e = d.elements();
     fn matrix(x: &[bf16], e: usize) -> Result<MatrixShape<&[bf16]>, oxide::host::ShapeError> {
         MatrixShape::new(x, x.len() / e, e)

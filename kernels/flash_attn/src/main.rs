@@ -247,6 +247,30 @@ mod tests {
         attend_every_row((1, 1, 1, 256));
     }
 
+    /// A scale that is not finite and positive is refused by the kernel's own `requires`,
+    /// before anything runs (the output keeps its NaNs).
+    #[test]
+    fn the_kernel_refuses_a_scale_that_is_not_finite_and_positive() {
+        let att = Attention::new(64, (1, 2, 1, 128));
+        for scale in [0.0, -0.125, f32::NAN, f32::INFINITY] {
+            let mut out = vec![bf16::NAN; att.q.len()];
+            let inputs = (&att.q[..], &att.k[..], &att.v[..]);
+            let e = emulate(
+                (HeadDim::D64, att.config()),
+                inputs,
+                (att.shape(1), scale),
+                &mut out,
+            )
+            .unwrap_err();
+            assert!(
+                e.to_string()
+                    .contains("requires `scale.is_finite() && scale > 0.0`"),
+                "{e}"
+            );
+            assert!(out.iter().all(|x| x.is_nan()), "nothing ran");
+        }
+    }
+
     #[test]
     fn problems() {
         assert_eq!(problem(1 << 28, 64), (1, 32, 8, 16384));

@@ -31,6 +31,9 @@ impl Kernel {
                         #kernel_name, #cfg, #arg,
                     )?;
                 });
+            } else if self.required(arg) {
+                let ty = passed.ty;
+                params.push(quote_spanned! {passed.ty.span()=> #arg: #ty});
             } else {
                 params.push(quote_spanned! {passed.ty.span()=>
                     #arg: impl ::oxide::emulate::EmulatorArg<#run, #key>
@@ -79,10 +82,10 @@ impl Kernel {
                     .unwrap_or_default();
                 quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
             },
-            quote!(emulate_same_len),
-            quote!(emulate_covers),
+            [quote!(emulate_same_len), quote!(emulate_covers)],
             quote!(#cfg),
         );
+        let required = self.requires_checks(quote!(emulate_requires));
         let mut generics = self.host_generics(&func.sig.generics);
         generics
             .params
@@ -108,6 +111,7 @@ impl Kernel {
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
                 #contract_check
+                #required
                 #(#shares)*
                 #length_check
                 ::oxide::emulate::run(#kernel_name, #cfg, || {

@@ -35,9 +35,34 @@ impl Kernel {
                 ::oxide::host::ForeignCall::describe_shared_len(#call, #i)?;
             },
         });
-        let args = keys.iter().enumerate().map(|(i, key)| match key {
-            Some(key) => quote!(<#caller as ::oxide::host::ForeignArg<#key>>::arg(#call, #i)?),
-            None => quote!(::oxide::host::ForeignCall::shared_len(#call, #i)?),
+        // An argument a `requires` condition names is the kernel's own type in `launch`: the
+        // caller's value for it must become one (a by-value parameter's only `LaunchArg` is the
+        // type itself, so every caller's is that type).
+        let args = keys
+            .iter()
+            .zip(&passed)
+            .enumerate()
+            .map(|(i, (key, p))| match key {
+                Some(key) if self.required(p.name) => {
+                    let ty = p.ty;
+                    quote! {
+                        ::core::convert::Into::<#ty>::into(
+                            <#caller as ::oxide::host::ForeignArg<#key>>::arg(#call, #i)?
+                        )
+                    }
+                }
+                Some(key) => quote!(<#caller as ::oxide::host::ForeignArg<#key>>::arg(#call, #i)?),
+                None => quote!(::oxide::host::ForeignCall::shared_len(#call, #i)?),
+            });
+        let into_required = keys.iter().zip(&passed).filter_map(|(key, p)| {
+            let key = (*key)?;
+            let ty = p.ty;
+            self.required(p.name).then(|| {
+                quote! {
+                    for<'c> <#caller as ::oxide::host::ForeignArg<#key>>::Arg<'c>:
+                        ::core::convert::Into<#ty>,
+                }
+            })
         });
         let params = passed.iter().map(|p| {
             let name = p.name.to_string();
@@ -78,6 +103,7 @@ impl Kernel {
             ) -> ::core::result::Result<(), <#caller as ::oxide::host::ForeignCall>::Error>
             where
                 #caller: ::oxide::host::ForeignCall #(+ ::oxide::host::ForeignArg<#bounds>)*,
+                #(#into_required)*
             {
                 #(#describe)*
                 ::oxide::host::ForeignCall::prepare(#call)?;

@@ -47,6 +47,9 @@ impl Kernel {
                 takes.push(quote! {
                     let #cfg = ::oxide::__private::with_dynamic_shared::<#elem>(#cfg, #arg)?;
                 });
+            } else if self.required(arg) {
+                let ty = passed.ty;
+                params.push(quote_spanned! {passed.ty.span()=> #arg: #ty});
             } else {
                 params.push(quote_spanned! {passed.ty.span()=>
                     #arg: impl ::oxide::host::LaunchArg<#key>
@@ -64,10 +67,10 @@ impl Kernel {
         };
         let length_check = self.length_checks(
             |n| quote!(::oxide::host::LaunchArg::elements(&#n)),
-            quote!(same_len),
-            quote!(covers),
+            [quote!(same_len), quote!(covers)],
             quote!(&#cfg),
         );
+        let required = self.requires_checks(quote!(requires));
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,
@@ -142,6 +145,7 @@ impl Kernel {
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
                 #contract_check
+                #required
                 #length_check
                 #(#takes)*
                 #get_function
@@ -165,7 +169,8 @@ impl Kernel {
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::host::Error> #launch_where {
                 // The lengths are checked here too: the kernel's entry takes `same_len`'s
-                // lengths to be equal.
+                // lengths to be equal. So are the `requires` conditions, the arguments' own.
+                #required
                 #length_check
                 #(#takes)*
                 #get_function
@@ -179,15 +184,29 @@ impl Kernel {
         })
     }
 
+    /// The checks of `requires`, for the launcher or the emulator (`check`, the `__private`
+    /// check): each condition evaluated as written, on the arguments it names, which both take
+    /// as the kernel's own types ([`Kernel::required`]) and check before anything else reads
+    /// them.
+    pub(super) fn requires_checks(&self, check: TokenStream) -> TokenStream {
+        let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
+        let checks = self.lengths.requires.iter().map(|(condition, text)| {
+            let text = text.value();
+            quote! {
+                ::oxide::__private::#check(#kernel_name, #text, { #condition })?;
+            }
+        });
+        quote!(#(#checks)*)
+    }
+
     /// The checks of `same_len` and `covers`, for the launcher or the emulator: `elements`
-    /// gives the expression of an argument's length, `same`/`covers` the `__private` checks.
+    /// gives the expression of an argument's length, `[same, covers]` the `__private` checks.
     /// Each named argument is first checked, at compile time, to have a length
     /// (`oxide::CountedParam`), at the span of its name.
     pub(super) fn length_checks(
         &self,
         elements: impl Fn(&Ident) -> TokenStream,
-        same: TokenStream,
-        covers: TokenStream,
+        [same, covers]: [TokenStream; 2],
         cfg: TokenStream,
     ) -> TokenStream {
         let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();

@@ -13,7 +13,7 @@ mod foreign;
 mod launcher;
 
 use crate::Errors;
-use crate::options::LengthContracts;
+use crate::options::ArgumentContracts;
 use args::ArgKind;
 use oxide_contract::KernelOptions;
 
@@ -23,7 +23,7 @@ pub struct Kernel {
     options: KernelOptions,
     /// `same_len`/`covers`: checked by `launch`, `launch_unchecked` and `emulate`; the entry
     /// tells the compiler `same_len`'s lengths are equal.
-    lengths: LengthContracts,
+    lengths: ArgumentContracts,
     /// The type parameters, in order (the only generic parameters a kernel may have).
     type_params: Vec<Ident>,
     /// Each argument's name, type as written, and who makes it.
@@ -42,7 +42,7 @@ impl Kernel {
     pub fn check(
         func: &ItemFn,
         options: KernelOptions,
-        lengths: LengthContracts,
+        lengths: ArgumentContracts,
     ) -> syn::Result<Kernel> {
         let sig = &func.sig;
         let mut errors = Errors::default();
@@ -268,6 +268,18 @@ impl Kernel {
                 dynamic_shared: None,
             }),
         })
+    }
+
+    /// Whether a `requires` condition names the argument `name`: the launcher and the emulator
+    /// then take it as the kernel's own type (a by-value argument's only `LaunchArg` is the
+    /// type itself), so that the condition reads its value.
+    fn required(&self, name: &Ident) -> bool {
+        let mut found = Vec::new();
+        for (condition, _) in &self.lengths.requires {
+            crate::options::idents(condition.to_token_stream(), &mut found);
+        }
+        let name = name.to_string();
+        found.contains(&name)
     }
 
     /// `fn`, or `unsafe fn` for a kernel with an entry of its own ([`Self::needs_entry`]).
