@@ -63,8 +63,10 @@ const WARP_ROWS: usize = 32;
 /// (usually `1/√d`) must be finite and positive: the kernels take the row maximum of the
 /// unscaled scores and mask with -inf before scaling (FlashAttention-2's softmax, which assumes
 /// it of `softmax_scale`), so 0 would give NaN (-inf · 0) and a negative scale the wrong
-/// maximum. The kernel's `requires` states it: every launch, emulated, from Rust or from
-/// Python, refuses another scale before anything runs.
+/// maximum. The kernel's `requires` states it, and the shape's rules (query heads a multiple of
+/// the K/V heads, the sequence whole blocks of [`BQ`] rows), whose breach would divide by zero
+/// on the GPU (a trap) or leave rows unwritten: every launch, emulated, from Rust or from
+/// Python, refuses them before anything runs.
 macro_rules! attention {
     ($(#[$doc:meta])* $name:ident, $d:literal) => {
         $(#[$doc])*
@@ -72,7 +74,12 @@ macro_rules! attention {
         // `macro_rules!`; a kernel's shared tiles are parameters too (the launch passes none of
         // them), so its list is longer than a host function's would be.
         #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
-        #[kernel(block = "128", requires = "scale.is_finite() && scale > 0.0")]
+        #[kernel(
+            block = "128",
+            requires = "scale.is_finite() && scale > 0.0",
+            requires = "shape.0 > 0 && shape.1 > 0 && shape.0 % shape.1 == 0",
+            requires = "shape.2 > 0 && shape.2 % BQ == 0"
+        )]
         pub fn $name(
             q: Matrix<bf16>,
             k: Matrix<bf16>,

@@ -271,6 +271,32 @@ mod tests {
         }
     }
 
+    /// Shapes the kernel cannot run (no K/V heads, query heads not a multiple of them, a
+    /// sequence not whole blocks) are refused by its `requires`, before anything runs.
+    #[test]
+    fn the_kernel_refuses_shapes_it_cannot_run() {
+        let att = Attention::new(64, (1, 2, 1, 128));
+        for (shape, broken) in [
+            ((2, 0, 128, 1), "shape.1 > 0"),
+            ((2, 3, 128, 0), "shape.0 % shape.1 == 0"),
+            ((0, 1, 128, 0), "shape.0 > 0"),
+            ((2, 1, 100, 0), "shape.2 % BQ == 0"),
+            ((2, 1, 0, 0), "shape.2 > 0"),
+        ] {
+            let mut out = vec![bf16::NAN; att.q.len()];
+            let inputs = (&att.q[..], &att.k[..], &att.v[..]);
+            let e = emulate(
+                (HeadDim::D64, att.config()),
+                inputs,
+                (shape, 0.125),
+                &mut out,
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains(broken), "{shape:?}: {e}");
+            assert!(out.iter().all(|x| x.is_nan()), "nothing ran");
+        }
+    }
+
     #[test]
     fn problems() {
         assert_eq!(problem(1 << 28, 64), (1, 32, 8, 16384));
