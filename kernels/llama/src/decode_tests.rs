@@ -7,7 +7,7 @@ use oxide::host::Rows;
 use oxide::prelude::*;
 
 use crate::decode_attn::{GROUP, PARTIAL};
-use crate::tests::{assert_rounded, blocks, per_row, rope_table, values};
+use crate::tests::{assert_refused_lengths, assert_rounded, blocks, per_row, rope_table, values};
 use crate::*;
 
 /// `W·x` in f64, with each product's size summed (the scale of the f32 sum's error).
@@ -300,13 +300,7 @@ fn caches_of_two_lengths_are_refused_before_the_launch() {
         Rows::new(&mut partial[..], PARTIAL).unwrap(),
     )
     .unwrap_err();
-    assert!(
-        matches!(
-            refused.kind,
-            oxide::emulate::FailureKind::ArgumentLengths(_)
-        ),
-        "{refused}"
-    );
+    assert_refused_lengths(&refused);
     let (mut k_words, mut v_words) = (
         vec![0i32; KV_HEADS * max_seq * HEAD_DIM / 2],
         vec![0i32; KV_HEADS * 2 * max_seq * HEAD_DIM / 2],
@@ -322,11 +316,5 @@ fn caches_of_two_lengths_are_refused_before_the_launch() {
         Rows::new(&mut q_out[..], HEAD_DIM).unwrap(),
     )
     .unwrap_err();
-    assert!(
-        matches!(
-            refused.kind,
-            oxide::emulate::FailureKind::ArgumentLengths(_)
-        ),
-        "{refused}"
-    );
+    assert_refused_lengths(&refused);
 }

@@ -58,6 +58,17 @@ fn rmsnorm_reference(x: &[bf16], weight: &[bf16], eps: f32) -> Vec<f64> {
     out
 }
 
+/// That `refused` is a launch refused by `same_len` before anything ran.
+pub(crate) fn assert_refused_lengths(refused: &oxide::emulate::KernelFailure) {
+    assert!(
+        matches!(
+            refused.kind,
+            oxide::emulate::FailureKind::ArgumentLengths(_)
+        ),
+        "{refused}"
+    );
+}
+
 /// Warps for `rows` rows, 8 a block: 11 rows leave the second block's last five warps none.
 pub(crate) fn per_row(rows: usize) -> LaunchConfig {
     blocks(rows * 32, 256)
@@ -303,11 +314,5 @@ fn inputs_of_two_lengths_are_refused_before_the_launch() {
         Rows::new(&mut out[..], HIDDEN).unwrap(),
     )
     .unwrap_err();
-    assert!(
-        matches!(
-            refused.kind,
-            oxide::emulate::FailureKind::ArgumentLengths(_)
-        ),
-        "{refused}"
-    );
+    assert_refused_lengths(&refused);
 }
