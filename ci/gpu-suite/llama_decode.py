@@ -281,14 +281,7 @@ class DecodeStandIns(L.TorchStandIns):
 class Table(L.Table):
     """llama_layer's table with this script's columns: times in µs, rates against the floor."""
 
-    def print(self):
-        header = ["shape", "what", "provenance", "time", "rate", "floor / time", "vs eager"]
-        widths = [max(len(r[i]) for r in self.rows + [header]) for i in range(len(header))]
-        line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
-        print(line(header))
-        print(line(["-" * w for w in widths]))
-        for r in self.rows:
-            print(line(r))
+    HEADER = ["shape", "what", "provenance", "time", "rate", "floor / time", "vs eager"]
 
 
 def prefill_cache(w, batch, ctx, max_seq, seed):

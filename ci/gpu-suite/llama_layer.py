@@ -381,6 +381,10 @@ def graphed(fn):
 
 
 class Table:
+    """The rows of the one table a run prints, under HEADER."""
+
+    HEADER = ["shape", "what", "provenance", "ms", "rate", "of copy roof", "vs eager"]
+
     def __init__(self):
         self.rows = []
 
@@ -388,7 +392,7 @@ class Table:
         self.rows.append([str(c) for c in cells])
 
     def print(self):
-        header = ["shape", "what", "provenance", "ms", "rate", "of copy roof", "vs eager"]
+        header = self.HEADER
         widths = [max(len(r[i]) for r in self.rows + [header]) for i in range(len(header))]
         line = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
         print(line(header))
