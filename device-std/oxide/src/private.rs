@@ -9,6 +9,21 @@ use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 #[inline(always)]
 pub fn kernel_param<P: crate::KernelParam>(_: &P) {}
 
+/// What a `requires` condition may name: a by-value argument (plain device data, `Copy`),
+/// which the launchers take as the kernel's own type.
+#[diagnostic::on_unimplemented(
+    message = "`requires` reads the kernel's by-value arguments, and `{Self}` is not one",
+    label = "named in this `requires` condition",
+    note = "a rule about a buffer's length is `same_len` or `covers`"
+)]
+pub trait RequiredValue {}
+
+impl<T: crate::DeviceData + Copy> RequiredValue for T {}
+
+/// Compiles only when `T` is an argument a `requires` condition may name.
+#[inline(always)]
+pub fn required_value<T: RequiredValue>() {}
+
 /// Compiles only when `P` has a length the launch contracts `same_len` and `covers` can check.
 #[inline(always)]
 pub fn counted<P: ?Sized + crate::CountedParam>() {}

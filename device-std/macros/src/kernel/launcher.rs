@@ -2,7 +2,7 @@
 //! as `impl oxide::host::LaunchArg<K>` for its key `K`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Generics, Ident, ItemFn, LitStr, WherePredicate, parse_quote_spanned};
 
@@ -191,8 +191,24 @@ impl Kernel {
     pub(super) fn requires_checks(&self, check: TokenStream) -> TokenStream {
         let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
         let checks = self.lengths.requires.iter().map(|(condition, text)| {
+            // Each argument it names is checked, at compile time and at the condition's span,
+            // to be one a condition can read (`__private::RequiredValue`).
+            let named = self
+                .passed()
+                .filter(|p| {
+                    let mut found = Vec::new();
+                    crate::options::idents(condition.to_token_stream(), &mut found);
+                    found.contains(&p.name.to_string())
+                })
+                .map(|p| {
+                    let ty = p.ty;
+                    quote_spanned! {text.span()=>
+                        ::oxide::__private::required_value::<#ty>();
+                    }
+                });
             let text = text.value();
             quote! {
+                #(#named)*
                 ::oxide::__private::#check(#kernel_name, #text, { #condition })?;
             }
         });
