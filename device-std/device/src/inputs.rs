@@ -52,6 +52,8 @@ impl<T> crate::KernelParam for Matrix<'_, T> {
     };
 }
 
+impl<T> crate::param::MeasuredParam for Matrix<'_, T> {}
+
 impl<'a, T: 'a> crate::ParamKey<'a> for fn(Matrix<'_, T>) {
     type Param = Matrix<'a, T>;
 }

@@ -91,7 +91,7 @@ pub use outputs::{
     BlockSlots, BlockTiles, BlockWindows, DisjointChunks, DisjointPairs, DisjointRows, MmaTiles,
     WarpChunkRows, WarpRows, WarpSlots, WaveTiles,
 };
-pub use param::{CountedParam, KernelParam, ParamKey};
+pub use param::{CountedParam, KernelParam, MeasuredParam, ParamKey};
 pub use thread::ThreadIndex;
 pub use unroll::{Unroll, unroll};
 

@@ -62,6 +62,14 @@ pub trait CountedParam: KernelParam {
     fn elements(&self) -> usize;
 }
 
+/// A parameter with an element count the host measures at each launch (its buffer's length,
+/// as the host's `LaunchArg::elements`): a slice, a `Matrix` or an output. What a
+/// `requires = "..."` condition reads as `name.len()` (docs/contracts.md); a marker, since the
+/// host measures the count, not the kernel.
+pub trait MeasuredParam: KernelParam {}
+
+impl<T> MeasuredParam for &[T] {}
+
 /// The ABI of an output: an exclusive slice with `words` shape words.
 pub(crate) const fn output(words: u8) -> ParamAbi {
     ParamAbi::Slice {
@@ -122,6 +130,9 @@ macro_rules! output_param {
         {
             const ABI: oxide_contract::ParamAbi = $crate::param::output($words);
         }
+
+        impl<'a, T $(, const $c: usize)* $(, $o: $bound)?> $crate::param::MeasuredParam
+            for $name<'a, T $(, $c)* $(, $o)?> {}
 
         impl<'a, T: 'a $(, const $c: usize)* $(, $o: $bound)?> $crate::param::ParamKey<'a>
             for fn($name<'_, T $(, $c)* $(, $o)?>)

@@ -114,18 +114,6 @@ fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
-/// The identifiers `tokens` uses, at any depth: which of a kernel's arguments a `requires`
-/// condition names.
-pub fn idents(tokens: TokenStream, found: &mut Vec<String>) {
-    for tree in tokens {
-        match tree {
-            proc_macro2::TokenTree::Ident(i) => found.push(i.to_string()),
-            proc_macro2::TokenTree::Group(g) => idents(g.stream(), found),
-            _ => {}
-        }
-    }
-}
-
 /// The argument names of `value`, a string of comma-separated identifiers.
 fn argument_names(value: &Expr, option: &str) -> syn::Result<Vec<syn::Ident>> {
     let bad = || {

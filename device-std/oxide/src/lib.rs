@@ -50,10 +50,10 @@
 
 pub use oxide_device::{
     BlockSlots, BlockTiles, BlockWindows, CountedParam, DeviceData, DisjointChunks, DisjointPairs,
-    DisjointRows, DisjointSlice, KernelParam, Matrix, MmaTiles, ParamKey, ThreadIndex, Unroll,
-    WarpChunkRows, WarpRows, WarpSlots, WaveTiles, atomic, bf16, block, cache, debug, descriptor,
-    e4m3, e5m2, f16, float8, float16, inputs, math, mma, outputs, param, repr, shared, soft,
-    thread, unroll, warp,
+    DisjointRows, DisjointSlice, KernelParam, Matrix, MeasuredParam, MmaTiles, ParamKey,
+    ThreadIndex, Unroll, WarpChunkRows, WarpRows, WarpSlots, WaveTiles, atomic, bf16, block, cache,
+    debug, descriptor, e4m3, e5m2, f16, float8, float16, inputs, math, mma, outputs, param, repr,
+    shared, soft, thread, unroll, warp,
 };
 pub use oxide_emulator as emulate;
 pub use oxide_host as host;

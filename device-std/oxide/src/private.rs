@@ -9,12 +9,13 @@ use crate::host::{Error, Gpu, KernelFunction, KernelModule, LaunchConfig};
 #[inline(always)]
 pub fn kernel_param<P: crate::KernelParam>(_: &P) {}
 
-/// What a `requires` condition may name: a by-value argument (plain device data, `Copy`),
-/// which the launchers take as the kernel's own type.
+/// What a `requires` condition may read as a value: a by-value argument (plain device data,
+/// `Copy`), which the launchers take as the kernel's own type.
 #[diagnostic::on_unimplemented(
     message = "`requires` reads the kernel's by-value arguments, and `{Self}` is not one",
-    label = "named in this `requires` condition",
-    note = "a rule about a buffer's length is `same_len` or `covers`"
+    label = "read as a value in this `requires` condition",
+    note = "a condition reads a buffer argument's length as `name.len()` (its element count), \
+            nothing else of it"
 )]
 pub trait RequiredValue {}
 
@@ -23,6 +24,22 @@ impl<T: crate::DeviceData + Copy> RequiredValue for T {}
 /// Compiles only when `T` is an argument a `requires` condition may name.
 #[inline(always)]
 pub fn required_value<T: RequiredValue>() {}
+
+/// What a `requires` condition may read as `name.len()`: an argument whose element count the
+/// launchers measure (`MeasuredParam`).
+#[diagnostic::on_unimplemented(
+    message = "`requires` reads `.len()` of the kernel's buffer arguments, and `{Self}` is not one",
+    label = "`.len()` read in this `requires` condition",
+    note = "`.len()` in a condition is the element count of a slice, a `Matrix` or an output \
+            (its buffer's length); a by-value argument is read by its name alone"
+)]
+pub trait RequiredLength {}
+
+impl<P: ?Sized + crate::MeasuredParam> RequiredLength for P {}
+
+/// Compiles only when `P` is an argument a `requires` condition may read as `name.len()`.
+#[inline(always)]
+pub fn required_length<P: ?Sized + RequiredLength>() {}
 
 /// Compiles only when `P` has a length the launch contracts `same_len` and `covers` can check.
 #[inline(always)]

@@ -258,12 +258,13 @@ fn no_driver_is_an_error_not_a_panic() {
     }
 }
 
-/// `requires`: conditions on the by-value arguments, each checked as written before anything
-/// runs.
+/// `requires`: conditions on the by-value arguments and the buffers' lengths (`name.len()`),
+/// each checked as written before anything runs.
 #[kernel(
     grid = "1d",
     requires = "scale.is_finite() && scale > 0.0",
-    requires = "shift < 4"
+    requires = "shift < 4",
+    requires = "a.len().is_multiple_of(32) && out.len() == a.len() && a.len() > shift as usize"
 )]
 pub fn scaled(a: &[f32], scale: f32, shift: u32, mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
@@ -290,11 +291,24 @@ fn requires_is_checked_before_running() {
     ] {
         out.fill(0.0);
         let e = scaled::emulate(&cfg, &a, scale, shift, &mut out).unwrap_err();
-        assert!(matches!(e.kind, FailureKind::Requires(_)), "{e}");
-        let want = format!("kernel `scaled` requires `{broken}`");
-        assert!(e.to_string().contains(&want), "{e}");
+        assert_refused(e, broken);
         assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
-        // The GPU launcher's error for the same breach.
-        assert!(matches!(Error::from(e), Error::Requires(_)));
     }
+    let lengths = "a.len().is_multiple_of(32) && out.len() == a.len() && a.len() > shift as usize";
+    for (a_len, out_len) in [(48, 48), (64, 32), (0, 0)] {
+        let a = vec![1.0f32; a_len];
+        let mut out = vec![0.0f32; out_len];
+        let e = scaled::emulate(&cfg, &a, 2.0, 1, &mut out).unwrap_err();
+        assert_refused(e, lengths);
+        assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
+    }
+}
+
+/// `e` is the refusal of the `requires` condition `broken` of `scaled`, as the emulator and
+/// the GPU launcher give it.
+fn assert_refused(e: KernelFailure, broken: &str) {
+    assert!(matches!(e.kind, FailureKind::Requires(_)), "{e}");
+    let want = format!("kernel `scaled` requires `{broken}`");
+    assert!(e.to_string().contains(&want), "{e}");
+    assert!(matches!(Error::from(e), Error::Requires(_)));
 }

@@ -3,8 +3,8 @@
 //! made into each emulated thread's own argument.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
 use quote::quote_spanned;
+use quote::{format_ident, quote};
 use syn::spanned::Spanned;
 use syn::{Ident, ItemFn, Lifetime, LifetimeParam};
 
@@ -22,6 +22,9 @@ impl Kernel {
         let mut params = Vec::new();
         let mut shares = Vec::new();
         let mut threads = Vec::new();
+        let (mut values, mut rebinds) = (Vec::new(), Vec::new());
+        let required_value =
+            |arg: &Ident| format_ident!("__oxide_required_{}", arg, span = Span::mixed_site());
         for passed in self.passed() {
             let (arg, key) = (passed.name, &passed.key);
             if let Some(elem) = passed.dynamic_shared {
@@ -34,6 +37,11 @@ impl Kernel {
             } else if self.required(arg) {
                 let ty = passed.ty;
                 params.push(quote_spanned! {passed.ty.span()=> #arg: #ty});
+                // The `requires` checks run after `share` (they measure lengths as the threads
+                // get them) on the values as passed.
+                let value = required_value(arg);
+                values.push(quote!(let #value = #arg;));
+                rebinds.push(quote!(let #arg = #value;));
             } else {
                 params.push(quote_spanned! {passed.ty.span()=>
                     #arg: impl ::oxide::emulate::EmulatorArg<#run, #key>
@@ -85,7 +93,14 @@ impl Kernel {
             [quote!(emulate_same_len), quote!(emulate_covers)],
             quote!(#cfg),
         );
-        let required = self.requires_checks(quote!(emulate_requires));
+        let required = self.requires_checks(quote!(emulate_requires), &|n| {
+            let key = keys
+                .iter()
+                .find(|(name, _)| name == n)
+                .map(|(_, key)| key.clone())
+                .unwrap_or_default();
+            quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
+        });
         let mut generics = self.host_generics(&func.sig.generics);
         generics
             .params
@@ -111,8 +126,12 @@ impl Kernel {
                 #(#params),*
             ) -> ::core::result::Result<(), ::oxide::emulate::KernelFailure> #emu_where {
                 #contract_check
-                #required
+                #(#values)*
                 #(#shares)*
+                {
+                    #(#rebinds)*
+                    #required
+                }
                 #length_check
                 ::oxide::emulate::run(#kernel_name, #cfg, || {
                     #(#threads)*

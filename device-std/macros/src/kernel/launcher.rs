@@ -2,7 +2,7 @@
 //! as `impl oxide::host::LaunchArg<K>` for its key `K`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Generics, Ident, ItemFn, LitStr, WherePredicate, parse_quote_spanned};
 
@@ -70,7 +70,20 @@ impl Kernel {
             [quote!(same_len), quote!(covers)],
             quote!(&#cfg),
         );
-        let required = self.requires_checks(quote!(requires));
+        let keys: Vec<(Ident, TokenStream)> = self
+            .passed()
+            .map(|p| (p.name.clone(), p.key.clone()))
+            .collect();
+        let key_of = |n: &Ident| {
+            keys.iter()
+                .find(|(name, _)| name == n)
+                .map(|(_, key)| key.clone())
+                .unwrap_or_default()
+        };
+        let required = self.requires_checks(quote!(requires), &|n| {
+            let key = key_of(n);
+            quote!(::oxide::host::LaunchArg::<#key>::elements(&#n))
+        });
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,
@@ -182,37 +195,6 @@ impl Kernel {
                 unsafe { #launch.launch(#cfg) }
             }
         })
-    }
-
-    /// The checks of `requires`, for the launcher or the emulator (`check`, the `__private`
-    /// check): each condition evaluated as written, on the arguments it names, which both take
-    /// as the kernel's own types ([`Kernel::required`]) and check before anything else reads
-    /// them.
-    pub(super) fn requires_checks(&self, check: TokenStream) -> TokenStream {
-        let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
-        let checks = self.lengths.requires.iter().map(|(condition, text)| {
-            // Each argument it names is checked, at compile time and at the condition's span,
-            // to be one a condition can read (`__private::RequiredValue`).
-            let named = self
-                .passed()
-                .filter(|p| {
-                    let mut found = Vec::new();
-                    crate::options::idents(condition.to_token_stream(), &mut found);
-                    found.contains(&p.name.to_string())
-                })
-                .map(|p| {
-                    let ty = p.ty;
-                    quote_spanned! {text.span()=>
-                        ::oxide::__private::required_value::<#ty>();
-                    }
-                });
-            let text = text.value();
-            quote! {
-                #(#named)*
-                ::oxide::__private::#check(#kernel_name, #text, { #condition })?;
-            }
-        });
-        quote!(#(#checks)*)
     }
 
     /// The checks of `same_len` and `covers`, for the launcher or the emulator: `elements`

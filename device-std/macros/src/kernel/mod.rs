@@ -11,6 +11,7 @@ mod emulator;
 mod entry;
 mod foreign;
 mod launcher;
+mod requires;
 
 use crate::Errors;
 use crate::options::ArgumentContracts;
@@ -268,18 +269,6 @@ impl Kernel {
                 dynamic_shared: None,
             }),
         })
-    }
-
-    /// Whether a `requires` condition names the argument `name`: the launcher and the emulator
-    /// then take it as the kernel's own type (a by-value argument's only `LaunchArg` is the
-    /// type itself), so that the condition reads its value.
-    fn required(&self, name: &Ident) -> bool {
-        let mut found = Vec::new();
-        for (condition, _) in &self.lengths.requires {
-            crate::options::idents(condition.to_token_stream(), &mut found);
-        }
-        let name = name.to_string();
-        found.contains(&name)
     }
 
     /// `fn`, or `unsafe fn` for a kernel with an entry of its own ([`Self::needs_entry`]).

@@ -18,11 +18,19 @@ pub fn not_a_condition(scale: f32) {
     let _ = scale;
 }
 
-// An output is not a by-value argument: the launcher cannot take it as the kernel's own type.
-#[kernel(requires = "out.len() > 0")]
-pub fn names_an_output(mut out: DisjointSlice<f32>) {
+// A buffer is read by its length only (`a.len()`), not as a value.
+#[kernel(requires = "a[0] > 0.0")]
+pub fn reads_a_buffer(a: &[f32], mut out: DisjointSlice<f32>) {
     if let Some(o) = out.get_mut(ThreadIndex::linear()) {
-        *o = 1.0;
+        *o = a[0];
+    }
+}
+
+// A by-value argument has no length to read.
+#[kernel(requires = "scale.len() > 0")]
+pub fn len_of_a_value(scale: f32, mut out: DisjointSlice<f32>) {
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = scale;
     }
 }
 

@@ -1,0 +1,189 @@
+//! The checks of `requires = "..."` (docs/contracts.md): a condition on the kernel's arguments
+//! as the host sees them, evaluated by `launch`, `launch_unchecked` and `emulate` before
+//! anything runs. A condition reads a by-value argument's value (`scale > 0.0`) and any
+//! measured argument's element count, written `name.len()` (`x.len().is_multiple_of(2048)`): the count
+//! `same_len` compares, which the launcher and the emulator measure as they do for it.
+
+use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
+use quote::{ToTokens, quote, quote_spanned};
+use syn::Ident;
+
+use super::Kernel;
+
+/// What a condition reads of the kernel's arguments.
+#[derive(Default)]
+struct Reads {
+    /// Arguments read as values: the launchers take them as the kernel's own types.
+    values: Vec<String>,
+    /// Arguments read as `name.len()`: their element counts.
+    lengths: Vec<String>,
+}
+
+/// Whether `trees[i..]` starts `name.len()` for an argument `name` (a whole path: not the field
+/// of something else, as `a.name.len()` is).
+fn length_read(trees: &[TokenTree], i: usize, is_arg: &dyn Fn(&Ident) -> bool) -> Option<Ident> {
+    let TokenTree::Ident(name) = &trees[i] else {
+        return None;
+    };
+    let len = matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len");
+    let empty_call = matches!(
+        trees.get(i + 3),
+        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty()
+    );
+    let dot = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    (!after_dot(trees, i) && dot && len && empty_call && is_arg(name)).then(|| name.clone())
+}
+
+/// Whether `trees[i]` follows a `.`.
+fn after_dot(trees: &[TokenTree], i: usize) -> bool {
+    i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
+}
+
+/// `tokens` with each `name.len()` of an argument replaced by `(length(name))`, and what the
+/// condition reads (`reads`).
+fn rewrite(
+    tokens: TokenStream,
+    is_arg: &dyn Fn(&Ident) -> bool,
+    length: &dyn Fn(&Ident) -> TokenStream,
+    reads: &mut Reads,
+) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        if let Some(name) = length_read(&trees, i, is_arg) {
+            reads.lengths.push(name.to_string());
+            let mut group = Group::new(Delimiter::Parenthesis, length(&name));
+            group.set_span(name.span());
+            out.push(TokenTree::Group(group));
+            i += 4;
+            continue;
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut group =
+                    Group::new(g.delimiter(), rewrite(g.stream(), is_arg, length, reads));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            // After a `.`, a name is a field or a method, not an argument.
+            TokenTree::Ident(name) if is_arg(name) && !after_dot(&trees, i) => {
+                reads.values.push(name.to_string());
+                out.push(trees[i].clone());
+            }
+            tree => out.push(tree.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+impl Kernel {
+    /// What the kernel's `requires` conditions read, and each condition with its length reads
+    /// replaced by `length(name)`.
+    fn conditions(
+        &self,
+        length: &dyn Fn(&Ident) -> TokenStream,
+    ) -> Vec<(Reads, TokenStream, &syn::LitStr)> {
+        let is_arg = |name: &Ident| self.passed().any(|p| p.name == name);
+        self.lengths
+            .requires
+            .iter()
+            .map(|(condition, text)| {
+                let mut reads = Reads::default();
+                let rewritten = rewrite(condition.to_token_stream(), &is_arg, length, &mut reads);
+                (reads, rewritten, text)
+            })
+            .collect()
+    }
+
+    /// Whether a `requires` condition reads the argument `name` as a value: the launcher and
+    /// the emulator then take it as the kernel's own type (a by-value argument's only
+    /// `LaunchArg` is the type itself), so that the condition reads its value.
+    /// A reference (`&[T]`) never is one: taking it so would only add errors about its
+    /// lifetime to the one `__private::RequiredValue` gives at the condition.
+    pub(super) fn required(&self, name: &Ident) -> bool {
+        let reference = self
+            .passed()
+            .any(|p| p.name == name && matches!(p.ty, syn::Type::Reference(_)));
+        if reference {
+            return false;
+        }
+        let name = name.to_string();
+        self.conditions(&|_| TokenStream::new())
+            .iter()
+            .any(|(reads, _, _)| reads.values.contains(&name))
+    }
+
+    /// The checks of `requires`, for the launcher or the emulator (`check`, the `__private`
+    /// check; `length`, the expression of an argument's element count where the check runs):
+    /// each condition evaluated as written, on the arguments it names, which both take as the
+    /// kernel's own types ([`Kernel::required`]).
+    pub(super) fn requires_checks(
+        &self,
+        check: TokenStream,
+        length: &dyn Fn(&Ident) -> TokenStream,
+    ) -> TokenStream {
+        let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
+        let checks = self
+            .conditions(length)
+            .into_iter()
+            .map(|(reads, condition, text)| {
+                // Each argument it reads is checked, at compile time and at the condition's span,
+                // to be one a condition can read so (`__private::RequiredValue`,
+                // `__private::RequiredLength`).
+                let named = self.passed().filter_map(|p| {
+                    let (name, ty) = (p.name.to_string(), p.ty);
+                    let value = reads.values.contains(&name).then(|| {
+                        quote_spanned! {text.span()=> ::oxide::__private::required_value::<#ty>(); }
+                    });
+                    let length = reads.lengths.contains(&name).then(|| {
+                    quote_spanned! {text.span()=> ::oxide::__private::required_length::<#ty>(); }
+                });
+                    (value.is_some() || length.is_some()).then(|| quote!(#value #length))
+                });
+                let text = text.value();
+                quote! {
+                    #(#named)*
+                    ::oxide::__private::#check(#kernel_name, #text, { #condition })?;
+                }
+            });
+        quote!(#(#checks)*)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reads_of(condition: &str) -> (Reads, String) {
+        let is_arg = |n: &Ident| ["x", "w", "scale"].contains(&n.to_string().as_str());
+        let mut reads = Reads::default();
+        let out = rewrite(
+            condition.parse().unwrap(),
+            &is_arg,
+            &|n| quote!(count(#n)),
+            &mut reads,
+        );
+        (reads, out.to_string())
+    }
+
+    #[test]
+    fn an_arguments_len_is_its_count_and_any_other_use_its_value() {
+        let (reads, out) =
+            reads_of("x.len().is_multiple_of(2048) && w.len() == rows(x.len()) && scale > 0.0");
+        assert_eq!(reads.lengths, ["x", "w", "x"]);
+        assert_eq!(reads.values, ["scale"]);
+        assert_eq!(
+            out,
+            "(count (x)) . is_multiple_of (2048) && (count (w)) == rows ((count (x))) && scale > 0.0"
+        );
+    }
+
+    #[test]
+    fn a_field_or_a_method_with_arguments_is_not_a_length_read() {
+        let (reads, _) = reads_of("a.x.len() > 0 && x.len(1) > 0 && x.len > 0 && x.is_empty()");
+        assert!(reads.lengths.is_empty());
+        assert_eq!(reads.values, ["x", "x", "x"]);
+    }
+}
