@@ -1,8 +1,9 @@
 //! The checks of `requires = "..."` (docs/contracts.md): a condition on the kernel's arguments
 //! as the host sees them, evaluated by `launch`, `launch_unchecked` and `emulate` before
-//! anything runs. A condition reads a by-value argument's value (`scale > 0.0`) and any
-//! measured argument's element count, written `name.len()` (`x.len().is_multiple_of(2048)`): the count
-//! `same_len` compares, which the launcher and the emulator measure as they do for it.
+//! anything runs. A condition reads a by-value argument's value (`scale > 0.0`) and a slice's,
+//! a `Matrix`'s or an output's element count, written `name.len()`
+//! (`x.len().is_multiple_of(2048)`), which the launcher and the emulator measure as they do
+//! for `same_len`.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
