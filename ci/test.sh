@@ -40,6 +40,10 @@ step clippy "Fix the lints above (they are errors here: -D warnings)." \
     cargo clippy --workspace --all-targets -- -D warnings
 step backend "The codegen backend does not build; 'cargo build -p oxide-codegen' shows why." \
     cargo build -p oxide-codegen
+# A chart of a committed suite run (the last by name): ci/chart.py still reads its format.
+step chart "'python3 ci/chart.py suite FILE -o OUT.svg' shows why (docs/gpu-results/README.md)." \
+    python3 ci/chart.py suite "$(ls docs/gpu-results/*-suite-*.txt | sort | tail -1)" \
+        -o "${TMPDIR:-/tmp}/oxide-suite-chart.svg"
 if $fast; then
     step unit "See the failing tests above; 'cargo test -p <package> --lib' reruns one package's." \
         cargo test --workspace --lib --bins
