@@ -46,6 +46,11 @@ pub(crate) enum DeviceErrorKind {
         outputs: usize,
         returns: String,
     },
+    /// A `float_convert` mark on a function of another signature.
+    #[error(
+        "`{callee}` is marked `float_convert`, which converts `fn(f32) -> u16` (round to the 16-bit format, its bits) or `fn(u16) -> f32` (widen the format's bits), but it is `{signature}`: give it one of those signatures"
+    )]
+    FloatConvertSignature { callee: String, signature: String },
     /// A constant the function requires (a `const { assert!(..) }`) fails for these types; rustc
     /// reported the failure itself, where the constant is written.
     #[error(

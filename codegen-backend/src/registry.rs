@@ -14,6 +14,7 @@
 //! | `#[oxide_gpu::warp_collective]` | nothing: it marks a point every thread of the block must reach (the safe warp functions call it) |
 //! | `#[oxide_gpu::nvvm("llvm.nvvm.…")]` | `gpu.intrinsic_call` of that NVVM/LLVM intrinsic, with the call's arguments |
 //! | `#[oxide_gpu::ptx(template = "…", constraints = "…", volatile)]` | `gpu.inline_asm`, with the call's arguments |
+//! | `#[oxide_gpu::float_convert("bf16")]` (or `"f16"`) | on `f32 -> u16`, LLVM's `fptrunc` to that format and its bits; on `u16 -> f32`, the bits as that format and `fpext` (LLVM packs two neighbouring roundings into one `cvt.rn.bf16x2.f32`, which it cannot do across inline PTX) |
 //! | `#[oxide_gpu::atomic(op = "add", scope = "block", ordering = "relaxed")]` | an LLVM atomic (`atomicrmw`, `cmpxchg`, `fence`) at that scope, on the call's arguments |
 //! | `#[oxide_gpu::device_runtime("vprintf")]` | a call of that function of CUDA's device runtime, which the driver links |
 //! | `#[oxide_gpu::shared_address]` | on the GPU, the call returns its first (pointer) argument |
@@ -94,12 +95,38 @@ pub(crate) enum DeviceFn {
     DeviceRuntime {
         symbol: String,
     },
+    /// A conversion between `f32` and a 16-bit float format as LLVM casts (`fptrunc`,
+    /// `fpext`), the format's values carried as their bits (`u16`): which way is the
+    /// function's signature's.
+    FloatConvert {
+        format: Float16,
+    },
     /// Inline PTX with LLVM constraints (`=r,r`), given the function's arguments.
     Ptx {
         template: String,
         constraints: String,
         side_effects: bool,
     },
+}
+
+/// The 16-bit float formats of `float_convert` marks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Float16 {
+    /// bfloat16 (LLVM `bfloat`).
+    Bf16,
+    /// IEEE binary16 (LLVM `half`).
+    F16,
+}
+
+impl Float16 {
+    /// The format written in a mark: `"bf16"` or `"f16"`.
+    fn from_name(name: &str) -> Option<Float16> {
+        match name {
+            "bf16" => Some(Float16::Bf16),
+            "f16" => Some(Float16::F16),
+            _ => None,
+        }
+    }
 }
 
 /// A device-std function the backend calls for a construct the GPU has no instruction for.
@@ -369,6 +396,15 @@ pub(crate) fn parse_function_mark(
             intrinsic: single_string(attr, mark.name)?,
         })),
         Keyword::Ptx => parse_ptx(attr).map(Some),
+        Keyword::FloatConvert => {
+            let name = single_string(attr, mark.name)?;
+            let format = Float16::from_name(&name).ok_or_else(|| {
+                BadAttribute(format!(
+                    "`#[{TOOL}::float_convert]` takes the format `\"bf16\"` or `\"f16\"`, not `{name}`"
+                ))
+            })?;
+            Ok(Some(DeviceFn::FloatConvert { format }))
+        }
         Keyword::Atomic => parse_atomic(attr).map(Some),
         Keyword::DeviceRuntime => {
             let symbol = single_string(attr, mark.name)?;

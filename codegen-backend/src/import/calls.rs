@@ -268,6 +268,9 @@ impl<'tcx> FnCx<'tcx, '_> {
                     }
                 }
             }
+            DeviceFn::FloatConvert { format } => {
+                Some(self.float16_convert(path, format, args, dest.layout)?)
+            }
             DeviceFn::Nvvm { intrinsic } => {
                 let values = self.scalar_arguments(path, args)?;
                 let result = self.result_type(path, dest.layout)?;
@@ -360,7 +363,7 @@ impl<'tcx> FnCx<'tcx, '_> {
 
     /// The arguments of a call that an intrinsic or inline assembly takes: scalars only (a pair
     /// such as a slice passes its two halves).
-    fn scalar_arguments(
+    pub(super) fn scalar_arguments(
         &mut self,
         path: &str,
         args: &[Spanned<MirOperand<'tcx>>],

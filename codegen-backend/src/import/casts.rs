@@ -20,6 +20,12 @@ use super::{
     types,
 };
 use crate::error::{DeviceResult, not_on_gpu, unsupported};
+use crate::registry::Float16;
+use pliron::builtin::types::{BF16Type, FP16Type, FP32Type};
+use pliron::r#type::TypeHandle;
+use pliron::value::Value;
+use rustc_middle::mir::Operand as MirOperand;
+use rustc_span::Spanned;
 
 impl<'tcx> FnCx<'tcx, '_> {
     pub(crate) fn cast(
@@ -232,6 +238,62 @@ impl<'tcx> FnCx<'tcx, '_> {
                 self.span,
                 format!("a value of type `{}` in a register", layout.ty),
             ),
+        }
+    }
+
+    /// A `float_convert` mark's call: `f32 -> u16` rounds to `format` (`fptrunc`, no fast-math
+    /// flags) and gives its bits; `u16 -> f32` reads the bits as `format` and widens (`fpext`).
+    /// As LLVM casts, not inline PTX, LLVM sees the conversions: it folds constants and packs
+    /// two roundings whose results sit side by side into one `cvt.rn.bf16x2.f32`.
+    pub(crate) fn float16_convert(
+        &mut self,
+        path: &str,
+        format: Float16,
+        args: &[Spanned<MirOperand<'tcx>>],
+        dest: rustc_middle::ty::layout::TyAndLayout<'tcx>,
+    ) -> DeviceResult<Value> {
+        let tcx = self.m.tcx;
+        let arg_types: Vec<_> = args
+            .iter()
+            .map(|a| self.monomorphize(a.node.ty(self.mir, tcx)).to_string())
+            .collect();
+        let wrong = |span| {
+            Err(crate::error::DeviceError::new(
+                span,
+                crate::error::DeviceErrorKind::FloatConvertSignature {
+                    callee: path.to_string(),
+                    signature: format!("fn({}) -> {}", arg_types.join(", "), dest.ty),
+                },
+            ))
+        };
+        let from = match args {
+            [only] => self.monomorphize(only.node.ty(self.mir, tcx)),
+            _ => return wrong(self.span),
+        };
+        let &[value] = self.scalar_arguments(path, args)?.as_slice() else {
+            return wrong(self.span);
+        };
+        let half: TypeHandle = match format {
+            Float16::Bf16 => BF16Type::get(self.ctx()).into(),
+            Float16::F16 => FP16Type::get(self.ctx()).into(),
+        };
+        let no_flags = FastmathFlagsAttr::from(FastmathFlags::empty());
+        match (from.kind(), dest.ty.kind()) {
+            (ty::Float(ty::FloatTy::F32), ty::Uint(ty::UintTy::U16)) => {
+                let trunc = self.emit(|ctx| FPTruncOp::new(ctx, value, half));
+                trunc.set_fast_math_flags(&self.m.ctx, no_flags);
+                let rounded = trunc.get_result(&self.m.ctx);
+                let bits_ty = types::int(self.ctx(), 16);
+                Ok(self.emit_value(|ctx| BitcastOp::new(ctx, rounded, bits_ty)))
+            }
+            (ty::Uint(ty::UintTy::U16), ty::Float(ty::FloatTy::F32)) => {
+                let bits = self.emit_value(|ctx| BitcastOp::new(ctx, value, half));
+                let f32_ty = FP32Type::get(self.ctx()).into();
+                let ext = self.emit(|ctx| FPExtOp::new(ctx, bits, f32_ty));
+                ext.set_fast_math_flags(&self.m.ctx, no_flags);
+                Ok(ext.get_result(&self.m.ctx))
+            }
+            _ => wrong(self.span),
         }
     }
 }

@@ -50,6 +50,7 @@ pub(crate) enum Keyword {
     SharedMemory,
     DynamicSharedMemory,
     UnrollHint,
+    FloatConvert,
 }
 
 /// The kind of item a mark belongs on.
@@ -160,6 +161,16 @@ pub(crate) const MARKS: &[Mark] = &[
              thread's element, shared memory outside its write phase), is a barrier or a warp \
              collective only where every thread (lane) reaches the call, and the body computes on \
              the CPU what the assembly computes on the GPU",
+        ),
+        Returns::Any,
+    ),
+    function(
+        Keyword::FloatConvert,
+        "float_convert",
+        promise(
+            "the body converts as LLVM's `fptrunc` from `f32` to the format does (round to \
+             nearest, ties to even; a NaN stays a NaN), giving its 16 bits, or as `fpext` from the \
+             format's 16 bits to `f32`",
         ),
         Returns::Any,
     ),

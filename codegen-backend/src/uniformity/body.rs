@@ -519,9 +519,9 @@ impl<'x, 'r, 'tcx> FnAnalysis<'x, 'r, 'tcx> {
                 result.diverge(values.first().and_then(|v| v.div));
                 result
             }
-            Callee::Device(_, DeviceFn::SharedWindow) => {
-                // A shared pointer's offset in its window: no memory touched, the same in every
-                // thread that holds the same pointer.
+            Callee::Device(_, DeviceFn::SharedWindow | DeviceFn::FloatConvert { .. }) => {
+                // A shared pointer's offset in its window, a float conversion: no memory
+                // touched, the same in every thread that holds the same operand.
                 let mut result = Abs::uniform();
                 result.diverge(values.first().and_then(|v| v.div));
                 result

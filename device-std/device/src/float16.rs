@@ -112,22 +112,27 @@ const fn f32_from_f16_bits(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// `cvt.rn.bf16.f32` on the GPU.
-#[oxide_gpu::ptx(template = "cvt.rn.bf16.f32 $0, $1;", constraints = "=h,f")]
+// On the GPU the conversions are LLVM's casts (`fptrunc`, `fpext`; the `float_convert` mark),
+// which NVPTX selects as `cvt.rn.bf16.f32`, `cvt.rn.f16.f32` and `cvt.f32.f16`. As casts LLVM
+// sees them, so two roundings whose results sit side by side (a chunk of a `[bf16; 8]`) become
+// one `cvt.rn.bf16x2.f32`, which inline PTX hid from it.
+
+/// `x` rounded to bf16 (`cvt.rn.bf16.f32` on the GPU).
+#[oxide_gpu::float_convert("bf16")]
 #[inline(never)]
 fn cvt_bf16_f32(x: f32) -> u16 {
     bf16_bits_from_f32(x)
 }
 
-/// `cvt.rn.f16.f32` on the GPU.
-#[oxide_gpu::ptx(template = "cvt.rn.f16.f32 $0, $1;", constraints = "=h,f")]
+/// `x` rounded to f16 (`cvt.rn.f16.f32` on the GPU).
+#[oxide_gpu::float_convert("f16")]
 #[inline(never)]
 fn cvt_f16_f32(x: f32) -> u16 {
     f16_bits_from_f32(x)
 }
 
-/// `cvt.f32.f16` on the GPU.
-#[oxide_gpu::ptx(template = "cvt.f32.f16 $0, $1;", constraints = "=f,h")]
+/// The f16 of bits `h`, widened (`cvt.f32.f16` on the GPU).
+#[oxide_gpu::float_convert("f16")]
 #[inline(never)]
 fn cvt_f32_f16(h: u16) -> f32 {
     f32_from_f16_bits(h)

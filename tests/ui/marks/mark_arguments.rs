@@ -1,7 +1,8 @@
 //! A mark's arguments are checked where it is written, not only where a kernel calls the
 //! function (none of these is called, and all compiled before): an unknown argument, a
 //! register that does not exist, a device-runtime function oxide does not declare, arguments
-//! to a mark that takes none, a missing one, and two marks on one function.
+//! to a mark that takes none, a missing one, a float format that is not one, and two marks on
+//! one function.
 #![feature(register_tool)]
 #![register_tool(oxide_gpu)]
 
@@ -33,6 +34,12 @@ pub unsafe fn wait() {}
 #[inline(never)]
 pub unsafe fn add(_place: *mut u32, value: u32) -> u32 {
     value
+}
+
+#[oxide_gpu::float_convert("fp8")]
+#[inline(never)]
+pub unsafe fn to_fp8(x: f32) -> u16 {
+    x as u16
 }
 
 #[oxide_gpu::nvvm("llvm.nvvm.read.ptx.sreg.laneid")]
