@@ -73,15 +73,29 @@ pub fn same_len(kernel: &str, group: &[(&str, usize)]) -> Result<(), Breach> {
 }
 
 /// The contract `requires = "condition"`: `holds`, the condition evaluated on the launch's
-/// arguments.
-pub fn requires(kernel: &str, condition: &str, holds: bool) -> Result<(), Breach> {
+/// arguments; `lengths`, the element counts it read (`("x", 100)` for `x.len()`), which the
+/// refusal names.
+pub fn requires(
+    kernel: &str,
+    condition: &str,
+    holds: bool,
+    lengths: &[(&str, usize)],
+) -> Result<(), Breach> {
     if holds {
-        Ok(())
-    } else {
-        Err(Breach::Requires(format!(
-            "kernel `{kernel}` requires `{condition}`, which these arguments do not satisfy"
-        )))
+        return Ok(());
     }
+    let read = if lengths.is_empty() {
+        String::new()
+    } else {
+        let each: Vec<String> = lengths
+            .iter()
+            .map(|(name, len)| format!("`{name}.len()` = {len}"))
+            .collect();
+        format!(" ({})", each.join(", "))
+    };
+    Err(Breach::Requires(format!(
+        "kernel `{kernel}` requires `{condition}`, which these arguments do not satisfy{read}"
+    )))
 }
 
 /// The contract `covers = "out"`: the grid has a thread for each element of `out`.

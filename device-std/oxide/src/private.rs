@@ -111,9 +111,15 @@ pub fn emulate_same_len(
     contract::same_len(kernel, group).map_err(|b| b.emulated(kernel))
 }
 
-/// The contract `requires = "condition"`: `holds`, the condition on the launch's arguments.
-pub fn requires(kernel: &str, condition: &str, holds: bool) -> Result<(), Error> {
-    Ok(contract::requires(kernel, condition, holds)?)
+/// The contract `requires = "condition"`: `holds`, the condition on the launch's arguments;
+/// `lengths`, the element counts it read.
+pub fn requires(
+    kernel: &str,
+    condition: &str,
+    holds: bool,
+    lengths: &[(&str, usize)],
+) -> Result<(), Error> {
+    Ok(contract::requires(kernel, condition, holds, lengths)?)
 }
 
 /// [`requires`] for the emulator.
@@ -121,8 +127,9 @@ pub fn emulate_requires(
     kernel: &'static str,
     condition: &str,
     holds: bool,
+    lengths: &[(&str, usize)],
 ) -> Result<(), KernelFailure> {
-    contract::requires(kernel, condition, holds).map_err(|b| b.emulated(kernel))
+    contract::requires(kernel, condition, holds, lengths).map_err(|b| b.emulated(kernel))
 }
 
 /// The contract `covers = "out"`: the grid has a thread for each element of `out`.

@@ -264,7 +264,7 @@ fn no_driver_is_an_error_not_a_panic() {
     grid = "1d",
     requires = "scale.is_finite() && scale > 0.0",
     requires = "shift < 4",
-    requires = "a.len().is_multiple_of(32) && out.len() == a.len() && a.len() > shift as usize"
+    requires = "a.len().is_multiple_of(32) && a.len().is_multiple_of(out.len()) && out.len() >= a.len() && a.len() > shift as usize"
 )]
 pub fn scaled(a: &[f32], scale: f32, shift: u32, mut out: DisjointSlice<f32>) {
     let i = thread::index_1d();
@@ -294,11 +294,14 @@ fn requires_is_checked_before_running() {
         assert_refused(e, broken);
         assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
     }
-    let lengths = "a.len().is_multiple_of(32) && out.len() == a.len() && a.len() > shift as usize";
+    let lengths = "a.len().is_multiple_of(32) && a.len().is_multiple_of(out.len()) && out.len() >= a.len() && a.len() > shift as usize";
     for (a_len, out_len) in [(48, 48), (64, 32), (0, 0)] {
         let a = vec![1.0f32; a_len];
         let mut out = vec![0.0f32; out_len];
         let e = scaled::emulate(&cfg, &a, 2.0, 1, &mut out).unwrap_err();
+        // The refusal names the lengths the condition read.
+        let read = format!("(`a.len()` = {a_len}, `out.len()` = {out_len})");
+        assert!(e.to_string().ends_with(&read), "{e}");
         assert_refused(e, lengths);
         assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
     }

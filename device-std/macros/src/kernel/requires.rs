@@ -40,7 +40,7 @@ fn after_dot(trees: &[TokenTree], i: usize) -> bool {
     i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
 }
 
-/// `tokens` with each `name.len()` of an argument replaced by `(length(name))`, and what the
+/// `tokens` with each `name.len()` of an argument replaced by `length(name)`, and what the
 /// condition reads (`reads`).
 fn rewrite(
     tokens: TokenStream,
@@ -54,7 +54,9 @@ fn rewrite(
     while i < trees.len() {
         if let Some(name) = length_read(&trees, i, is_arg) {
             reads.lengths.push(name.to_string());
-            let mut group = Group::new(Delimiter::Parenthesis, length(&name));
+            // An invisible group: it keeps the count one operand (`x.len() * 2`) without the
+            // parentheses `unused_parens` would flag where the count is a whole argument.
+            let mut group = Group::new(Delimiter::None, length(&name));
             group.set_span(name.span());
             out.push(TokenTree::Group(group));
             i += 4;
@@ -126,29 +128,35 @@ impl Kernel {
         length: &dyn Fn(&Ident) -> TokenStream,
     ) -> TokenStream {
         let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
-        let checks = self
-            .conditions(length)
-            .into_iter()
-            .map(|(reads, condition, text)| {
-                // Each argument it reads is checked, at compile time and at the condition's span,
-                // to be one a condition can read so (`__private::RequiredValue`,
-                // `__private::RequiredLength`).
-                let named = self.passed().filter_map(|p| {
-                    let (name, ty) = (p.name.to_string(), p.ty);
-                    let value = reads.values.contains(&name).then(|| {
-                        quote_spanned! {text.span()=> ::oxide::__private::required_value::<#ty>(); }
+        let conditions = self.conditions(length);
+        let checks = conditions.into_iter().map(|(reads, condition, text)| {
+            // Each argument it reads is checked, at compile time and at the condition's span,
+            // to be one a condition can read so (`__private::RequiredValue`,
+            // `__private::RequiredLength`); the lengths it read go into the refusal's message.
+            let mut named = Vec::new();
+            let mut lengths = Vec::new();
+            for p in self.passed() {
+                let (name, ty) = (p.name.to_string(), p.ty);
+                if reads.values.contains(&name) {
+                    named.push(quote_spanned! {text.span()=>
+                        ::oxide::__private::required_value::<#ty>();
                     });
-                    let length = reads.lengths.contains(&name).then(|| {
-                    quote_spanned! {text.span()=> ::oxide::__private::required_length::<#ty>(); }
-                });
-                    (value.is_some() || length.is_some()).then(|| quote!(#value #length))
-                });
-                let text = text.value();
-                quote! {
-                    #(#named)*
-                    ::oxide::__private::#check(#kernel_name, #text, { #condition })?;
                 }
-            });
+                if reads.lengths.contains(&name) {
+                    named.push(quote_spanned! {text.span()=>
+                        ::oxide::__private::required_length::<#ty>();
+                    });
+                    let count = length(p.name);
+                    let shown = name.trim_start_matches("r#").to_owned();
+                    lengths.push(quote!((#shown, #count)));
+                }
+            }
+            let text = text.value();
+            quote! {
+                #(#named)*
+                ::oxide::__private::#check(#kernel_name, #text, { #condition }, &[#(#lengths),*])?;
+            }
+        });
         quote!(#(#checks)*)
     }
 }
@@ -177,7 +185,7 @@ mod tests {
         assert_eq!(reads.values, ["scale"]);
         assert_eq!(
             out,
-            "(count (x)) . is_multiple_of (2048) && (count (w)) == rows ((count (x))) && scale > 0.0"
+            "count (x) . is_multiple_of (2048) && count (w) == rows (count (x)) && scale > 0.0"
         );
     }
 
