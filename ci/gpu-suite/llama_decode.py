@@ -224,8 +224,9 @@ class OxideDecode:
 
 class DecodeStandIns(L.TorchStandIns):
     """--cpu only: the decode kernels in torch, with their arguments' shapes and grids checked
-    as the kernels' asserts check them (the partial rows in natural order: the layout is the
-    kernels' own business, tested by `cargo test -p llama`)."""
+    as the kernels check them (their launches' `requires` and `same_len`, a ValueError on the
+    GPU, and their outputs' widths, a device assert; the partial rows in natural order: the
+    layout is the kernels' own business, tested by `cargo test -p llama`)."""
 
     def _gemv_out(self, w, x, y, grid, rows):
         assert y.dim() == 2 and y.shape == (rows, 1) and grid == row_grid(rows), (tuple(y.shape), rows, grid)
@@ -243,6 +244,7 @@ class DecodeStandIns(L.TorchStandIns):
     def gemv_swiglu(self, w, x, y, grid):
         n = w.shape[0] // 2
         assert y.shape == (n, 1) and grid == row_grid(n)
+        assert x.numel() % GEMV_STEP == 0 and w.numel() == 2 * n * x.numel()
         gate, up = torch.matmul(w, x.reshape(-1)).split(n)
         y.copy_((F.silu(gate.float()) * up.float()).view(-1, 1))
 

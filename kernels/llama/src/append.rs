@@ -23,7 +23,7 @@ use oxide::prelude::*;
 use oxide::warp;
 
 use crate::rope::rotate;
-use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, chunk};
+use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, assert_whole_rows, chunk};
 
 /// A head row's 16-byte chunks, and the lanes that take one.
 const HEAD_CHUNKS: usize = HEAD_DIM / CHUNK;
@@ -52,9 +52,20 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
 /// See the module: `qkv` `[batch, QKV_WIDTH]`, `table` RoPE's `[max_seq, HEAD_DIM]` f32 (as
 /// `rope_qkv`'s), `lens` `[batch]` (`i32`: torch's `int32`), `k_cache` and `v_cache` `[batch, KV_HEADS, max_seq,
 /// HEAD_DIM]` bf16 seen as `i32` pairs, `q` `[batch · HEADS, HEAD_DIM]` (grid: `batch · HEADS /
-/// 8` blocks of 256). `same_len`: caches of two lengths are refused by the launch (a Python
-/// exception), not by a trap, which would poison the calling process's CUDA context.
-#[kernel(grid = "1d", block = "256", same_len = "k_cache, v_cache")]
+/// 8` blocks of 256). `same_len` and `requires`: caches of two lengths, and shapes that break
+/// these, are refused by the launch (a Python exception), not by a trap, which would poison the
+/// calling process's CUDA context. The conditions are checked in order, each only once those
+/// before it hold: the last divides by `lens.len()`, which the first refuses to be 0. `q.len()`
+/// is its rows of `HEAD_DIM` because `q` is whole rows (`assert_whole_rows`, on the device);
+/// a position read from `lens` can only be checked there too (`new_position`).
+#[kernel(
+    grid = "1d",
+    block = "256",
+    same_len = "k_cache, v_cache",
+    requires = "lens.len() > 0 && qkv.len() == lens.len() * QKV_WIDTH && q.len() == lens.len() * HEADS * HEAD_DIM",
+    requires = "k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_WORDS)",
+    requires = "table.len() / HEAD_DIM >= k_cache.len() / (lens.len() * KV_HEADS * HEAD_WORDS)"
+)]
 pub fn rope_append(
     qkv: &[bf16],
     table: &[f32],
@@ -63,22 +74,8 @@ pub fn rope_append(
     v_cache: &[AtomicI32],
     mut q: WarpChunkRows<bf16, CHUNK>,
 ) {
-    let batch = lens.len();
-    assert!(
-        q.width() == HEAD_DIM && q.pitch() == HEAD_DIM && q.origin() == (0, 0),
-        "q is [batch · HEADS, HEAD_DIM]"
-    );
-    assert!(
-        batch > 0 && q.rows() == batch * HEADS && qkv.len() == batch * QKV_WIDTH,
-        "a QKV row and HEADS query rows a sequence"
-    );
-    let head_rows = batch * KV_HEADS;
-    assert!(
-        k_cache.len() == v_cache.len() && k_cache.len().is_multiple_of(head_rows * HEAD_WORDS),
-        "caches [batch, KV_HEADS, max_seq, HEAD_DIM]"
-    );
-    let max_seq = k_cache.len() / (head_rows * HEAD_WORDS);
-    assert!(table.len() >= max_seq * HEAD_DIM, "a table row a position");
+    assert_whole_rows(&q, HEAD_DIM);
+    let max_seq = k_cache.len() / (lens.len() * KV_HEADS * HEAD_WORDS);
     let Some(mut row) = q.row_mut() else {
         return;
     };

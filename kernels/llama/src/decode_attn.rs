@@ -22,7 +22,7 @@
 use oxide::prelude::*;
 use oxide::warp;
 
-use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS};
+use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, assert_whole_rows};
 
 /// Query heads a KV head serves.
 pub const GROUP: usize = HEADS / KV_HEADS;
@@ -70,30 +70,25 @@ fn weight(x: f32, max: f32) -> f32 {
     }
 }
 
-/// The shapes `attn_decode_partial` and `attn_decode_combine` share: `(batch, max_seq,
-/// splits)` from `lens` `[batch]` and a cache of `cache_len` elements, checked.
-#[inline(always)]
-fn decode_shape(lens: &[i32], cache_len: usize, split: usize) -> (usize, usize, usize) {
-    let batch = lens.len();
-    let head_rows = batch * KV_HEADS;
-    assert!(
-        batch > 0 && cache_len.is_multiple_of(head_rows * HEAD_DIM),
-        "a cache [batch, KV_HEADS, max_seq, HEAD_DIM]"
-    );
-    let max_seq = cache_len / (head_rows * HEAD_DIM);
-    assert!(
-        split > 0 && split.is_multiple_of(STEP_KEYS) && max_seq.is_multiple_of(split),
-        "split a multiple of 8 dividing max_seq"
-    );
-    (batch, max_seq, max_seq / split)
-}
-
 /// See the module. `q` `[batch · HEADS, HEAD_DIM]` (rotated), `k_cache`, `v_cache` `[batch,
 /// KV_HEADS, max_seq, HEAD_DIM]`, `lens` `[batch]` (each at most `max_seq`), `split` keys a
 /// warp (a multiple of 8 dividing `max_seq`), `scale` the scores' (`1/√128`), `partial`
 /// `[batch · KV_HEADS · max_seq / split, PARTIAL]` (grid: its rows / 8 blocks of 256).
-/// `same_len`: caches of two lengths are refused by the launch, not by a trap (`rope_append`).
-#[kernel(grid = "1d", block = "256", same_len = "k_cache, v_cache")]
+/// `same_len` and `requires`: caches of two lengths, and shapes that break these, are refused by
+/// the launch, not by a trap (`rope_append`). The conditions are checked in order, each only
+/// once those before it hold: the later ones divide by `lens.len()` and `split`, which the
+/// earlier ones refuse to be 0. `partial.len()` is its rows of `PARTIAL` because `partial` is
+/// whole rows (`assert_whole_rows`, on the device); the lengths read from `lens` can only be
+/// checked there too.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    same_len = "k_cache, v_cache",
+    requires = "lens.len() > 0 && k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_DIM)",
+    requires = "q.len() == lens.len() * HEADS * HEAD_DIM",
+    requires = "split > 0 && split.is_multiple_of(STEP_KEYS) && (k_cache.len() / (lens.len() * KV_HEADS * HEAD_DIM)).is_multiple_of(split)",
+    requires = "partial.len() == k_cache.len() / HEAD_DIM / split * PARTIAL"
+)]
 pub fn attn_decode_partial(
     q: &[bf16],
     k_cache: &[bf16],
@@ -103,16 +98,9 @@ pub fn attn_decode_partial(
     scale: f32,
     mut partial: WarpChunkRows<f32, F32_CHUNK>,
 ) {
-    assert!(v_cache.len() == k_cache.len(), "caches of one shape");
-    let (batch, max_seq, splits) = decode_shape(lens, k_cache.len(), split);
-    assert!(q.len() == batch * HEADS * HEAD_DIM, "a query row a head");
-    assert!(
-        partial.width() == PARTIAL
-            && partial.pitch() == PARTIAL
-            && partial.origin() == (0, 0)
-            && partial.rows() == batch * KV_HEADS * splits,
-        "a partial row a split"
-    );
+    assert_whole_rows(&partial, PARTIAL);
+    let max_seq = k_cache.len() / (lens.len() * KV_HEADS * HEAD_DIM);
+    let splits = max_seq / split;
     let Some(mut row) = partial.row_mut() else {
         return;
     };
@@ -229,27 +217,25 @@ pub fn attn_decode_partial(
 
 /// See the module. `partial` as [`attn_decode_partial`] wrote it, `lens` and `split` the same,
 /// `out` `[batch · HEADS · HEAD_DIM / 8, 8]` (the token-major `[batch, HEADS · HEAD_DIM]`;
-/// grid: `batch · HEADS · HEAD_DIM / 64` blocks of 256).
-#[kernel(grid = "1d", block = "256")]
+/// grid: `batch · HEADS · HEAD_DIM / 64` blocks of 256). `requires`: shapes that break these
+/// are refused by the launch, not by a trap (`rope_append`); `out.len()` is its rows of 8
+/// because `out` is whole rows (`assert_whole_rows`, on the device), and the lengths read
+/// from `lens` can only be checked there, against the splits' keys.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "lens.len() > 0 && partial.len().is_multiple_of(lens.len() * KV_HEADS * PARTIAL)",
+    requires = "out.len() == lens.len() * HEADS * HEAD_DIM",
+    requires = "split > 0"
+)]
 pub fn attn_decode_combine(
     partial: &[f32],
     lens: &[i32],
     split: usize,
     mut out: WarpChunkRows<bf16, CHUNK>,
 ) {
-    let batch = lens.len();
-    assert!(
-        batch > 0 && partial.len().is_multiple_of(batch * KV_HEADS * PARTIAL),
-        "partial rows of every (sequence, KV head)"
-    );
-    let splits = partial.len() / (batch * KV_HEADS * PARTIAL);
-    assert!(
-        out.width() == CHUNK
-            && out.pitch() == CHUNK
-            && out.origin() == (0, 0)
-            && out.rows() == batch * HEADS * HEAD_CHUNKS,
-        "out [batch · HEADS · HEAD_DIM / 8, 8]"
-    );
+    assert_whole_rows(&out, CHUNK);
+    let splits = partial.len() / (lens.len() * KV_HEADS * PARTIAL);
     let Some(mut row) = out.row_mut() else {
         return;
     };
@@ -262,7 +248,7 @@ pub fn attn_decode_combine(
     let (kv, g) = (h / GROUP, h % GROUP);
     let len = lens[b];
     assert!(
-        split > 0 && len >= 1 && len as usize <= splits * split,
+        len >= 1 && len as usize <= splits * split,
         "1 <= lens[b] <= max_seq"
     );
     let len = len as usize;

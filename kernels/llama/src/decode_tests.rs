@@ -3,11 +3,16 @@
 //! sequences of different lengths, and the split attention at lengths that end inside a split,
 //! on a split's edge, and at the cache's end.
 
+use oxide::emulate::{FailureKind, KernelFailure};
 use oxide::host::Rows;
 use oxide::prelude::*;
 
 use crate::decode_attn::{GROUP, PARTIAL};
-use crate::tests::{assert_refused_lengths, assert_rounded, blocks, per_row, rope_table, values};
+use crate::matvec::STEP;
+use crate::tests::{
+    BadLaunch, assert_refused_lengths, assert_refused_requires, assert_rounded, blocks, per_row,
+    rope_table, untouched, values,
+};
 use crate::*;
 
 /// `W·x` in f64, with each product's size summed (the scale of the f32 sum's error).
@@ -80,6 +85,62 @@ fn gemv_swiglu_takes_the_gate_and_up_rows() {
         |j| 2000.0 * exact[j].abs() + gate[j].1 * up[j].1,
         "gemv_swiglu",
     );
+}
+
+/// The GEMVs' length rules are their launches' `requires`, checked before anything runs: `x` of
+/// whole steps, `w` `[N, K]` (`[2N, K]` for `gemv_swiglu`) and the residual `[N]`, at `N` = 4.
+#[test]
+fn the_gemvs_refuse_bad_lengths_before_running() {
+    const X: &str = "x.len() > 0 && x.len().is_multiple_of(STEP)";
+    let n = 4;
+    // `(w, x, residual)` lengths; `gemv_swiglu`'s `w` is twice as long.
+    let gemv_with = move |w: usize, x: usize| -> (Result<(), KernelFailure>, bool) {
+        let mut y = vec![bf16::NAN; n];
+        let result = gemv::emulate(&per_row(n), &values(w, 50), &values(x, 51), column(&mut y));
+        (result, untouched(&y))
+    };
+    let gemv_add_with = move |w: usize, x: usize, r: usize| -> (Result<(), KernelFailure>, bool) {
+        let mut y = vec![bf16::NAN; n];
+        let (w, x, r) = (values(w, 52), values(x, 53), values(r, 54));
+        let result = gemv_add::emulate(&per_row(n), &w, &x, &r, column(&mut y));
+        (result, untouched(&y))
+    };
+    let gemv_swiglu_with = move |w: usize, x: usize| -> (Result<(), KernelFailure>, bool) {
+        let mut m = vec![bf16::NAN; n];
+        let (w, x) = (values(w, 55), values(x, 56));
+        let result = gemv_swiglu::emulate(&per_row(n), &w, &x, column(&mut m));
+        (result, untouched(&m))
+    };
+    let k = HIDDEN;
+    let cases: Vec<BadLaunch> = vec![
+        (X, Box::new(move || gemv_with(0, 0))),
+        (X, Box::new(move || gemv_with(n * (k + 8), k + 8))),
+        (X, Box::new(move || gemv_with(n * STEP / 2, STEP / 2))),
+        (
+            "w.len() == y.len() * x.len()",
+            Box::new(move || gemv_with((n - 1) * k, k)),
+        ),
+        (
+            "w.len() == y.len() * x.len()",
+            Box::new(move || gemv_with(n * k + 8, k)),
+        ),
+        (X, Box::new(move || gemv_add_with(n * (k - 8), k - 8, n))),
+        (
+            "w.len() == y.len() * x.len() && residual.len() == y.len()",
+            Box::new(move || gemv_add_with((n + 1) * k, k, n)),
+        ),
+        (
+            "w.len() == y.len() * x.len() && residual.len() == y.len()",
+            Box::new(move || gemv_add_with(n * k, k, n - 1)),
+        ),
+        (X, Box::new(move || gemv_swiglu_with(2 * n * 8, 8))),
+        // `[N, K]`, not `[2N, K]`: the up rows missing.
+        (
+            "w.len() == 2 * m.len() * x.len()",
+            Box::new(move || gemv_swiglu_with(n * k, k)),
+        ),
+    ];
+    assert_refused_requires(cases);
 }
 
 /// bf16 values of `x` as the caches' words (two a word, the first the low half).
@@ -260,6 +321,8 @@ fn attention_decode_matches_the_reference() {
     check_attention(&[40, 64], 64, 8, 32);
 }
 
+/// A length read from `lens` past the cache fails the launch: the one rule of the attention no
+/// launch can check (it is in device memory), so the kernel's own assert, a trap on the GPU.
 #[test]
 fn attention_decode_refuses_a_length_past_the_cache() {
     let (max_seq, split) = (16, 8);
@@ -275,8 +338,12 @@ fn attention_decode_refuses_a_length_past_the_cache() {
         split,
         0.1,
         Rows::new(&mut partial[..], PARTIAL).unwrap(),
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&refused.kind, FailureKind::Panicked { message, .. } if message.contains("lens[b] <= max_seq")),
+        "{refused}"
     );
-    assert!(refused.is_err());
 }
 
 /// Caches of two lengths are refused by the launch's `same_len` check, not by a trap.
@@ -317,4 +384,149 @@ fn caches_of_two_lengths_are_refused_before_the_launch() {
     )
     .unwrap_err();
     assert_refused_lengths(&refused);
+}
+
+/// The decode step's other length rules (RoPE's append, the split attention and its combine)
+/// are their launches' `requires`, checked before anything runs; what is read from `lens` is the
+/// kernels' own to check (`attention_decode_refuses_a_length_past_the_cache`). Batch 2,
+/// `max_seq` 16, splits of 8, one argument off at a time.
+#[test]
+fn the_decode_kernels_refuse_bad_lengths_before_running() {
+    let (batch, max_seq, split) = (2, 16, 8);
+    let cache = batch * KV_HEADS * max_seq * HEAD_DIM;
+    let q_len = batch * HEADS * HEAD_DIM;
+    let partial_rows = batch * KV_HEADS * max_seq / split;
+    // `lens` of `lens` sequences (all at 1 key), the other lengths in elements.
+    let append_with = move |lens: usize,
+                            qkv: usize,
+                            table_rows: usize,
+                            cache_words: usize,
+                            q: usize|
+          -> (Result<(), KernelFailure>, bool) {
+        let (mut k, mut v) = (vec![0i32; cache_words], vec![0i32; cache_words]);
+        let mut out = vec![bf16::NAN; q];
+        let result = rope_append::emulate(
+            &per_row(q / HEAD_DIM),
+            &values(qkv, 57),
+            &rope_table(table_rows),
+            &vec![1; lens],
+            &mut k[..],
+            &mut v[..],
+            Rows::new(&mut out[..], HEAD_DIM).unwrap(),
+        );
+        let caches = k.iter().chain(&v).all(|&w| w == 0);
+        (result, untouched(&out) && caches)
+    };
+    let partial_with = move |lens: usize,
+                             q: usize,
+                             cache: usize,
+                             split: usize,
+                             rows: usize|
+          -> (Result<(), KernelFailure>, bool) {
+        let kv = values(cache, 58);
+        let mut partial = vec![f32::NAN; rows * PARTIAL];
+        let result = attn_decode_partial::emulate(
+            &per_row(rows.max(1)),
+            &values(q, 59),
+            &kv,
+            &kv,
+            &vec![1; lens],
+            split,
+            0.1,
+            Rows::new(&mut partial[..], PARTIAL).unwrap(),
+        );
+        (result, untouched(&partial))
+    };
+    let combine_with = move |lens: usize,
+                             rows: usize,
+                             split: usize,
+                             out: usize|
+          -> (Result<(), KernelFailure>, bool) {
+        let partial = vec![0.0f32; rows * PARTIAL];
+        let mut o = vec![bf16::NAN; out];
+        let result = attn_decode_combine::emulate(
+            &per_row(out / CHUNK),
+            &partial,
+            &vec![1; lens],
+            split,
+            Rows::new(&mut o[..], CHUNK).unwrap(),
+        );
+        (result, untouched(&o))
+    };
+    const APPEND_ROWS: &str = "lens.len() > 0 && qkv.len() == lens.len() * QKV_WIDTH && q.len() == lens.len() * HEADS * HEAD_DIM";
+    const APPEND_CACHE: &str = "k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_WORDS)";
+    const CACHE: &str =
+        "lens.len() > 0 && k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_DIM)";
+    const SPLIT: &str = "split > 0 && split.is_multiple_of(STEP_KEYS) && (k_cache.len() / (lens.len() * KV_HEADS * HEAD_DIM)).is_multiple_of(split)";
+    const PARTIALS: &str =
+        "lens.len() > 0 && partial.len().is_multiple_of(lens.len() * KV_HEADS * PARTIAL)";
+    let (qkv, words) = (batch * QKV_WIDTH, cache / 2);
+    let cases: Vec<BadLaunch> = vec![
+        (
+            APPEND_ROWS,
+            Box::new(move || append_with(0, 0, max_seq, words, HEAD_DIM)),
+        ),
+        (
+            APPEND_ROWS,
+            Box::new(move || append_with(batch, qkv - QKV_WIDTH, max_seq, words, q_len)),
+        ),
+        (
+            APPEND_ROWS,
+            Box::new(move || append_with(batch, qkv, max_seq, words, q_len - HEAD_DIM)),
+        ),
+        (
+            APPEND_CACHE,
+            Box::new(move || append_with(batch, qkv, max_seq, words + 2, q_len)),
+        ),
+        (
+            "table.len() / HEAD_DIM >= k_cache.len() / (lens.len() * KV_HEADS * HEAD_WORDS)",
+            Box::new(move || append_with(batch, qkv, max_seq - 1, words, q_len)),
+        ),
+        (
+            CACHE,
+            Box::new(move || partial_with(0, 0, cache, split, partial_rows)),
+        ),
+        (
+            CACHE,
+            Box::new(move || partial_with(batch, q_len, cache + HEAD_DIM, split, partial_rows)),
+        ),
+        (
+            "q.len() == lens.len() * HEADS * HEAD_DIM",
+            Box::new(move || partial_with(batch, q_len + HEAD_DIM, cache, split, partial_rows)),
+        ),
+        (
+            SPLIT,
+            Box::new(move || partial_with(batch, q_len, cache, 0, partial_rows)),
+        ),
+        (
+            SPLIT,
+            Box::new(move || partial_with(batch, q_len, cache, 4, partial_rows)),
+        ),
+        // 16 positions in splits of 24.
+        (
+            SPLIT,
+            Box::new(move || partial_with(batch, q_len, cache, 24, partial_rows)),
+        ),
+        (
+            "partial.len() == k_cache.len() / HEAD_DIM / split * PARTIAL",
+            Box::new(move || partial_with(batch, q_len, cache, split, partial_rows - 1)),
+        ),
+        (
+            PARTIALS,
+            Box::new(move || combine_with(0, partial_rows, split, q_len)),
+        ),
+        (
+            PARTIALS,
+            Box::new(move || combine_with(batch, partial_rows + 1, split, q_len)),
+        ),
+        (
+            "out.len() == lens.len() * HEADS * HEAD_DIM",
+            Box::new(move || combine_with(batch, partial_rows, split, q_len - CHUNK)),
+        ),
+        (
+            "split > 0",
+            Box::new(move || combine_with(batch, partial_rows, 0, q_len)),
+        ),
+    ];
+    assert_refused_requires(cases);
 }

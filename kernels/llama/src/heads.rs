@@ -17,11 +17,17 @@ const ROW: usize = HEADS * HEAD_DIM;
 
 /// `out[b·seq + s][h·128 + d] = attn[b][h][s][d]`: `attn` `[batch, HEADS, seq, HEAD_DIM]`, `out`
 /// `[batch · seq, HEADS · HEAD_DIM]` (grid: `batch · seq / 8` blocks of 256, rounded up).
-#[kernel(grid = "1d", block = "256")]
+/// `requires`: shapes that break these are refused by the launch (from Python, a
+/// `ValueError`), not by a trap; `out.len() / ROW` is `out`'s rows because `out` is whole rows
+/// of `ROW` (`assert_whole_rows`, on the device).
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "attn.len() == out.len()",
+    requires = "seq > 0 && (out.len() / ROW).is_multiple_of(seq)"
+)]
 pub fn heads_to_tokens(attn: &[bf16], seq: usize, mut out: WarpChunkRows<bf16, CHUNK>) {
     assert_whole_rows(&out, ROW);
-    assert!(seq > 0 && out.rows().is_multiple_of(seq), "whole sequences");
-    assert!(attn.len() == out.rows() * ROW, "as many elements in as out");
     let Some(mut row) = out.row_mut() else {
         return;
     };

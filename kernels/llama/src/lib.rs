@@ -75,15 +75,22 @@ fn added(a: Chunk, b: Chunk) -> Chunk {
     core::array::from_fn(|i| oxide::bf16::from_f32(a[i].to_f32() + b[i].to_f32()))
 }
 
-/// Traps unless `out` is whole rows of `width` from its buffer's start, so that a row's whole
-/// chunks are its `width / 8` chunks, chunk `k` of row `r` being the buffer's chunk
-/// `r · width / 8 + k`: what the row kernels index their inputs by. (`WarpChunkRows` is the
-/// output whose chunk stores become one `st.global.v4.b32` each; `DisjointChunks<bf16, 8>`'s
-/// became eight 2-byte stores: kernels/llama/README.md.)
+/// Traps unless `out` is whole rows of `width` from its buffer's start, covering the whole
+/// buffer, so that a row's whole chunks are its `width / C` chunks, chunk `k` of row `r` being
+/// the buffer's chunk `r · width / C + k`: what the row kernels index their inputs by. Then
+/// `out.len()`, the buffer's element count, which the kernels' `requires` conditions read (a
+/// launch cannot state an output's width, pitch, origin or rows), is `out.rows() · width`. (The
+/// origin `(0, 0)` follows from the rest, a rectangle ending within its buffer; stated, it lets
+/// the compiler fold the origin out of every store's address. `WarpChunkRows` is the output
+/// whose chunk stores become one `st.global.v4.b32` each; `DisjointChunks<bf16, 8>`'s became
+/// eight 2-byte stores: kernels/llama/README.md.)
 #[inline(always)]
-fn assert_whole_rows(out: &oxide::WarpChunkRows<'_, oxide::bf16, CHUNK>, width: usize) {
+fn assert_whole_rows<T, const C: usize>(out: &oxide::WarpChunkRows<'_, T, C>, width: usize) {
     assert!(
-        out.width() == width && out.pitch() == width && out.origin() == (0, 0),
+        out.width() == width
+            && out.pitch() == width
+            && out.origin() == (0, 0)
+            && out.rows() * width == out.len(),
         "whole rows of the kernel's width, the whole buffer"
     );
 }

@@ -55,21 +55,32 @@ fn dot(w: &Chunk, x: &Chunk) -> f32 {
     sum
 }
 
-/// Traps unless `x` is `[K]` with `K` a multiple of [`STEP`] and `w` holds `rows` rows of it.
+/// Traps unless `y` is one whole column, `[N, 1]` over its whole buffer: its `len()`, which the
+/// kernels' `requires` conditions read as `N`, is then its rows. (The host checks the lengths:
+/// `x` is `[K]` with `K` a multiple of [`STEP`], `w` `[N, K]`; a launch cannot state `y`'s
+/// width, pitch or rows.)
 #[inline(always)]
-fn check_shapes(w: &[bf16], x: &[bf16], rows: usize) -> usize {
-    let k = x.len();
-    assert!(k > 0 && k.is_multiple_of(STEP), "K a multiple of 2048");
-    assert!(w.len() == rows * k, "W is [rows, K]");
-    k
+fn assert_column(y: &WarpRows<'_, bf16>) {
+    assert!(
+        y.width() == 1 && y.pitch() == 1 && y.rows() == y.len(),
+        "a column, the whole buffer"
+    );
 }
 
 /// `y = W·x`: `w` `[N, K]`, `x` `[K]`, `y` `[N, 1]` (a one-column row a warp; grid: `N / 8`
-/// blocks of 256, rounded up), `K` a multiple of [`STEP`].
-#[kernel(grid = "1d", block = "256")]
+/// blocks of 256, rounded up), `K` a multiple of [`STEP`]. `requires`: shapes that break these
+/// are refused by the launch (from Python, a `ValueError`), not by a trap, which would poison
+/// the calling process's CUDA context; `y.len()` is `N` because `y` is one whole column
+/// (`assert_column`, on the device).
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
+    requires = "w.len() == y.len() * x.len()"
+)]
 pub fn gemv(w: &[bf16], x: &[bf16], mut y: WarpRows<bf16>) {
-    assert!(y.width() == 1 && y.pitch() == 1, "a column");
-    let k = check_shapes(w, x, y.rows());
+    assert_column(&y);
+    let k = x.len();
     let Some(mut out) = y.row_mut() else {
         return;
     };
@@ -92,12 +103,16 @@ pub fn gemv(w: &[bf16], x: &[bf16], mut y: WarpRows<bf16>) {
 
 /// `y = residual + W·x`, the product rounded to bf16 first (eager's `o`), then the sum
 /// (eager's `h = x + o`): `w` `[N, K]`, `x` `[K]`, `residual` `[N]`, `y` `[N, 1]`; grid as
-/// [`gemv`].
-#[kernel(grid = "1d", block = "256")]
+/// [`gemv`], and its `requires`.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
+    requires = "w.len() == y.len() * x.len() && residual.len() == y.len()"
+)]
 pub fn gemv_add(w: &[bf16], x: &[bf16], residual: &[bf16], mut y: WarpRows<bf16>) {
-    assert!(y.width() == 1 && y.pitch() == 1, "a column");
-    assert!(residual.len() == y.rows(), "a residual element an output");
-    let k = check_shapes(w, x, y.rows());
+    assert_column(&y);
+    let k = x.len();
     let Some(mut out) = y.row_mut() else {
         return;
     };
@@ -121,12 +136,16 @@ pub fn gemv_add(w: &[bf16], x: &[bf16], residual: &[bf16], mut y: WarpRows<bf16>
 /// `m[n] = silu(g)·u` with `g = W[n]·x` and `u = W[N + n]·x` (the gate and up projections,
 /// `W` = `cat([W_gate, W_up])` `[2N, K]`, `N` = `INTERMEDIATE` in the model), each rounded to
 /// bf16 as eager's GEMM output, then `silu(g)·u` in f32, rounded once: `m` `[N, 1]`; a warp
-/// streams both rows, `UNROLL` chunks of each a step; grid as [`gemv`].
-#[kernel(grid = "1d", block = "256")]
+/// streams both rows, `UNROLL` chunks of each a step; grid as [`gemv`], and its `requires`.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
+    requires = "w.len() == 2 * m.len() * x.len()"
+)]
 pub fn gemv_swiglu(w: &[bf16], x: &[bf16], mut m: WarpRows<bf16>) {
-    assert!(m.width() == 1 && m.pitch() == 1, "a column");
-    let half = m.rows();
-    let k = check_shapes(w, x, 2 * half);
+    assert_column(&m);
+    let (half, k) = (m.rows(), x.len());
     let Some(mut out) = m.row_mut() else {
         return;
     };

@@ -12,7 +12,7 @@
 
 use oxide::prelude::*;
 
-use crate::{CHUNK, INTERMEDIATE};
+use crate::{CHUNK, INTERMEDIATE, assert_whole_rows};
 
 /// `g · sigmoid(g)`: large negative `g` gives `e^-g = inf` and `-0`, large positive `g`.
 #[inline(always)]
@@ -22,17 +22,17 @@ pub(crate) fn silu(g: f32) -> f32 {
 
 /// `out[t][j] = silu(gate_up[t][j]) · gate_up[t][INTERMEDIATE + j]`: `out` `[tokens,
 /// INTERMEDIATE]`, `gate_up` `[tokens, 2 · INTERMEDIATE]`. A warp a token's row, each lane its
-/// chunks `lane, lane + 32, ...` (grid: `tokens / 8` blocks of 256, rounded up).
-#[kernel(grid = "1d", block = "256")]
+/// chunks `lane, lane + 32, ...` (grid: `tokens / 8` blocks of 256, rounded up). `requires`:
+/// a `gate_up` of another length is refused by the launch (from Python, a `ValueError`), not by
+/// a trap; it is a row of gate and up a row of `out` because `out` is whole rows of
+/// `INTERMEDIATE` (`assert_whole_rows`, on the device).
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "gate_up.len() == 2 * out.len()"
+)]
 pub fn swiglu(gate_up: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {
-    assert!(
-        out.width() == INTERMEDIATE && out.pitch() == INTERMEDIATE && out.origin() == (0, 0),
-        "rows of INTERMEDIATE outputs, the whole buffer"
-    );
-    assert!(
-        gate_up.len() == 2 * INTERMEDIATE * out.rows(),
-        "a row of gate and up a row"
-    );
+    assert_whole_rows(&out, INTERMEDIATE);
     let Some(mut row) = out.row_mut() else {
         return;
     };

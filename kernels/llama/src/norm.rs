@@ -63,18 +63,20 @@ fn normalized(x: &Chunk, w: Chunk, inv: f32) -> Chunk {
     core::array::from_fn(|i| bf16::from_f32(x[i].to_f32() * inv * w[i].to_f32()))
 }
 
-/// The output's rows are whole rows of [`HIDDEN`] ([`assert_whole_rows`]); `x` has as many.
-#[inline(always)]
-fn check_rows(out: &WarpChunkRows<'_, bf16, CHUNK>, x: &[bf16]) {
-    assert_whole_rows(out, HIDDEN);
-    assert!(x.len() == out.rows() * HIDDEN, "an input row a row");
-}
-
 /// `out = rmsnorm(x) · weight` over rows of [`HIDDEN`]: `x` and `out` `[tokens, HIDDEN]`,
 /// `weight` `[HIDDEN]`, a warp a row (grid: `tokens / 8` blocks of 256, rounded up).
-#[kernel(grid = "1d", block = "256")]
+/// `requires`: lengths that break these are refused by the launch (from Python, a
+/// `ValueError`), not by a trap, which would poison the calling process's CUDA context; equal
+/// lengths are a row of `x` a row of `out` because `out` is whole rows of [`HIDDEN`]
+/// (`assert_whole_rows`, on the device).
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "x.len() == out.len()",
+    requires = "weight.len() == HIDDEN"
+)]
 pub fn rmsnorm(x: &[bf16], weight: &[bf16], eps: f32, mut out: WarpChunkRows<bf16, CHUNK>) {
-    check_rows(&out, x);
+    assert_whole_rows(&out, HIDDEN);
     let weight = row_of(weight, 0);
     let Some(mut row) = out.row_mut() else {
         return;
@@ -97,8 +99,13 @@ pub fn rmsnorm(x: &[bf16], weight: &[bf16], eps: f32, mut out: WarpChunkRows<bf1
 
 /// `sum = residual + delta` (rounded to bf16) and `normed = rmsnorm(sum) · weight`, rows of
 /// [`HIDDEN`]: the attention block's residual add and the MLP's norm in one pass. Every tensor
-/// `[tokens, HIDDEN]` but `weight`, `[HIDDEN]`; grid as [`rmsnorm`].
-#[kernel(grid = "1d", block = "256")]
+/// `[tokens, HIDDEN]` but `weight`, `[HIDDEN]`; grid and `requires` as [`rmsnorm`]'s.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
+    requires = "weight.len() == HIDDEN"
+)]
 pub fn add_rmsnorm(
     residual: &[bf16],
     delta: &[bf16],
@@ -107,8 +114,11 @@ pub fn add_rmsnorm(
     mut sum: WarpChunkRows<bf16, CHUNK>,
     mut normed: WarpChunkRows<bf16, CHUNK>,
 ) {
-    check_rows(&sum, residual);
-    check_rows(&normed, delta);
+    assert_whole_rows(&sum, HIDDEN);
+    assert_whole_rows(&normed, HIDDEN);
+    // Never fails once the launch's `requires` held (equal lengths, whole rows of HIDDEN): it
+    // is for the compiler, which without it does not see that both outputs have the warp's row,
+    // and then makes every store of both a generic 2-byte store (the PTX, checked).
     assert!(sum.rows() == normed.rows(), "as many sums as normed rows");
     let weight = row_of(weight, 0);
     let (Some(mut sum_row), Some(mut normed_row)) = (sum.row_mut(), normed.row_mut()) else {

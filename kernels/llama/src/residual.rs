@@ -7,17 +7,19 @@ use oxide::prelude::*;
 use crate::{CHUNK, HIDDEN, added, assert_whole_rows};
 
 /// `out = a + b`, each `[tokens, HIDDEN]`, a warp a row, each lane its chunks `lane, lane + 32,
-/// ...` (grid: `tokens / 8` blocks of 256, rounded up). `same_len`: inputs of two lengths are
-/// refused by the launch (a Python exception), not by a trap, which would poison the calling
-/// process's CUDA context; `out`'s rows are still the kernel's to check.
-#[kernel(grid = "1d", block = "256", same_len = "a, b")]
+/// ...` (grid: `tokens / 8` blocks of 256, rounded up). `same_len` and `requires`: inputs of
+/// two lengths, or of another length than `out`, are refused by the launch (a Python
+/// exception), not by a trap, which would poison the calling process's CUDA context; that
+/// `out` is whole rows of [`HIDDEN`] (`assert_whole_rows`, which makes equal lengths a row of
+/// each input a row) is still the kernel's to check.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    same_len = "a, b",
+    requires = "a.len() == out.len()"
+)]
 pub fn residual_add(a: &[bf16], b: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {
     assert_whole_rows(&out, HIDDEN);
-    let len = out.rows() * HIDDEN;
-    assert!(
-        a.len() == len && b.len() == len,
-        "an input row of each a row"
-    );
     let Some(mut row) = out.row_mut() else {
         return;
     };

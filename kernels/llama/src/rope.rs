@@ -91,19 +91,21 @@ pub const ROPE_ROW: usize = 2 * HEAD_DIM;
 
 /// `out = [q | k | v]` from `qkv` (see the module): `qkv` `[batch · seq, QKV_WIDTH]`, `table`
 /// `[seq, HEAD_DIM]` f32 (at least `seq` rows), `out` as many elements as `qkv`, seen as rows
-/// of [`ROPE_ROW`] (grid: `out.len() / ROPE_ROW / 8` blocks of 256, rounded up).
-#[kernel(grid = "1d", block = "256")]
+/// of [`ROPE_ROW`] (grid: `out.len() / ROPE_ROW / 8` blocks of 256, rounded up). `requires`:
+/// shapes that break these are refused by the launch (from Python, a `ValueError`), not by a
+/// trap, which would poison the calling process's CUDA context (`qkv` whole sequences of
+/// `QKV_WIDTH` rows, `table` a row of `HEAD_DIM` a position, written with divisions so that no
+/// `seq` overflows them); that `out` is whole rows of [`ROPE_ROW`] (`assert_whole_rows`) is
+/// the kernel's to check.
+#[kernel(
+    grid = "1d",
+    block = "256",
+    requires = "qkv.len() == out.len()",
+    requires = "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
+    requires = "table.len() / HEAD_DIM >= seq"
+)]
 pub fn rope_qkv(qkv: &[bf16], table: &[f32], seq: usize, mut out: WarpChunkRows<bf16, CHUNK>) {
     assert_whole_rows(&out, ROPE_ROW);
-    assert!(
-        qkv.len() == out.rows() * ROPE_ROW,
-        "as many outputs as inputs"
-    );
-    assert!(
-        seq > 0 && qkv.len().is_multiple_of(seq * QKV_WIDTH),
-        "whole sequences of QKV rows"
-    );
-    assert!(table.len() >= seq * HEAD_DIM, "a table row a position");
     let tokens = qkv.len() / QKV_WIDTH;
     let (q_len, k_len) = (tokens * HEADS * HEAD_DIM, tokens * KV_HEADS * HEAD_DIM);
     let Some(mut row) = out.row_mut() else {

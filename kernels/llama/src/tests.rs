@@ -2,6 +2,7 @@
 //! rounds, bit for bit where it only moves or adds), at a few tokens: the widths are the
 //! model's.
 
+use oxide::emulate::{FailureKind, KernelFailure};
 use oxide::host::Rows;
 use oxide::prelude::*;
 
@@ -59,14 +60,43 @@ fn rmsnorm_reference(x: &[bf16], weight: &[bf16], eps: f32) -> Vec<f64> {
 }
 
 /// That `refused` is a launch refused by `same_len` before anything ran.
-pub(crate) fn assert_refused_lengths(refused: &oxide::emulate::KernelFailure) {
+pub(crate) fn assert_refused_lengths(refused: &KernelFailure) {
     assert!(
-        matches!(
-            refused.kind,
-            oxide::emulate::FailureKind::ArgumentLengths(_)
-        ),
+        matches!(refused.kind, FailureKind::ArgumentLengths(_)),
         "{refused}"
     );
+}
+
+/// A launch of a kernel with one argument's length (or a by-value argument) its `requires`
+/// refuses: the condition it breaks as written, and the launch on the emulator, which returns
+/// whether its outputs are still as they were (nothing ran).
+pub(crate) type BadLaunch = (
+    &'static str,
+    Box<dyn Fn() -> (Result<(), KernelFailure>, bool)>,
+);
+
+/// That each launch of `cases` is refused by the `requires` condition it names, before anything
+/// ran: from Python, a `ValueError`, not a trap that poisons the process's CUDA context.
+pub(crate) fn assert_refused_requires(cases: Vec<BadLaunch>) {
+    for (condition, launch) in cases {
+        let (result, untouched) = launch();
+        let refused = result.expect_err(condition);
+        assert!(
+            matches!(refused.kind, FailureKind::Requires(_)),
+            "{refused}"
+        );
+        let want = format!("requires `{condition}`");
+        assert!(
+            refused.to_string().contains(&want),
+            "{refused}, want {want}"
+        );
+        assert!(untouched, "{condition}: nothing ran");
+    }
+}
+
+/// Whether every element of `out` is still NaN (as the refused launches' outputs start).
+pub(crate) fn untouched<T: Copy + Into<f64>>(out: &[T]) -> bool {
+    out.iter().all(|&v| v.into().is_nan())
 }
 
 /// Warps for `rows` rows, 8 a block: 11 rows leave the second block's last five warps none.
@@ -290,14 +320,31 @@ fn residual_add_adds_every_element() {
     assert_eq!(out, want);
 }
 
-/// A shape the kernel does not take fails the launch (a trap on the GPU), not a wrong answer.
+/// An output of another width, or of fewer rows than its buffer (a rectangle of it), fails the
+/// launch, not a wrong answer: the rules of the row kernels a launch cannot state (an output's
+/// width and rows are not what its `requires` reads: `out.len()` is its buffer's), so the
+/// kernel's own assert, a trap on the GPU. The second is what makes `x.len() == out.len()` a
+/// row of `x` a row of `out`.
 #[test]
-fn a_row_of_another_width_is_refused() {
+fn a_row_of_another_width_or_a_part_of_the_buffer_is_refused() {
+    let assert_trapped = |refused: KernelFailure| {
+        assert!(
+            matches!(&refused.kind, FailureKind::Panicked { message, .. } if message.contains("whole rows")),
+            "{refused}"
+        );
+    };
     let (a, b) = (values(2 * 2048, 12), values(2 * 2048, 13));
     let mut out = vec![bf16::NAN; 2 * 2048];
-    let refused =
-        residual_add::emulate(&per_row(2), &a, &b, Rows::new(&mut out[..], 2048).unwrap());
-    assert!(refused.is_err());
+    let out_rows = Rows::new(&mut out[..], 2048).unwrap();
+    assert_trapped(residual_add::emulate(&per_row(2), &a, &b, out_rows).unwrap_err());
+    let (x, weight) = (values(2 * HIDDEN, 14), values(HIDDEN, 15));
+    let mut out = vec![bf16::NAN; 2 * HIDDEN];
+    let first_row = Rows::new(&mut out[..], HIDDEN)
+        .unwrap()
+        .rect(0..1, 0..HIDDEN)
+        .unwrap();
+    let refused = rmsnorm::emulate(&per_row(1), &x, &weight, 1e-5, first_row).unwrap_err();
+    assert_trapped(refused);
 }
 
 /// Inputs of two lengths are refused by the launch's `same_len` check before any thread runs
@@ -315,4 +362,151 @@ fn inputs_of_two_lengths_are_refused_before_the_launch() {
     )
     .unwrap_err();
     assert_refused_lengths(&refused);
+}
+
+/// Each length rule of the row kernels is their launch's `requires`, checked before anything
+/// runs: one argument a row (or an element) off at a time, the others right, at 2 rows.
+#[test]
+fn the_row_kernels_refuse_bad_lengths_before_running() {
+    let nan = |len| vec![bf16::NAN; len];
+    let eps = 1e-5;
+    let rmsnorm_with =
+        move |x_rows: usize, weight_len: usize| -> (Result<(), KernelFailure>, bool) {
+            let mut out = nan(2 * HIDDEN);
+            let (x, weight) = (values(x_rows * HIDDEN, 40), values(weight_len, 41));
+            let out_rows = Rows::new(&mut out[..], HIDDEN).unwrap();
+            let result = rmsnorm::emulate(&per_row(2), &x, &weight, eps, out_rows);
+            (result, untouched(&out))
+        };
+    let add_rmsnorm_with = move |residual: usize,
+                                 delta: usize,
+                                 weight: usize,
+                                 normed: usize|
+          -> (Result<(), KernelFailure>, bool) {
+        let (mut sum, mut out) = (nan(2 * HIDDEN), nan(normed * HIDDEN));
+        let (r, d, w) = (
+            values(residual * HIDDEN, 42),
+            values(delta * HIDDEN, 43),
+            values(weight, 44),
+        );
+        let result = add_rmsnorm::emulate(
+            &per_row(2),
+            &r,
+            &d,
+            &w,
+            eps,
+            Rows::new(&mut sum[..], HIDDEN).unwrap(),
+            Rows::new(&mut out[..], HIDDEN).unwrap(),
+        );
+        (result, untouched(&sum) && untouched(&out))
+    };
+    // batch 1 × seq 2: 2 tokens, `2 · QKV_WIDTH / ROPE_ROW` output rows.
+    let rope_with = move |qkv_len: usize,
+                          out_len: usize,
+                          seq: usize,
+                          table_rows: usize|
+          -> (Result<(), KernelFailure>, bool) {
+        let mut out = nan(out_len);
+        let (qkv, table) = (values(qkv_len, 45), rope_table(table_rows));
+        let out_rows = Rows::new(&mut out[..], rope::ROPE_ROW).unwrap();
+        let rows = out_len / rope::ROPE_ROW;
+        let result = rope_qkv::emulate(&per_row(rows), &qkv, &table, seq, out_rows);
+        (result, untouched(&out))
+    };
+    let heads_with = move |attn_rows: usize, seq: usize| -> (Result<(), KernelFailure>, bool) {
+        let mut out = nan(2 * HIDDEN);
+        let attn = values(attn_rows * HEADS * HEAD_DIM, 46);
+        let out_rows = Rows::new(&mut out[..], HEADS * HEAD_DIM).unwrap();
+        let result = heads_to_tokens::emulate(&per_row(2), &attn, seq, out_rows);
+        (result, untouched(&out))
+    };
+    let qkv = 2 * QKV_WIDTH;
+    let cases: Vec<BadLaunch> = vec![
+        (
+            "x.len() == out.len()",
+            Box::new(move || rmsnorm_with(3, HIDDEN)),
+        ),
+        (
+            "weight.len() == HIDDEN",
+            Box::new(move || rmsnorm_with(2, HIDDEN - 8)),
+        ),
+        (
+            "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
+            Box::new(move || add_rmsnorm_with(1, 2, HIDDEN, 2)),
+        ),
+        (
+            "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
+            Box::new(move || add_rmsnorm_with(2, 3, HIDDEN, 2)),
+        ),
+        (
+            "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
+            Box::new(move || add_rmsnorm_with(2, 2, HIDDEN, 1)),
+        ),
+        (
+            "weight.len() == HIDDEN",
+            Box::new(move || add_rmsnorm_with(2, 2, 2 * HIDDEN, 2)),
+        ),
+        (
+            "qkv.len() == out.len()",
+            Box::new(move || rope_with(qkv, qkv - rope::ROPE_ROW, 2, 2)),
+        ),
+        (
+            "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
+            Box::new(move || rope_with(qkv, qkv, 0, 2)),
+        ),
+        (
+            "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
+            Box::new(move || rope_with(qkv, qkv, 3, 3)),
+        ),
+        (
+            "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
+            Box::new(move || rope_with(qkv + rope::ROPE_ROW, qkv + rope::ROPE_ROW, 1, 3)),
+        ),
+        // A `seq` whose product with QKV_WIDTH would wrap: refused, not a panic.
+        (
+            "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
+            Box::new(move || rope_with(qkv, qkv, 1 << 63, 2)),
+        ),
+        (
+            "table.len() / HEAD_DIM >= seq",
+            Box::new(move || rope_with(qkv, qkv, 2, 1)),
+        ),
+        (
+            "attn.len() == out.len()",
+            Box::new(move || heads_with(1, 2)),
+        ),
+        (
+            "seq > 0 && (out.len() / ROW).is_multiple_of(seq)",
+            Box::new(move || heads_with(2, 0)),
+        ),
+        (
+            "seq > 0 && (out.len() / ROW).is_multiple_of(seq)",
+            Box::new(move || heads_with(2, 3)),
+        ),
+        (
+            "gate_up.len() == 2 * out.len()",
+            Box::new(move || {
+                let mut out = nan(2 * INTERMEDIATE);
+                let gate_up = values(3 * INTERMEDIATE, 47);
+                let out_rows = Rows::new(&mut out[..], INTERMEDIATE).unwrap();
+                (
+                    swiglu::emulate(&per_row(2), &gate_up, out_rows),
+                    untouched(&out),
+                )
+            }),
+        ),
+        (
+            "a.len() == out.len()",
+            Box::new(move || {
+                let mut out = nan(2 * HIDDEN);
+                let (a, b) = (values(3 * HIDDEN, 48), values(3 * HIDDEN, 49));
+                let out_rows = Rows::new(&mut out[..], HIDDEN).unwrap();
+                (
+                    residual_add::emulate(&per_row(2), &a, &b, out_rows),
+                    untouched(&out),
+                )
+            }),
+        ),
+    ];
+    assert_refused_requires(cases);
 }
