@@ -65,6 +65,12 @@ pub unsafe trait ThreadArg<'a, K: ?Sized + ParamKey<'a>>: Sync {
     /// and `covers` compare, measured on what the threads get, so that no `AsRef` of the
     /// caller's can report another length); 0 for a value.
     fn elements(&self) -> usize;
+
+    /// The shape words a shaped output's threads get (a `Rows`'s width, pitch, rows and
+    /// origin: what a `requires` condition reads as `out.width()`...); none for the others.
+    fn words(&self) -> &[usize] {
+        &[]
+    }
 }
 
 /// A value, copied to every thread.

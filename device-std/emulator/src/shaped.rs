@@ -61,6 +61,9 @@ macro_rules! shaped_emulator_arg {
             fn elements(&self) -> usize {
                 self.slice.len()
             }
+            fn words(&self) -> &[usize] {
+                &self.words
+            }
         }
     };
 }

@@ -59,6 +59,14 @@ pub trait LaunchArg<K: ?Sized>: sealed::Sealed<K> {
     /// for a value.
     #[doc(hidden)]
     fn elements(&self) -> usize;
+
+    /// The shape words a shaped output passes after its pointer and length (a `Rows`'s width,
+    /// pitch, rows and origin: what a `requires` condition reads as `out.width()`...); none for
+    /// the others.
+    #[doc(hidden)]
+    fn words(&self) -> &[u64] {
+        &[]
+    }
 }
 
 pub(crate) mod sealed {
@@ -234,6 +242,9 @@ macro_rules! shaped_output_arg {
             }
             fn elements(&self) -> usize {
                 self.storage().len()
+            }
+            fn words(&self) -> &[u64] {
+                ShapedStorage::words(self)
             }
         }
     )*)*};

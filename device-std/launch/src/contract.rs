@@ -72,25 +72,43 @@ pub fn same_len(kernel: &str, group: &[(&str, usize)]) -> Result<(), Breach> {
     }
 }
 
+/// What a `requires` condition read of an argument, for its refusal's message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    /// `name.len()`.
+    Length(usize),
+    /// `name.width()`, `.pitch()`, `.rows()` or `.origin()` of a row output.
+    Shape(crate::RowShape),
+}
+
 /// The contract `requires = "condition"`: `holds`, the condition evaluated on the launch's
-/// arguments; `lengths`, the element counts it read (`("x", 100)` for `x.len()`), which the
-/// refusal names.
+/// arguments; `read`, what it read of them (`("x", Read::Length(100))` for `x.len()`), which
+/// the refusal names.
 pub fn requires(
     kernel: &str,
     condition: &str,
     holds: bool,
-    lengths: &[(&str, usize)],
+    read: &[(&str, Read)],
 ) -> Result<(), Breach> {
     if holds {
         return Ok(());
     }
-    let read = if lengths.is_empty() {
+    let each: Vec<String> = read
+        .iter()
+        .map(|(name, read)| match read {
+            Read::Length(len) => format!("`{name}.len()` = {len}"),
+            Read::Shape(s) => format!(
+                "`{name}` {} × {} (rows × width), pitch {}, origin {:?}",
+                s.rows(),
+                s.width(),
+                s.pitch(),
+                s.origin()
+            ),
+        })
+        .collect();
+    let read = if each.is_empty() {
         String::new()
     } else {
-        let each: Vec<String> = lengths
-            .iter()
-            .map(|(name, len)| format!("`{name}.len()` = {len}"))
-            .collect();
         format!(" ({})", each.join(", "))
     };
     Err(Breach::Requires(format!(

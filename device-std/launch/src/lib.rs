@@ -18,4 +18,4 @@ pub use config::{
 };
 pub use failure::{FailureKind, KernelFailure};
 pub use matrix::{MatrixShape, MatrixStorage};
-pub use shape::{Pairs, RowStorage, Rows, ShapeError, ShapedStorage, Wave};
+pub use shape::{Pairs, RowShape, RowStorage, Rows, ShapeError, ShapedStorage, Wave};

@@ -65,6 +65,55 @@ pub enum ShapeError {
     },
 }
 
+/// The shape of a 2-D output as its launch passes it: what a `requires` condition reads as
+/// `out.width()`, `out.pitch()`, `out.rows()` and `out.origin()` (the output's own accessors,
+/// on the host), made from the words [`Rows`] checked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowShape {
+    width: usize,
+    pitch: usize,
+    rows: usize,
+    origin: (usize, usize),
+}
+
+impl RowShape {
+    /// The shape of the words `[width, pitch, rows, top, left]` (a [`Rows`]'s, in the order the
+    /// kernel's parameters take them); the default shape for other words, which no row
+    /// output's launch passes.
+    pub fn from_words<W: Copy + TryInto<usize>>(words: &[W]) -> RowShape {
+        let word = |w: W| w.try_into().unwrap_or(usize::MAX);
+        match *words {
+            [width, pitch, rows, top, left] => RowShape {
+                width: word(width),
+                pitch: word(pitch),
+                rows: word(rows),
+                origin: (word(top), word(left)),
+            },
+            _ => RowShape::default(),
+        }
+    }
+
+    /// Elements per row of the output.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Elements from the start of one row of the buffer to the start of the next.
+    pub fn pitch(&self) -> usize {
+        self.pitch
+    }
+
+    /// Rows of the output.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The `(row, col)` in the buffer of the output's first element.
+    pub fn origin(&self) -> (usize, usize) {
+        self.origin
+    }
+}
+
 /// A buffer of `len` elements seen as `len / width` rows of `width`: pass
 /// `Rows::new(&mut buf, width)?` to a launch (`&mut DeviceBuffer<T>`) or to an emulation
 /// (`&mut [T]`) for a kernel's 2-D output; `.rect(rows, cols)?` lends only a rectangle of it.
@@ -109,6 +158,8 @@ pub trait ShapedStorage<B, const N: usize> {
     unsafe fn parts_mut(&mut self) -> (&mut B, &[u64; N]);
     /// The buffer.
     fn storage(&self) -> &B;
+    /// The words.
+    fn words(&self) -> &[u64; N];
 }
 
 macro_rules! shaped_storage {
@@ -119,6 +170,9 @@ macro_rules! shaped_storage {
             }
             fn storage(&self) -> &B {
                 &self.buf
+            }
+            fn words(&self) -> &[u64; $n] {
+                &self.words
             }
         }
     )*};

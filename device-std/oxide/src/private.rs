@@ -37,6 +37,42 @@ pub trait RequiredLength {}
 
 impl<P: ?Sized + crate::MeasuredParam> RequiredLength for P {}
 
+/// What a `requires` condition may read the shape of (`out.width()`, `out.pitch()`,
+/// `out.rows()`, `out.origin()`): the outputs a launch passes as a `Rows`.
+#[diagnostic::on_unimplemented(
+    message = "`requires` reads `.width()`, `.pitch()`, `.rows()` and `.origin()` of the kernel's \
+               row outputs, and `{Self}` is not one",
+    label = "its shape read in this `requires` condition",
+    note = "the row outputs are `DisjointRows`, `WarpRows`, `WarpChunkRows`, `BlockTiles` and \
+            `MmaTiles` (passed as `Rows::new(&mut buf, width)?`); any buffer's element count is \
+            `name.len()`"
+)]
+pub trait RequiredRows {}
+
+impl<T> RequiredRows for crate::DisjointRows<'_, T> {}
+impl<T> RequiredRows for crate::WarpRows<'_, T> {}
+impl<T, const C: usize> RequiredRows for crate::WarpChunkRows<'_, T, C> {}
+impl<T, const R: usize, const C: usize, O: crate::outputs::TileOrder> RequiredRows
+    for crate::BlockTiles<'_, T, R, C, O>
+{
+}
+impl<T, const R: usize, const C: usize, const WR: usize, const WC: usize, O> RequiredRows
+    for crate::MmaTiles<'_, T, R, C, WR, WC, O>
+where
+    O: crate::outputs::TileOrder,
+{
+}
+
+/// Compiles only when `P` is an argument a `requires` condition may read the shape of.
+#[inline(always)]
+pub fn required_rows<P: ?Sized + RequiredRows>() {}
+
+/// The shape a row output's launch passes, from its words (the launcher's `LaunchArg::words`,
+/// the emulator's `ThreadArg::words`).
+pub fn row_shape<W: Copy + TryInto<usize>>(words: &[W]) -> oxide_launch::RowShape {
+    oxide_launch::RowShape::from_words(words)
+}
+
 /// Compiles only when `P` is an argument a `requires` condition may read as `name.len()`.
 #[inline(always)]
 pub fn required_length<P: ?Sized + RequiredLength>() {}
@@ -112,14 +148,14 @@ pub fn emulate_same_len(
 }
 
 /// The contract `requires = "condition"`: `holds`, the condition on the launch's arguments;
-/// `lengths`, the element counts it read.
+/// `read`, the lengths and shapes it read.
 pub fn requires(
     kernel: &str,
     condition: &str,
     holds: bool,
-    lengths: &[(&str, usize)],
+    read: &[(&str, contract::Read)],
 ) -> Result<(), Error> {
-    Ok(contract::requires(kernel, condition, holds, lengths)?)
+    Ok(contract::requires(kernel, condition, holds, read)?)
 }
 
 /// [`requires`] for the emulator.
@@ -127,10 +163,12 @@ pub fn emulate_requires(
     kernel: &'static str,
     condition: &str,
     holds: bool,
-    lengths: &[(&str, usize)],
+    read: &[(&str, contract::Read)],
 ) -> Result<(), KernelFailure> {
-    contract::requires(kernel, condition, holds, lengths).map_err(|b| b.emulated(kernel))
+    contract::requires(kernel, condition, holds, read).map_err(|b| b.emulated(kernel))
 }
+
+pub use contract::Read as RequiredRead;
 
 /// The contract `covers = "out"`: the grid has a thread for each element of `out`.
 pub fn covers(kernel: &str, cfg: &LaunchConfig, name: &str, len: usize) -> Result<(), Error> {

@@ -3,7 +3,7 @@
 //! in tests/emulate.rs).
 
 use oxide::emulate::{FailureKind, KernelFailure, ThreadContext, with_thread_context};
-use oxide::host::{DeviceBuffer, Error, Gpu, LaunchConfig};
+use oxide::host::{DeviceBuffer, Error, Gpu, LaunchConfig, Rows};
 use oxide::prelude::*;
 
 #[kernel]
@@ -305,6 +305,50 @@ fn requires_is_checked_before_running() {
         assert_refused(e, lengths);
         assert!(out.iter().all(|&v| v == 0.0), "nothing ran");
     }
+}
+
+/// `requires` over a row output's shape: whole rows of 4, the whole buffer.
+#[kernel(
+    requires = "out.width() == 4 && out.pitch() == 4 && out.origin() == (0, 0) && out.rows() * 4 == out.len()"
+)]
+pub fn whole_rows_of_four(mut out: DisjointRows<u32>) {
+    if let Some(((row, col), o)) = out.at_thread() {
+        *o = (row * 4 + col) as u32;
+    }
+}
+
+#[test]
+fn requires_reads_a_row_outputs_shape() {
+    let cfg = LaunchConfig {
+        grid: (1, 1, 1),
+        block: (4, 8, 1),
+        shared_mem_bytes: 0,
+    };
+    let mut out = [u32::MAX; 32];
+    whole_rows_of_four::emulate(&cfg, Rows::new(&mut out[..], 4).unwrap()).unwrap();
+    assert!(out.iter().enumerate().all(|(i, &v)| v == i as u32));
+    let condition = "out.width() == 4 && out.pitch() == 4 && out.origin() == (0, 0) && out.rows() * 4 == out.len()";
+    // (width, pitch, rectangle's rows): the shape the refusal names.
+    let refusals = [
+        (8, 8, 0..4, "4 × 8 (rows × width), pitch 8, origin (0, 0)"),
+        (4, 4, 1..8, "7 × 4 (rows × width), pitch 4, origin (1, 0)"),
+        (4, 8, 0..4, "4 × 4 (rows × width), pitch 8, origin (0, 0)"),
+    ];
+    for (width, pitch, rows, shape) in refusals {
+        let shaped = Rows::with_pitch(&mut out[..], width, pitch)
+            .and_then(|r| r.rect(rows, 0..width))
+            .unwrap();
+        let e = whole_rows_of_four::emulate(&cfg, shaped).unwrap_err();
+        assert!(matches!(e.kind, FailureKind::Requires(_)), "{e}");
+        let want = format!("requires `{condition}`");
+        assert!(e.to_string().contains(&want), "{e}");
+        assert!(e.to_string().contains(&format!("`out` {shape}")), "{e}");
+        assert!(e.to_string().contains("`out.len()` = 32"), "{e}");
+    }
+    assert!(
+        out.iter().enumerate().all(|(i, &v)| v == i as u32),
+        "nothing ran"
+    );
 }
 
 /// `e` is the refusal of the `requires` condition `broken` of `scaled`, as the emulator and

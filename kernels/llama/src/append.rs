@@ -62,6 +62,7 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
     grid = "1d",
     block = "256",
     same_len = "k_cache, v_cache",
+    requires = "q.width() == HEAD_DIM && q.pitch() == HEAD_DIM && q.origin() == (0, 0) && q.rows() * HEAD_DIM == q.len()",
     requires = "lens.len() > 0 && qkv.len() == lens.len() * QKV_WIDTH && q.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_WORDS)",
     requires = "table.len() / HEAD_DIM >= k_cache.len() / (lens.len() * KV_HEADS * HEAD_WORDS)"

@@ -84,6 +84,7 @@ fn weight(x: f32, max: f32) -> f32 {
     grid = "1d",
     block = "256",
     same_len = "k_cache, v_cache",
+    requires = "partial.width() == PARTIAL && partial.pitch() == PARTIAL && partial.origin() == (0, 0) && partial.rows() * PARTIAL == partial.len()",
     requires = "lens.len() > 0 && k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_DIM)",
     requires = "q.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "split > 0 && split.is_multiple_of(STEP_KEYS) && (k_cache.len() / (lens.len() * KV_HEADS * HEAD_DIM)).is_multiple_of(split)",
@@ -224,6 +225,7 @@ pub fn attn_decode_partial(
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "out.width() == CHUNK && out.pitch() == CHUNK && out.origin() == (0, 0) && out.rows() * CHUNK == out.len()",
     requires = "lens.len() > 0 && partial.len().is_multiple_of(lens.len() * KV_HEADS * PARTIAL)",
     requires = "out.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "split > 0"

@@ -23,6 +23,7 @@ const ROW: usize = HEADS * HEAD_DIM;
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "out.width() == ROW && out.pitch() == ROW && out.origin() == (0, 0) && out.rows() * ROW == out.len()",
     requires = "attn.len() == out.len()",
     requires = "seq > 0 && (out.len() / ROW).is_multiple_of(seq)"
 )]

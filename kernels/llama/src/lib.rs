@@ -75,15 +75,16 @@ fn added(a: Chunk, b: Chunk) -> Chunk {
     core::array::from_fn(|i| oxide::bf16::from_f32(a[i].to_f32() + b[i].to_f32()))
 }
 
-/// Traps unless `out` is whole rows of `width` from its buffer's start, covering the whole
-/// buffer, so that a row's whole chunks are its `width / C` chunks, chunk `k` of row `r` being
-/// the buffer's chunk `r · width / C + k`: what the row kernels index their inputs by. Then
-/// `out.len()`, the buffer's element count, which the kernels' `requires` conditions read (a
-/// launch cannot state an output's width, pitch, origin or rows), is `out.rows() · width`. (The
-/// origin `(0, 0)` follows from the rest, a rectangle ending within its buffer; stated, it lets
-/// the compiler fold the origin out of every store's address. `WarpChunkRows` is the output
-/// whose chunk stores become one `st.global.v4.b32` each; `DisjointChunks<bf16, 8>`'s became
-/// eight 2-byte stores: kernels/llama/README.md.)
+/// `out` is whole rows of `width` from its buffer's start, covering the whole buffer, so that a
+/// row's whole chunks are its `width / C` chunks, chunk `k` of row `r` being the buffer's chunk
+/// `r · width / C + k`: what the row kernels index their inputs by, and what makes `out.len()`,
+/// which their other `requires` conditions read, `out.rows() · width`. Each kernel states it as
+/// its first `requires` (`out.width() == W && out.pitch() == W && out.origin() == (0, 0) &&
+/// out.rows() * W == out.len()`), so a launch refuses another shape (a `ValueError` from
+/// Python) before anything runs; this device-side copy cannot fail after that, and is kept
+/// because the compiler does not see the host's check: stated here, it folds the origin and the
+/// pitch out of every store's address (without it, the stores became generic 2-byte ones).
+/// (`WarpChunkRows` is the output whose chunk stores become one `st.global.v4.b32` each.)
 #[inline(always)]
 fn assert_whole_rows<T, const C: usize>(out: &oxide::WarpChunkRows<'_, T, C>, width: usize) {
     assert!(

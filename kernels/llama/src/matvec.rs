@@ -55,10 +55,10 @@ fn dot(w: &Chunk, x: &Chunk) -> f32 {
     sum
 }
 
-/// Traps unless `y` is one whole column, `[N, 1]` over its whole buffer: its `len()`, which the
-/// kernels' `requires` conditions read as `N`, is then its rows. (The host checks the lengths:
-/// `x` is `[K]` with `K` a multiple of [`STEP`], `w` `[N, K]`; a launch cannot state `y`'s
-/// width, pitch or rows.)
+/// `y` is one whole column, `[N, 1]` over its whole buffer: its `len()`, which the kernels'
+/// other `requires` conditions read as `N`, is then its rows. Each GEMV states it as its first
+/// `requires`, so a launch refuses another shape; this device-side copy cannot fail after that,
+/// and gives the compiler the facts the host checked (as `assert_whole_rows`).
 #[inline(always)]
 fn assert_column(y: &WarpRows<'_, bf16>) {
     assert!(
@@ -75,6 +75,7 @@ fn assert_column(y: &WarpRows<'_, bf16>) {
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "y.width() == 1 && y.pitch() == 1 && y.rows() == y.len()",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == y.len() * x.len()"
 )]
@@ -107,6 +108,7 @@ pub fn gemv(w: &[bf16], x: &[bf16], mut y: WarpRows<bf16>) {
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "y.width() == 1 && y.pitch() == 1 && y.rows() == y.len()",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == y.len() * x.len() && residual.len() == y.len()"
 )]
@@ -140,6 +142,7 @@ pub fn gemv_add(w: &[bf16], x: &[bf16], residual: &[bf16], mut y: WarpRows<bf16>
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "m.width() == 1 && m.pitch() == 1 && m.rows() == m.len()",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == 2 * m.len() * x.len()"
 )]

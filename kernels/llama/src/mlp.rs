@@ -29,6 +29,7 @@ pub(crate) fn silu(g: f32) -> f32 {
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "out.width() == INTERMEDIATE && out.pitch() == INTERMEDIATE && out.origin() == (0, 0) && out.rows() * INTERMEDIATE == out.len()",
     requires = "gate_up.len() == 2 * out.len()"
 )]
 pub fn swiglu(gate_up: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {

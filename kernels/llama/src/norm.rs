@@ -72,6 +72,7 @@ fn normalized(x: &Chunk, w: Chunk, inv: f32) -> Chunk {
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "out.width() == HIDDEN && out.pitch() == HIDDEN && out.origin() == (0, 0) && out.rows() * HIDDEN == out.len()",
     requires = "x.len() == out.len()",
     requires = "weight.len() == HIDDEN"
 )]
@@ -103,6 +104,8 @@ pub fn rmsnorm(x: &[bf16], weight: &[bf16], eps: f32, mut out: WarpChunkRows<bf1
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "sum.width() == HIDDEN && sum.pitch() == HIDDEN && sum.origin() == (0, 0) && sum.rows() * HIDDEN == sum.len()",
+    requires = "normed.width() == HIDDEN && normed.pitch() == HIDDEN && normed.origin() == (0, 0) && normed.rows() * HIDDEN == normed.len()",
     requires = "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
     requires = "weight.len() == HIDDEN"
 )]

@@ -16,6 +16,7 @@ use crate::{CHUNK, HIDDEN, added, assert_whole_rows};
     grid = "1d",
     block = "256",
     same_len = "a, b",
+    requires = "out.width() == HIDDEN && out.pitch() == HIDDEN && out.origin() == (0, 0) && out.rows() * HIDDEN == out.len()",
     requires = "a.len() == out.len()"
 )]
 pub fn residual_add(a: &[bf16], b: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {

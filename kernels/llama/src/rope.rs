@@ -100,6 +100,7 @@ pub const ROPE_ROW: usize = 2 * HEAD_DIM;
 #[kernel(
     grid = "1d",
     block = "256",
+    requires = "out.width() == ROPE_ROW && out.pitch() == ROPE_ROW && out.origin() == (0, 0) && out.rows() * ROPE_ROW == out.len()",
     requires = "qkv.len() == out.len()",
     requires = "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
     requires = "table.len() / HEAD_DIM >= seq"

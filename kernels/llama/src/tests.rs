@@ -320,23 +320,28 @@ fn residual_add_adds_every_element() {
     assert_eq!(out, want);
 }
 
-/// An output of another width, or of fewer rows than its buffer (a rectangle of it), fails the
-/// launch, not a wrong answer: the rules of the row kernels a launch cannot state (an output's
-/// width and rows are not what its `requires` reads: `out.len()` is its buffer's), so the
-/// kernel's own assert, a trap on the GPU. The second is what makes `x.len() == out.len()` a
-/// row of `x` a row of `out`.
+/// An output of another width, or of fewer rows than its buffer (a rectangle of it), is refused
+/// by the launch's `requires` on the output's shape, before anything runs (from Python, a
+/// `ValueError`; on the GPU it was a trap that poisons the process's CUDA context), with the
+/// shape named. The second is what makes `x.len() == out.len()` a row of `x` a row of `out`.
 #[test]
 fn a_row_of_another_width_or_a_part_of_the_buffer_is_refused() {
-    let assert_trapped = |refused: KernelFailure| {
+    let assert_refused_shape = |refused: KernelFailure, shape: &str| {
         assert!(
-            matches!(&refused.kind, FailureKind::Panicked { message, .. } if message.contains("whole rows")),
+            matches!(refused.kind, FailureKind::Requires(_)),
             "{refused}"
         );
+        assert!(refused.to_string().contains(shape), "{refused}");
     };
     let (a, b) = (values(2 * 2048, 12), values(2 * 2048, 13));
     let mut out = vec![bf16::NAN; 2 * 2048];
     let out_rows = Rows::new(&mut out[..], 2048).unwrap();
-    assert_trapped(residual_add::emulate(&per_row(2), &a, &b, out_rows).unwrap_err());
+    let refused = residual_add::emulate(&per_row(2), &a, &b, out_rows).unwrap_err();
+    assert_refused_shape(
+        refused,
+        "`out` 2 × 2048 (rows × width), pitch 2048, origin (0, 0)",
+    );
+    assert!(untouched(&out));
     let (x, weight) = (values(2 * HIDDEN, 14), values(HIDDEN, 15));
     let mut out = vec![bf16::NAN; 2 * HIDDEN];
     let first_row = Rows::new(&mut out[..], HIDDEN)
@@ -344,7 +349,11 @@ fn a_row_of_another_width_or_a_part_of_the_buffer_is_refused() {
         .rect(0..1, 0..HIDDEN)
         .unwrap();
     let refused = rmsnorm::emulate(&per_row(1), &x, &weight, 1e-5, first_row).unwrap_err();
-    assert_trapped(refused);
+    assert_refused_shape(
+        refused,
+        "`out` 1 × 4096 (rows × width), pitch 4096, origin (0, 0)",
+    );
+    assert!(untouched(&out));
 }
 
 /// Inputs of two lengths are refused by the launch's `same_len` check before any thread runs

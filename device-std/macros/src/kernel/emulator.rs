@@ -93,14 +93,27 @@ impl Kernel {
             [quote!(emulate_same_len), quote!(emulate_covers)],
             quote!(#cfg),
         );
-        let required = self.requires_checks(quote!(emulate_requires), &|n| {
-            let key = keys
-                .iter()
+        let key_of = |n: &Ident| {
+            keys.iter()
                 .find(|(name, _)| name == n)
                 .map(|(_, key)| key.clone())
-                .unwrap_or_default();
+                .unwrap_or_default()
+        };
+        let length = |n: &Ident| {
+            let key = key_of(n);
             quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
-        });
+        };
+        let shape = |n: &Ident| {
+            let key = key_of(n);
+            quote!(::oxide::__private::row_shape(
+                ::oxide::emulate::ThreadArg::<#run, #key>::words(&#n)
+            ))
+        };
+        let measures = super::requires::Measures {
+            length: &length,
+            shape: &shape,
+        };
+        let required = self.requires_checks(quote!(emulate_requires), &measures);
         let mut generics = self.host_generics(&func.sig.generics);
         generics
             .params

@@ -80,10 +80,19 @@ impl Kernel {
                 .map(|(_, key)| key.clone())
                 .unwrap_or_default()
         };
-        let required = self.requires_checks(quote!(requires), &|n| {
+        let length = |n: &Ident| {
             let key = key_of(n);
             quote!(::oxide::host::LaunchArg::<#key>::elements(&#n))
-        });
+        };
+        let shape = |n: &Ident| {
+            let key = key_of(n);
+            quote!(::oxide::__private::row_shape(::oxide::host::LaunchArg::<#key>::words(&#n)))
+        };
+        let measures = super::requires::Measures {
+            length: &length,
+            shape: &shape,
+        };
+        let required = self.requires_checks(quote!(requires), &measures);
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,

@@ -1,15 +1,20 @@
 //! The checks of `requires = "..."` (docs/contracts.md): a condition on the kernel's arguments
 //! as the host sees them, evaluated by `launch`, `launch_unchecked` and `emulate` before
-//! anything runs. A condition reads a by-value argument's value (`scale > 0.0`) and a slice's,
-//! a `Matrix`'s or an output's element count, written `name.len()`
+//! anything runs. A condition reads a by-value argument's value (`scale > 0.0`), a slice's, a
+//! `Matrix`'s or an output's element count, written `name.len()`
 //! (`x.len().is_multiple_of(2048)`), which the launcher and the emulator measure as they do
-//! for `same_len`.
+//! for `same_len`, and a row output's shape, written as the output's own accessors
+//! (`out.width()`, `out.pitch()`, `out.rows()`, `out.origin()`), from the words its launch
+//! passes.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
 use syn::Ident;
 
 use super::Kernel;
+
+/// The methods of a row output a condition reads its shape through.
+const SHAPE_METHODS: [&str; 4] = ["width", "pitch", "rows", "origin"];
 
 /// What a condition reads of the kernel's arguments.
 #[derive(Default)]
@@ -18,21 +23,38 @@ struct Reads {
     values: Vec<String>,
     /// Arguments read as `name.len()`: their element counts.
     lengths: Vec<String>,
+    /// Row outputs read through `name.width()` (`pitch`, `rows`, `origin`): their shapes.
+    shapes: Vec<String>,
 }
 
-/// Whether `trees[i..]` starts `name.len()` for an argument `name` (a whole path: not the field
-/// of something else, as `a.name.len()` is).
-fn length_read(trees: &[TokenTree], i: usize, is_arg: &dyn Fn(&Ident) -> bool) -> Option<Ident> {
+/// How the place a check runs (the launcher, the emulator) measures an argument: its element
+/// count, and a row output's shape (an `oxide_launch::RowShape`).
+pub(super) struct Measures<'a> {
+    pub(super) length: &'a dyn Fn(&Ident) -> TokenStream,
+    pub(super) shape: &'a dyn Fn(&Ident) -> TokenStream,
+}
+
+/// The argument and the method when `trees[i..]` starts `name.method()` for an argument `name`
+/// (a whole path: not the field of something else, as `a.name.len()` is) and a method of no
+/// arguments.
+fn method_read(
+    trees: &[TokenTree],
+    i: usize,
+    is_arg: &dyn Fn(&Ident) -> bool,
+) -> Option<(Ident, String)> {
     let TokenTree::Ident(name) = &trees[i] else {
         return None;
     };
-    let len = matches!(trees.get(i + 2), Some(TokenTree::Ident(m)) if m == "len");
+    let dot = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
+    let Some(TokenTree::Ident(method)) = trees.get(i + 2) else {
+        return None;
+    };
     let empty_call = matches!(
         trees.get(i + 3),
         Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis && g.stream().is_empty()
     );
-    let dot = matches!(trees.get(i + 1), Some(TokenTree::Punct(p)) if p.as_char() == '.');
-    (!after_dot(trees, i) && dot && len && empty_call && is_arg(name)).then(|| name.clone())
+    (!after_dot(trees, i) && dot && empty_call && is_arg(name))
+        .then(|| (name.clone(), method.to_string()))
 }
 
 /// Whether `trees[i]` follows a `.`.
@@ -40,32 +62,47 @@ fn after_dot(trees: &[TokenTree], i: usize) -> bool {
     i > 0 && matches!(&trees[i - 1], TokenTree::Punct(p) if p.as_char() == '.')
 }
 
-/// `tokens` with each `name.len()` of an argument replaced by `length(name)`, and what the
-/// condition reads (`reads`).
+/// `tokens` inside an invisible group spanned at `span`: it keeps an expression one operand
+/// (`x.len() * 2`) without the parentheses `unused_parens` would flag where it is a whole
+/// argument.
+fn operand(tokens: TokenStream, span: proc_macro2::Span) -> TokenTree {
+    let mut group = Group::new(Delimiter::None, tokens);
+    group.set_span(span);
+    TokenTree::Group(group)
+}
+
+/// `tokens` with each `name.len()` of an argument replaced by its count and the `name` of each
+/// `name.width()` (`pitch`, `rows`, `origin`) by its shape, and what the condition reads
+/// (`reads`).
 fn rewrite(
     tokens: TokenStream,
     is_arg: &dyn Fn(&Ident) -> bool,
-    length: &dyn Fn(&Ident) -> TokenStream,
+    measures: &Measures<'_>,
     reads: &mut Reads,
 ) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
     let mut i = 0;
     while i < trees.len() {
-        if let Some(name) = length_read(&trees, i, is_arg) {
-            reads.lengths.push(name.to_string());
-            // An invisible group: it keeps the count one operand (`x.len() * 2`) without the
-            // parentheses `unused_parens` would flag where the count is a whole argument.
-            let mut group = Group::new(Delimiter::None, length(&name));
-            group.set_span(name.span());
-            out.push(TokenTree::Group(group));
-            i += 4;
-            continue;
+        match method_read(&trees, i, is_arg) {
+            Some((name, method)) if method == "len" => {
+                reads.lengths.push(name.to_string());
+                out.push(operand((measures.length)(&name), name.span()));
+                i += 4;
+                continue;
+            }
+            Some((name, method)) if SHAPE_METHODS.contains(&method.as_str()) => {
+                reads.shapes.push(name.to_string());
+                out.push(operand((measures.shape)(&name), name.span()));
+                i += 1;
+                continue;
+            }
+            _ => {}
         }
         match &trees[i] {
             TokenTree::Group(g) => {
                 let mut group =
-                    Group::new(g.delimiter(), rewrite(g.stream(), is_arg, length, reads));
+                    Group::new(g.delimiter(), rewrite(g.stream(), is_arg, measures, reads));
                 group.set_span(g.span());
                 out.push(TokenTree::Group(group));
             }
@@ -82,19 +119,16 @@ fn rewrite(
 }
 
 impl Kernel {
-    /// What the kernel's `requires` conditions read, and each condition with its length reads
-    /// replaced by `length(name)`.
-    fn conditions(
-        &self,
-        length: &dyn Fn(&Ident) -> TokenStream,
-    ) -> Vec<(Reads, TokenStream, &syn::LitStr)> {
+    /// What the kernel's `requires` conditions read, and each condition with its reads of
+    /// lengths and shapes replaced by the `measures`.
+    fn conditions(&self, measures: &Measures<'_>) -> Vec<(Reads, TokenStream, &syn::LitStr)> {
         let is_arg = |name: &Ident| self.passed().any(|p| p.name == name);
         self.lengths
             .requires
             .iter()
             .map(|(condition, text)| {
                 let mut reads = Reads::default();
-                let rewritten = rewrite(condition.to_token_stream(), &is_arg, length, &mut reads);
+                let rewritten = rewrite(condition.to_token_stream(), &is_arg, measures, &mut reads);
                 (reads, rewritten, text)
             })
             .collect()
@@ -113,30 +147,36 @@ impl Kernel {
             return false;
         }
         let name = name.to_string();
-        self.conditions(&|_| TokenStream::new())
+        let nothing = |_: &Ident| TokenStream::new();
+        let measures = Measures {
+            length: &nothing,
+            shape: &nothing,
+        };
+        self.conditions(&measures)
             .iter()
             .any(|(reads, _, _)| reads.values.contains(&name))
     }
 
     /// The checks of `requires`, for the launcher or the emulator (`check`, the `__private`
-    /// check; `length`, the expression of an argument's element count where the check runs):
-    /// each condition evaluated as written, on the arguments it names, which both take as the
-    /// kernel's own types ([`Kernel::required`]).
+    /// check; `measures`, how an argument's length and shape are measured where the check
+    /// runs): each condition evaluated as written, on the arguments it names, which both take
+    /// as the kernel's own types ([`Kernel::required`]).
     pub(super) fn requires_checks(
         &self,
         check: TokenStream,
-        length: &dyn Fn(&Ident) -> TokenStream,
+        measures: &Measures<'_>,
     ) -> TokenStream {
         let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
-        let conditions = self.conditions(length);
+        let conditions = self.conditions(measures);
         let checks = conditions.into_iter().map(|(reads, condition, text)| {
             // Each argument it reads is checked, at compile time and at the condition's span,
-            // to be one a condition can read so (`__private::RequiredValue`,
-            // `__private::RequiredLength`); the lengths it read go into the refusal's message.
+            // to be one a condition can read so (`__private::RequiredValue`, `RequiredLength`,
+            // `RequiredRows`); what it read of them goes into the refusal's message.
             let mut named = Vec::new();
-            let mut lengths = Vec::new();
+            let mut read = Vec::new();
             for p in self.passed() {
                 let (name, ty) = (p.name.to_string(), p.ty);
+                let shown = name.trim_start_matches("r#").to_owned();
                 if reads.values.contains(&name) {
                     named.push(quote_spanned! {text.span()=>
                         ::oxide::__private::required_value::<#ty>();
@@ -146,15 +186,21 @@ impl Kernel {
                     named.push(quote_spanned! {text.span()=>
                         ::oxide::__private::required_length::<#ty>();
                     });
-                    let count = length(p.name);
-                    let shown = name.trim_start_matches("r#").to_owned();
-                    lengths.push(quote!((#shown, #count)));
+                    let count = (measures.length)(p.name);
+                    read.push(quote!((#shown, ::oxide::__private::RequiredRead::Length(#count))));
+                }
+                if reads.shapes.contains(&name) {
+                    named.push(quote_spanned! {text.span()=>
+                        ::oxide::__private::required_rows::<#ty>();
+                    });
+                    let shape = (measures.shape)(p.name);
+                    read.push(quote!((#shown, ::oxide::__private::RequiredRead::Shape(#shape))));
                 }
             }
             let text = text.value();
             quote! {
                 #(#named)*
-                ::oxide::__private::#check(#kernel_name, #text, { #condition }, &[#(#lengths),*])?;
+                ::oxide::__private::#check(#kernel_name, #text, { #condition }, &[#(#read),*])?;
             }
         });
         quote!(#(#checks)*)
@@ -166,14 +212,13 @@ mod tests {
     use super::*;
 
     fn reads_of(condition: &str) -> (Reads, String) {
-        let is_arg = |n: &Ident| ["x", "w", "scale"].contains(&n.to_string().as_str());
+        let is_arg = |n: &Ident| ["x", "w", "scale", "out"].contains(&n.to_string().as_str());
         let mut reads = Reads::default();
-        let out = rewrite(
-            condition.parse().unwrap(),
-            &is_arg,
-            &|n| quote!(count(#n)),
-            &mut reads,
-        );
+        let measures = Measures {
+            length: &|n| quote!(count(#n)),
+            shape: &|n| quote!(shape(#n)),
+        };
+        let out = rewrite(condition.parse().unwrap(), &is_arg, &measures, &mut reads);
         (reads, out.to_string())
     }
 
@@ -186,6 +231,18 @@ mod tests {
         assert_eq!(
             out,
             "count (x) . is_multiple_of (2048) && count (w) == rows (count (x)) && scale > 0.0"
+        );
+    }
+
+    #[test]
+    fn a_row_outputs_accessors_read_its_shape() {
+        let (reads, out) =
+            reads_of("out.width() == 4096 && out.origin() == (0, 0) && out.rows() > 0");
+        assert_eq!(reads.shapes, ["out", "out", "out"]);
+        assert!(reads.values.is_empty() && reads.lengths.is_empty());
+        assert_eq!(
+            out,
+            "shape (out) . width () == 4096 && shape (out) . origin () == (0 , 0) && shape (out) . rows () > 0"
         );
     }
 

@@ -34,4 +34,12 @@ pub fn len_of_a_value(scale: f32, mut out: DisjointSlice<f32>) {
     }
 }
 
+// A slice has no rows: its shape is its length.
+#[kernel(requires = "a.width() == 4")]
+pub fn width_of_a_slice(a: &[f32], mut out: DisjointSlice<f32>) {
+    if let Some(o) = out.get_mut(ThreadIndex::linear()) {
+        *o = a[0];
+    }
+}
+
 fn main() {}
