@@ -55,7 +55,8 @@ pub use memory::{
 };
 pub use oxide_launch::{
     LaunchConfig, LaunchConfigError, LaunchShapeError, MAX_DYNAMIC_SHARED_MEM_BYTES, MatrixShape,
-    MatrixStorage, Pairs, RowStorage, Rows, SHARED_MEM_BYTES_WITHOUT_OPT_IN, ShapeError, Wave,
+    MatrixStorage, Pairs, RowShape, RowStorage, Rows, SHARED_MEM_BYTES_WITHOUT_OPT_IN, ShapeError,
+    Wave,
 };
 pub use pinned::PinnedBuffer;
 pub use properties::DeviceProperties;

@@ -121,10 +121,7 @@ impl RowShape {
 /// the output's ownership rule a partition.
 pub struct Rows<B> {
     buf: B,
-    width: usize,
-    pitch: usize,
-    rows: usize,
-    origin: (usize, usize),
+    shape: RowShape,
     /// The width, the pitch, the rows and the origin's row and column as the kernel's `u64`
     /// parameters, in the order of the outputs' `from_raw_parts`; they live here so that the
     /// parameter pointers stay valid for the launch.
@@ -209,8 +206,14 @@ impl<B: RowStorage> Rows<B> {
     /// [`ShapeError::BadRect`] unless the rectangle has at least one row and one column and
     /// ends within these rows.
     pub fn rect(self, rows: Range<usize>, cols: Range<usize>) -> Result<Self, ShapeError> {
+        let RowShape {
+            width,
+            pitch,
+            rows: height,
+            origin,
+        } = self.shape;
         let fits = oxide_contract::rect_within(
-            (self.rows as u64, self.width as u64),
+            (height as u64, width as u64),
             rows.start as u64..rows.end as u64,
             cols.start as u64..cols.end as u64,
         );
@@ -218,15 +221,15 @@ impl<B: RowStorage> Rows<B> {
             return Err(ShapeError::BadRect {
                 rows: (rows.start, rows.end),
                 cols: (cols.start, cols.end),
-                within: (self.rows, self.width),
+                within: (height, width),
             });
         }
         // Within the rows already checked, so neither sum overflows.
-        let origin = (self.origin.0 + rows.start, self.origin.1 + cols.start);
+        let origin = (origin.0 + rows.start, origin.1 + cols.start);
         Ok(Self::shaped(
             self.buf,
             cols.len(),
-            self.pitch,
+            pitch,
             rows.len(),
             origin,
         ))
@@ -237,33 +240,21 @@ impl<B: RowStorage> Rows<B> {
     fn shaped(buf: B, width: usize, pitch: usize, rows: usize, origin: (usize, usize)) -> Self {
         Rows {
             buf,
-            width,
-            pitch,
-            rows,
-            origin,
+            shape: RowShape {
+                width,
+                pitch,
+                rows,
+                origin,
+            },
             words: [width, pitch, rows, origin.0, origin.1].map(|w| w as u64),
         }
     }
 
-    /// Elements per row of the output (of the rectangle, after [`Rows::rect`]).
-    pub fn width(&self) -> usize {
-        self.width
-    }
-
-    /// Elements from the start of one row of the buffer to the start of the next.
-    pub fn pitch(&self) -> usize {
-        self.pitch
-    }
-
-    /// Number of rows of the output (of the rectangle, after [`Rows::rect`]).
-    pub fn rows(&self) -> usize {
-        self.rows
-    }
-
-    /// The `(row, col)` in the buffer of the output's first element: `(0, 0)` but after
-    /// [`Rows::rect`].
-    pub fn origin(&self) -> (usize, usize) {
-        self.origin
+    /// The output's shape: its width and rows (the rectangle's, after [`Rows::rect`]), the
+    /// buffer's pitch, and where in the buffer its first element is (`(0, 0)` but after
+    /// [`Rows::rect`]).
+    pub fn shape(&self) -> RowShape {
+        self.shape
     }
 
     /// The buffer.
@@ -375,7 +366,7 @@ mod tests {
     fn the_width_must_divide_the_length() {
         let mut data = [0u8; 12];
         let rows = Rows::new(&mut data[..], 4).unwrap();
-        assert_eq!((rows.width(), rows.rows()), (4, 3));
+        assert_eq!((rows.shape().width(), rows.shape().rows()), (4, 3));
         for width in [0, 5, 13] {
             let e = Rows::new(&mut data[..], width).err().unwrap();
             assert_eq!(
@@ -388,10 +379,17 @@ mod tests {
             );
         }
         let padded = Rows::with_pitch(&mut data[..], 5, 6).unwrap();
-        assert_eq!((padded.width(), padded.pitch(), padded.rows()), (5, 6, 2));
+        assert_eq!(
+            (
+                padded.shape().width(),
+                padded.shape().pitch(),
+                padded.shape().rows()
+            ),
+            (5, 6, 2)
+        );
         assert!(Rows::with_pitch(&mut data[..], 7, 6).is_err());
         assert!(Rows::with_pitch(&mut data[..], 4, 5).is_err());
-        assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().rows(), 0);
+        assert_eq!(Rows::new(&mut [0u8; 0][..], 3).unwrap().shape().rows(), 0);
     }
 
     #[test]
@@ -406,7 +404,14 @@ mod tests {
             .unwrap()
             .rect(1..9, 1..11)
             .unwrap();
-        let shape = |r: &Rows<&mut [u8]>| (r.rows(), r.width(), r.pitch(), r.origin());
+        let shape = |r: &Rows<&mut [u8]>| {
+            (
+                r.shape().rows(),
+                r.shape().width(),
+                r.shape().pitch(),
+                r.shape().origin(),
+            )
+        };
         assert_eq!(shape(&interior), (8, 10, 16, (1, 1)));
         let inner = interior.rect(2..3, 4..10).unwrap();
         assert_eq!(shape(&inner), (1, 6, 16, (3, 5)));
@@ -484,7 +489,7 @@ mod tests {
             let rows = Rows::with_pitch(&mut huge[..], width, pitch);
             assert_eq!(rows.is_ok(), ok, "{width} / {pitch}");
             if let Ok(rows) = rows {
-                assert_eq!(rows.rows(), max / pitch);
+                assert_eq!(rows.shape().rows(), max / pitch);
             }
         }
         // The last element of the largest buffer alone, and all of it but the first row and
@@ -492,12 +497,19 @@ mod tests {
         let rows = Rows::new(&mut huge[..], 5).unwrap();
         let last = rows.rect(max / 5 - 1..max / 5, 4..5).unwrap();
         assert_eq!(
-            (last.rows(), last.width(), last.origin()),
+            (
+                last.shape().rows(),
+                last.shape().width(),
+                last.shape().origin()
+            ),
             (1, 1, (max / 5 - 1, 4))
         );
         let rows = Rows::with_pitch(&mut huge[..], max, max).unwrap();
         let corner = rows.rect(0..1, 1..max).unwrap();
-        assert_eq!((corner.width(), corner.origin()), (max - 1, (0, 1)));
+        assert_eq!(
+            (corner.shape().width(), corner.shape().origin()),
+            (max - 1, (0, 1))
+        );
         let rows = Rows::new(&mut huge[..], 1).unwrap();
         assert!(rows.rect(1..max, 0..1).is_ok());
         let rows = Rows::new(&mut huge[..], 1).unwrap();

@@ -79,7 +79,10 @@ fn a_stencil_writes_only_the_interior_of_a_padded_grid() {
         .unwrap()
         .rect(1..rows - 1, 1..width - 1)
         .unwrap();
-    assert_eq!((interior.rows(), interior.width()), (35, 27));
+    assert_eq!(
+        (interior.shape().rows(), interior.shape().width()),
+        (35, 27)
+    );
     interior_stencil::emulate(&cfg((2, 5, 1), (16, 8, 1)), &input, interior).unwrap();
     let expected = cpu_interior_stencil(&input, width);
     for (i, (&got, &want)) in out.iter().zip(&expected).enumerate() {
@@ -131,7 +134,7 @@ fn a_matrix_stored_from_one_one_is_written_from_one_one() {
         .unwrap()
         .rect(1..n + 1, 1..n + 1)
         .unwrap();
-    assert_eq!(matrix.origin(), (1, 1));
+    assert_eq!(matrix.shape().origin(), (1, 1));
     positions::emulate(&cfg((3, 3, 1), (8, 8, 1)), matrix).unwrap();
     assert_eq!(out, labelled((n + 1) * (n + 1), n + 1, 1..n + 1, 1..n + 1));
 }
@@ -150,7 +153,11 @@ fn a_rectangle_of_pitched_rows_and_of_a_rectangle() {
         .rect(1..19, 5..40)
         .unwrap();
     assert_eq!(
-        (rect.origin(), rect.rows(), rect.width()),
+        (
+            rect.shape().origin(),
+            rect.shape().rows(),
+            rect.shape().width()
+        ),
         ((3, 10), 18, 35)
     );
     positions::emulate(&cfg((4, 3, 2), (16, 8, 1)), rect).unwrap();

@@ -77,43 +77,18 @@ impl Kernel {
         // The lengths are those of what the threads get, measured after `share` (a caller's
         // `AsRef` could report one length and `AsMut` give another): the kernel's entry takes
         // `same_len`'s lengths to be equal.
-        let keys: Vec<(Ident, TokenStream)> = self
-            .passed()
-            .map(|p| (p.name.clone(), p.key.clone()))
-            .collect();
         let length_check = self.length_checks(
             |n| {
-                let key = keys
-                    .iter()
-                    .find(|(name, _)| name == n)
-                    .map(|(_, key)| key.clone())
-                    .unwrap_or_default();
+                let key = self.key_of(n);
                 quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
             },
             [quote!(emulate_same_len), quote!(emulate_covers)],
             quote!(#cfg),
         );
-        let key_of = |n: &Ident| {
-            keys.iter()
-                .find(|(name, _)| name == n)
-                .map(|(_, key)| key.clone())
-                .unwrap_or_default()
-        };
-        let length = |n: &Ident| {
-            let key = key_of(n);
-            quote!(::oxide::emulate::ThreadArg::<#run, #key>::elements(&#n))
-        };
-        let shape = |n: &Ident| {
-            let key = key_of(n);
-            quote!(::oxide::__private::row_shape(
-                ::oxide::emulate::ThreadArg::<#run, #key>::words(&#n)
-            ))
-        };
-        let measures = super::requires::Measures {
-            length: &length,
-            shape: &shape,
-        };
-        let required = self.requires_checks(quote!(emulate_requires), &measures);
+        let required = self.requires_checks(
+            quote!(emulate_requires),
+            &|key| quote!(::oxide::emulate::ThreadArg::<#run, #key>),
+        );
         let mut generics = self.host_generics(&func.sig.generics);
         generics
             .params

@@ -70,29 +70,10 @@ impl Kernel {
             [quote!(same_len), quote!(covers)],
             quote!(&#cfg),
         );
-        let keys: Vec<(Ident, TokenStream)> = self
-            .passed()
-            .map(|p| (p.name.clone(), p.key.clone()))
-            .collect();
-        let key_of = |n: &Ident| {
-            keys.iter()
-                .find(|(name, _)| name == n)
-                .map(|(_, key)| key.clone())
-                .unwrap_or_default()
-        };
-        let length = |n: &Ident| {
-            let key = key_of(n);
-            quote!(::oxide::host::LaunchArg::<#key>::elements(&#n))
-        };
-        let shape = |n: &Ident| {
-            let key = key_of(n);
-            quote!(::oxide::__private::row_shape(::oxide::host::LaunchArg::<#key>::words(&#n)))
-        };
-        let measures = super::requires::Measures {
-            length: &length,
-            shape: &shape,
-        };
-        let required = self.requires_checks(quote!(requires), &measures);
+        let required = self.requires_checks(
+            quote!(requires),
+            &|key| quote!(::oxide::host::LaunchArg::<#key>),
+        );
         let ptx = quote! {
             ::oxide::host::load_module(
                 #gpu,

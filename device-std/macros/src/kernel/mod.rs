@@ -271,6 +271,15 @@ impl Kernel {
         })
     }
 
+    /// The key of the passed argument `name` (what its `LaunchArg`/`ThreadArg` is keyed by);
+    /// nothing for a name that is not one.
+    fn key_of(&self, name: &Ident) -> TokenStream {
+        self.passed()
+            .find(|p| p.name == name)
+            .map(|p| p.key)
+            .unwrap_or_default()
+    }
+
     /// `fn`, or `unsafe fn` for a kernel with an entry of its own ([`Self::needs_entry`]).
     fn fn_type_keyword(&self) -> TokenStream {
         if self.needs_entry() {

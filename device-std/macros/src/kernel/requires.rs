@@ -29,9 +29,9 @@ struct Reads {
 
 /// How the place a check runs (the launcher, the emulator) measures an argument: its element
 /// count, and a row output's shape (an `oxide_launch::RowShape`).
-pub(super) struct Measures<'a> {
-    pub(super) length: &'a dyn Fn(&Ident) -> TokenStream,
-    pub(super) shape: &'a dyn Fn(&Ident) -> TokenStream,
+struct Measures<'a> {
+    length: &'a dyn Fn(&Ident) -> TokenStream,
+    shape: &'a dyn Fn(&Ident) -> TokenStream,
 }
 
 /// The argument and the method when `trees[i..]` starts `name.method()` for an argument `name`
@@ -158,15 +158,29 @@ impl Kernel {
     }
 
     /// The checks of `requires`, for the launcher or the emulator (`check`, the `__private`
-    /// check; `measures`, how an argument's length and shape are measured where the check
-    /// runs): each condition evaluated as written, on the arguments it names, which both take
-    /// as the kernel's own types ([`Kernel::required`]).
+    /// check; `arg_trait`, the trait an argument of a key is measured through where the check
+    /// runs, `elements` its length and `words` its shape words: `::oxide::host::LaunchArg::<K>`
+    /// in the launcher, `::oxide::emulate::ThreadArg::<'run, K>` in the emulator): each
+    /// condition evaluated as written, on the arguments it names, which both take as the
+    /// kernel's own types ([`Kernel::required`]).
     pub(super) fn requires_checks(
         &self,
         check: TokenStream,
-        measures: &Measures<'_>,
+        arg_trait: &dyn Fn(&TokenStream) -> TokenStream,
     ) -> TokenStream {
         let kernel_name = self.name.to_string().trim_start_matches("r#").to_owned();
+        let length = |n: &Ident| {
+            let measured = arg_trait(&self.key_of(n));
+            quote!(#measured::elements(&#n))
+        };
+        let shape = |n: &Ident| {
+            let measured = arg_trait(&self.key_of(n));
+            quote!(::oxide::__private::row_shape(#measured::words(&#n)))
+        };
+        let measures = &Measures {
+            length: &length,
+            shape: &shape,
+        };
         let conditions = self.conditions(measures);
         let checks = conditions.into_iter().map(|(reads, condition, text)| {
             // Each argument it reads is checked, at compile time and at the condition's span,
