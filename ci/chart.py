@@ -69,9 +69,21 @@ def suite_groups(text):
     return list(groups.items())
 
 
+def milliseconds(cell):
+    """`3.565` (milliseconds) or `190.9 us`; None for anything else."""
+    number, _, unit = cell.partition(" ")
+    try:
+        value = float(number)
+    except ValueError:
+        return None
+    return {"": value, "ms": value, "us": value / 1000.0}.get(unit.strip())
+
+
 def layer_groups(text):
-    """llama_layer.py's table (columns padded with spaces, a line of dashes under the header):
-    each row's `what (provenance)` and milliseconds, by shape."""
+    """llama_layer.py's and llama_decode.py's tables (columns padded with spaces, a line of dashes
+    under the header, the time in `ms` or `time`): each configuration's `what (provenance)` and
+    milliseconds, by shape. A step of a configuration (its `what` indented) and a check are not
+    configurations."""
     lines = text.splitlines()
     groups = {}
     for i, line in enumerate(lines[:-1]):
@@ -79,16 +91,20 @@ def layer_groups(text):
             continue
         # A column starts where its run of dashes does.
         starts = [m.start() for m in re.finditer(r"-+", lines[i + 1])]
-        names = [line[a:b].strip() for a, b in zip(starts, starts[1:] + [None])]
+        spans = list(zip(starts, starts[1:] + [None]))
+        names = [line[a:b].strip() for a, b in spans]
         for row_line in lines[i + 2:]:
             if not row_line.strip():
                 break
-            row = dict(zip(names, (row_line[a:b].strip() for a, b in zip(starts, starts[1:] + [None]))))
-            try:
-                ms = float(row["ms"])
-            except (KeyError, ValueError):
+            raw = dict(zip(names, (row_line[a:b] for a, b in spans)))
+            what = raw.get("what", "")
+            if what.startswith(" ") or what.startswith("check"):
                 continue
-            groups.setdefault(row["shape"], []).append((f"{row['what']} ({row['provenance']})", ms))
+            ms = milliseconds((raw.get("ms") or raw.get("time") or "").strip())
+            if ms is None:
+                continue
+            label = f"{what.strip()} ({raw.get('provenance', '').strip()})"
+            groups.setdefault(raw["shape"].strip(), []).append((label, ms))
     return list(groups.items())
 
 
