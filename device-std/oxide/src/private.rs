@@ -38,10 +38,11 @@ pub trait RequiredLength {}
 impl<P: ?Sized + crate::MeasuredParam> RequiredLength for P {}
 
 /// What a `requires` condition may read the shape of (`out.width()`, `out.pitch()`,
-/// `out.rows()`, `out.origin()`): the outputs a launch passes as a `Rows`.
+/// `out.rows()`, `out.origin()`, or whole as `out.shape()`): the outputs a launch passes as a
+/// `Rows`.
 #[diagnostic::on_unimplemented(
-    message = "`requires` reads `.width()`, `.pitch()`, `.rows()` and `.origin()` of the kernel's \
-               row outputs, and `{Self}` is not one",
+    message = "`requires` reads `.width()`, `.pitch()`, `.rows()`, `.origin()` and `.shape()` of \
+               the kernel's row outputs, and `{Self}` is not one",
     label = "its shape read in this `requires` condition",
     note = "the row outputs are `DisjointRows`, `WarpRows`, `WarpChunkRows`, `BlockTiles` and \
             `MmaTiles` (passed as `Rows::new(&mut buf, width)?`); any buffer's element count is \

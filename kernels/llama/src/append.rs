@@ -23,7 +23,9 @@ use oxide::prelude::*;
 use oxide::warp;
 
 use crate::rope::rotate;
-use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, assert_whole_rows, chunk};
+use crate::{
+    CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, assert_whole_rows, chunk, whole_rows,
+};
 
 /// A head row's 16-byte chunks, and the lanes that take one.
 const HEAD_CHUNKS: usize = HEAD_DIM / CHUNK;
@@ -62,7 +64,7 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
     grid = "1d",
     block = "256",
     same_len = "k_cache, v_cache",
-    requires = "q.width() == HEAD_DIM && q.pitch() == HEAD_DIM && q.origin() == (0, 0) && q.rows() * HEAD_DIM == q.len()",
+    requires = "whole_rows(q.shape(), q.len(), HEAD_DIM)",
     requires = "lens.len() > 0 && qkv.len() == lens.len() * QKV_WIDTH && q.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_WORDS)",
     requires = "table.len() / HEAD_DIM >= k_cache.len() / (lens.len() * KV_HEADS * HEAD_WORDS)"

@@ -22,7 +22,7 @@
 use oxide::prelude::*;
 use oxide::warp;
 
-use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, assert_whole_rows};
+use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, assert_whole_rows, whole_rows};
 
 /// Query heads a KV head serves.
 pub const GROUP: usize = HEADS / KV_HEADS;
@@ -84,7 +84,7 @@ fn weight(x: f32, max: f32) -> f32 {
     grid = "1d",
     block = "256",
     same_len = "k_cache, v_cache",
-    requires = "partial.width() == PARTIAL && partial.pitch() == PARTIAL && partial.origin() == (0, 0) && partial.rows() * PARTIAL == partial.len()",
+    requires = "whole_rows(partial.shape(), partial.len(), PARTIAL)",
     requires = "lens.len() > 0 && k_cache.len().is_multiple_of(lens.len() * KV_HEADS * HEAD_DIM)",
     requires = "q.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "split > 0 && split.is_multiple_of(STEP_KEYS) && (k_cache.len() / (lens.len() * KV_HEADS * HEAD_DIM)).is_multiple_of(split)",
@@ -225,7 +225,7 @@ pub fn attn_decode_partial(
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "out.width() == CHUNK && out.pitch() == CHUNK && out.origin() == (0, 0) && out.rows() * CHUNK == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), CHUNK)",
     requires = "lens.len() > 0 && partial.len().is_multiple_of(lens.len() * KV_HEADS * PARTIAL)",
     requires = "out.len() == lens.len() * HEADS * HEAD_DIM",
     requires = "split > 0"

@@ -10,7 +10,7 @@
 
 use oxide::prelude::*;
 
-use crate::{CHUNK, HEAD_DIM, HEADS, assert_whole_rows};
+use crate::{CHUNK, HEAD_DIM, HEADS, assert_whole_rows, whole_rows};
 
 /// A token's row of the output: every head's elements.
 const ROW: usize = HEADS * HEAD_DIM;
@@ -23,7 +23,7 @@ const ROW: usize = HEADS * HEAD_DIM;
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "out.width() == ROW && out.pitch() == ROW && out.origin() == (0, 0) && out.rows() * ROW == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), ROW)",
     requires = "attn.len() == out.len()",
     requires = "seq > 0 && (out.len() / ROW).is_multiple_of(seq)"
 )]

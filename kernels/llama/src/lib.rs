@@ -23,6 +23,8 @@
 //! widths are Llama-3-8B's constants below: the kernels divide by them (a multiply), and the
 //! register arrays of the row kernels are sized by them.
 
+use oxide::host::RowShape;
+
 pub mod append;
 pub mod decode_attn;
 pub mod heads;
@@ -75,23 +77,31 @@ fn added(a: Chunk, b: Chunk) -> Chunk {
     core::array::from_fn(|i| oxide::bf16::from_f32(a[i].to_f32() + b[i].to_f32()))
 }
 
-/// `out` is whole rows of `width` from its buffer's start, covering the whole buffer, so that a
-/// row's whole chunks are its `width / C` chunks, chunk `k` of row `r` being the buffer's chunk
-/// `r · width / C + k`: what the row kernels index their inputs by, and what makes `out.len()`,
-/// which their other `requires` conditions read, `out.rows() · width`. Each kernel states it as
-/// its first `requires` (`out.width() == W && out.pitch() == W && out.origin() == (0, 0) &&
-/// out.rows() * W == out.len()`), so a launch refuses another shape (a `ValueError` from
-/// Python) before anything runs; this device-side copy cannot fail after that, and is kept
-/// because the compiler does not see the host's check: stated here, it folds the origin and the
-/// pitch out of every store's address (without it, the stores became generic 2-byte ones).
-/// (`WarpChunkRows` is the output whose chunk stores become one `st.global.v4.b32` each.)
+/// Whether a row output of shape `shape` over `len` elements is whole rows of `width` from its
+/// buffer's start, covering the buffer: so that a row's whole chunks are its `width / C` chunks,
+/// chunk `k` of row `r` being the buffer's chunk `r · width / C + k`, what the row kernels index
+/// their inputs by, and `len` (which their other `requires` conditions read) is
+/// `rows · width`. Each kernel states it as its first `requires`
+/// (`whole_rows(out.shape(), out.len(), W)`), so a launch refuses another shape (a `ValueError`
+/// from Python) before anything runs; [`assert_whole_rows`] states it again on the device.
+fn whole_rows(shape: RowShape, len: usize, width: usize) -> bool {
+    shape.width() == width
+        && shape.pitch() == width
+        && shape.origin() == (0, 0)
+        && shape.rows() * width == len
+}
+
+/// [`whole_rows`] of `out` on the device, where it can no longer fail after the launch's check:
+/// kept because the compiler does not see the host's check, and stated here it folds the
+/// origin and the pitch out of every store's address (without it, the stores became generic
+/// 2-byte ones). (`WarpChunkRows` is the output whose chunk stores become one
+/// `st.global.v4.b32` each.)
 #[inline(always)]
 fn assert_whole_rows<T, const C: usize>(out: &oxide::WarpChunkRows<'_, T, C>, width: usize) {
+    let (top, left) = out.origin();
+    let shape = RowShape::from_words(&[out.width(), out.pitch(), out.rows(), top, left]);
     assert!(
-        out.width() == width
-            && out.pitch() == width
-            && out.origin() == (0, 0)
-            && out.rows() * width == out.len(),
+        whole_rows(shape, out.len(), width),
         "whole rows of the kernel's width, the whole buffer"
     );
 }

@@ -18,7 +18,7 @@
 use oxide::prelude::*;
 use oxide::warp::{self, WARP_SIZE};
 
-use crate::{CHUNK, Chunk};
+use crate::{CHUNK, Chunk, RowShape, whole_rows};
 
 /// Lanes of a warp.
 const LANES: usize = WARP_SIZE as usize;
@@ -55,16 +55,15 @@ fn dot(w: &Chunk, x: &Chunk) -> f32 {
     sum
 }
 
-/// `y` is one whole column, `[N, 1]` over its whole buffer: its `len()`, which the kernels'
-/// other `requires` conditions read as `N`, is then its rows. Each GEMV states it as its first
-/// `requires`, so a launch refuses another shape; this device-side copy cannot fail after that,
-/// and gives the compiler the facts the host checked (as `assert_whole_rows`).
+/// `y` is one whole column, `[N, 1]` over its whole buffer ([`whole_rows`] of width 1): its
+/// `len()`, which the kernels' other `requires` conditions read as `N`, is then its rows. Each
+/// GEMV states it as its first `requires`; this device-side copy cannot fail after that, and
+/// gives the compiler the facts the host checked (as `assert_whole_rows`).
 #[inline(always)]
 fn assert_column(y: &WarpRows<'_, bf16>) {
-    assert!(
-        y.width() == 1 && y.pitch() == 1 && y.rows() == y.len(),
-        "a column, the whole buffer"
-    );
+    let (top, left) = y.origin();
+    let shape = RowShape::from_words(&[y.width(), y.pitch(), y.rows(), top, left]);
+    assert!(whole_rows(shape, y.len(), 1), "a column, the whole buffer");
 }
 
 /// `y = W·x`: `w` `[N, K]`, `x` `[K]`, `y` `[N, 1]` (a one-column row a warp; grid: `N / 8`
@@ -75,7 +74,7 @@ fn assert_column(y: &WarpRows<'_, bf16>) {
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "y.width() == 1 && y.pitch() == 1 && y.rows() == y.len()",
+    requires = "whole_rows(y.shape(), y.len(), 1)",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == y.len() * x.len()"
 )]
@@ -108,7 +107,7 @@ pub fn gemv(w: &[bf16], x: &[bf16], mut y: WarpRows<bf16>) {
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "y.width() == 1 && y.pitch() == 1 && y.rows() == y.len()",
+    requires = "whole_rows(y.shape(), y.len(), 1)",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == y.len() * x.len() && residual.len() == y.len()"
 )]
@@ -142,7 +141,7 @@ pub fn gemv_add(w: &[bf16], x: &[bf16], residual: &[bf16], mut y: WarpRows<bf16>
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "m.width() == 1 && m.pitch() == 1 && m.rows() == m.len()",
+    requires = "whole_rows(m.shape(), m.len(), 1)",
     requires = "x.len() > 0 && x.len().is_multiple_of(STEP)",
     requires = "w.len() == 2 * m.len() * x.len()"
 )]

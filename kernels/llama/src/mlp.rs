@@ -12,7 +12,7 @@
 
 use oxide::prelude::*;
 
-use crate::{CHUNK, INTERMEDIATE, assert_whole_rows};
+use crate::{CHUNK, INTERMEDIATE, assert_whole_rows, whole_rows};
 
 /// `g · sigmoid(g)`: large negative `g` gives `e^-g = inf` and `-0`, large positive `g`.
 #[inline(always)]
@@ -29,7 +29,7 @@ pub(crate) fn silu(g: f32) -> f32 {
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "out.width() == INTERMEDIATE && out.pitch() == INTERMEDIATE && out.origin() == (0, 0) && out.rows() * INTERMEDIATE == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), INTERMEDIATE)",
     requires = "gate_up.len() == 2 * out.len()"
 )]
 pub fn swiglu(gate_up: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {

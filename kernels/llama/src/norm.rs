@@ -16,7 +16,7 @@
 use oxide::prelude::*;
 use oxide::warp::{self, WARP_SIZE};
 
-use crate::{CHUNK, Chunk, HIDDEN, added, assert_whole_rows};
+use crate::{CHUNK, Chunk, HIDDEN, added, assert_whole_rows, whole_rows};
 
 /// Lanes of a warp.
 const LANES: usize = WARP_SIZE as usize;
@@ -72,7 +72,7 @@ fn normalized(x: &Chunk, w: Chunk, inv: f32) -> Chunk {
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "out.width() == HIDDEN && out.pitch() == HIDDEN && out.origin() == (0, 0) && out.rows() * HIDDEN == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), HIDDEN)",
     requires = "x.len() == out.len()",
     requires = "weight.len() == HIDDEN"
 )]
@@ -104,8 +104,8 @@ pub fn rmsnorm(x: &[bf16], weight: &[bf16], eps: f32, mut out: WarpChunkRows<bf1
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "sum.width() == HIDDEN && sum.pitch() == HIDDEN && sum.origin() == (0, 0) && sum.rows() * HIDDEN == sum.len()",
-    requires = "normed.width() == HIDDEN && normed.pitch() == HIDDEN && normed.origin() == (0, 0) && normed.rows() * HIDDEN == normed.len()",
+    requires = "whole_rows(sum.shape(), sum.len(), HIDDEN)",
+    requires = "whole_rows(normed.shape(), normed.len(), HIDDEN)",
     requires = "residual.len() == sum.len() && delta.len() == sum.len() && normed.len() == sum.len()",
     requires = "weight.len() == HIDDEN"
 )]

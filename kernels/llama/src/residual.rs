@@ -4,7 +4,7 @@
 
 use oxide::prelude::*;
 
-use crate::{CHUNK, HIDDEN, added, assert_whole_rows};
+use crate::{CHUNK, HIDDEN, added, assert_whole_rows, whole_rows};
 
 /// `out = a + b`, each `[tokens, HIDDEN]`, a warp a row, each lane its chunks `lane, lane + 32,
 /// ...` (grid: `tokens / 8` blocks of 256, rounded up). `same_len` and `requires`: inputs of
@@ -16,7 +16,7 @@ use crate::{CHUNK, HIDDEN, added, assert_whole_rows};
     grid = "1d",
     block = "256",
     same_len = "a, b",
-    requires = "out.width() == HIDDEN && out.pitch() == HIDDEN && out.origin() == (0, 0) && out.rows() * HIDDEN == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), HIDDEN)",
     requires = "a.len() == out.len()"
 )]
 pub fn residual_add(a: &[bf16], b: &[bf16], mut out: WarpChunkRows<bf16, CHUNK>) {

@@ -26,7 +26,7 @@
 
 use oxide::prelude::*;
 
-use crate::{CHUNK, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, assert_whole_rows, chunk};
+use crate::{CHUNK, HEAD_DIM, HEADS, KV_HEADS, QKV_WIDTH, assert_whole_rows, chunk, whole_rows};
 
 /// Half a head: `rotate_half` pairs element `i` with `i + HALF`.
 const HALF: usize = HEAD_DIM / 2;
@@ -100,7 +100,7 @@ pub const ROPE_ROW: usize = 2 * HEAD_DIM;
 #[kernel(
     grid = "1d",
     block = "256",
-    requires = "out.width() == ROPE_ROW && out.pitch() == ROPE_ROW && out.origin() == (0, 0) && out.rows() * ROPE_ROW == out.len()",
+    requires = "whole_rows(out.shape(), out.len(), ROPE_ROW)",
     requires = "qkv.len() == out.len()",
     requires = "seq > 0 && qkv.len().is_multiple_of(QKV_WIDTH) && (qkv.len() / QKV_WIDTH).is_multiple_of(seq)",
     requires = "table.len() / HEAD_DIM >= seq"

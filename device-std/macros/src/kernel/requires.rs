@@ -4,8 +4,8 @@
 //! `Matrix`'s or an output's element count, written `name.len()`
 //! (`x.len().is_multiple_of(2048)`), which the launcher and the emulator measure as they do
 //! for `same_len`, and a row output's shape, written as the output's own accessors
-//! (`out.width()`, `out.pitch()`, `out.rows()`, `out.origin()`), from the words its launch
-//! passes.
+//! (`out.width()`, `out.pitch()`, `out.rows()`, `out.origin()`) or whole (`out.shape()`, an
+//! `oxide::host::RowShape`), from the words its launch passes.
 
 use proc_macro2::{Delimiter, Group, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
@@ -88,6 +88,14 @@ fn rewrite(
             Some((name, method)) if method == "len" => {
                 reads.lengths.push(name.to_string());
                 out.push(operand((measures.length)(&name), name.span()));
+                i += 4;
+                continue;
+            }
+            // `out.shape()`: the whole shape, for a function of the crate's to read
+            // (`requires = "whole_rows(out.shape(), out.len(), HIDDEN)"`).
+            Some((name, method)) if method == "shape" => {
+                reads.shapes.push(name.to_string());
+                out.push(operand((measures.shape)(&name), name.span()));
                 i += 4;
                 continue;
             }
@@ -258,6 +266,14 @@ mod tests {
             out,
             "shape (out) . width () == 4096 && shape (out) . origin () == (0 , 0) && shape (out) . rows () > 0"
         );
+    }
+
+    #[test]
+    fn a_row_outputs_shape_is_its_row_shape() {
+        let (reads, out) = reads_of("whole(out.shape(), out.len())");
+        assert_eq!(reads.shapes, ["out"]);
+        assert_eq!(reads.lengths, ["out"]);
+        assert_eq!(out, "whole (shape (out) , count (out))");
     }
 
     #[test]
