@@ -148,7 +148,7 @@ impl FragC {
 )]
 #[inline(never)]
 fn mma_f64(a: f64, b: f64, c0: f64, c1: f64) -> [f64; 2] {
-    host::mma_m8n8k4_f64(a, b, [c0, c1])
+    mma_on_cpu(a, b, [c0, c1])
 }
 
 impl operands_sealed::Sealed for FragA {}
@@ -163,6 +163,25 @@ impl Operands<FragB> for FragA {
             values: mma_f64(self.value, b.value, c0, c1),
         }
     }
+}
+
+/// `mma.sync.m8n8k4` with `f64` operands and accumulators: the calling lane's `c + a·b`, the
+/// four products added to `c` in `k` order, each with a fused multiply-add.
+fn mma_on_cpu(a: f64, b: f64, c: [f64; 2]) -> [f64; 2] {
+    let (a_all, b_all) = (host::exchange(a.to_bits()), host::exchange(b.to_bits()));
+    let mut a_tile = [[0f64; 4]; 8];
+    let mut b_tile = [[0f64; 8]; 4];
+    for lane in 0..crate::host_context::WARP_SIZE {
+        let (row, col) = a_position(lane);
+        a_tile[row][col] = f64::from_bits(a_all.get(lane).unwrap_or(0));
+        let (k, n) = b_position(lane);
+        b_tile[k][n] = f64::from_bits(b_all.get(lane).unwrap_or(0));
+    }
+    let lane = crate::warp::lane_id();
+    core::array::from_fn(|i| {
+        let (row, col) = c_position(lane, i);
+        (0..4).fold(c[i], |sum, k| a_tile[row][k].mul_add(b_tile[k][col], sum))
+    })
 }
 
 #[cfg(test)]

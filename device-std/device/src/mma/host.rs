@@ -1,6 +1,7 @@
 //! The CPU's tensor-core operations (plain calls and the emulator): each lane publishes its
 //! registers to the warp ([`host_context::warp_exchange`]) and computes its own result from
-//! everyone's, through the layouts of `layout.rs`.
+//! everyone's, through the layouts of `layout.rs`. The `tf32` and `f64` shapes' are beside their
+//! layouts, in `tf32.rs` and `fp64.rs`, which call [`exchange`] and [`registers`] here.
 
 use super::layout;
 use crate::host_context::{self, WARP_SIZE, WarpValues};
@@ -18,7 +19,7 @@ pub(super) fn exchange(value: u64) -> WarpValues {
 }
 
 /// Two 32-bit registers of lane `lane` from an exchange of `lo | hi << 32`.
-fn registers(values: &WarpValues, lane: u32) -> [u32; 2] {
+pub(super) fn registers(values: &WarpValues, lane: u32) -> [u32; 2] {
     let v = values.get(lane).unwrap_or(0);
     [v as u32, (v >> 32) as u32]
 }
@@ -56,55 +57,6 @@ pub(super) fn mma_m16n8k16(
         let (row, col) = layout::c_position(lane, i);
         let products: f64 = (0..16).map(|k| a_tile[row][k] * b_tile[k][col]).sum();
         (f64::from(c[i]) + products) as f32
-    })
-}
-
-/// `mma.sync.m16n8k8` with `tf32` operands (the `f32` bits of rounded values) and `f32`
-/// accumulators: the calling lane's `c + a·b`, each sum of eight exact products taken in `f64`
-/// (in `k` order) and rounded to `f32` once.
-pub(super) fn mma_m16n8k8_tf32(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
-    let a_low = exchange(u64::from(a[0]) | u64::from(a[1]) << 32);
-    let a_high = exchange(u64::from(a[2]) | u64::from(a[3]) << 32);
-    let b_all = exchange(u64::from(b[0]) | u64::from(b[1]) << 32);
-    let mut a_tile = [[0f64; 8]; 16];
-    let mut b_tile = [[0f64; 8]; 8];
-    let value = |bits: u32| f64::from(f32::from_bits(bits));
-    for lane in 0..WARP_SIZE {
-        let [r0, r1] = registers(&a_low, lane);
-        let [r2, r3] = registers(&a_high, lane);
-        for (i, bits) in [r0, r1, r2, r3].into_iter().enumerate() {
-            let (row, col) = super::tf32::a_position(lane, i);
-            a_tile[row][col] = value(bits);
-        }
-        for (i, bits) in registers(&b_all, lane).into_iter().enumerate() {
-            let (k, n) = super::tf32::b_position(lane, i);
-            b_tile[k][n] = value(bits);
-        }
-    }
-    let lane = crate::warp::lane_id();
-    core::array::from_fn(|i| {
-        let (row, col) = layout::c_position(lane, i);
-        let products: f64 = (0..8).map(|k| a_tile[row][k] * b_tile[k][col]).sum();
-        (f64::from(c[i]) + products) as f32
-    })
-}
-
-/// `mma.sync.m8n8k4` with `f64` operands and accumulators: the calling lane's `c + a·b`, the
-/// four products added to `c` in `k` order, each with a fused multiply-add.
-pub(super) fn mma_m8n8k4_f64(a: f64, b: f64, c: [f64; 2]) -> [f64; 2] {
-    let (a_all, b_all) = (exchange(a.to_bits()), exchange(b.to_bits()));
-    let mut a_tile = [[0f64; 4]; 8];
-    let mut b_tile = [[0f64; 8]; 4];
-    for lane in 0..WARP_SIZE {
-        let (row, col) = super::fp64::a_position(lane);
-        a_tile[row][col] = f64::from_bits(a_all.get(lane).unwrap_or(0));
-        let (k, n) = super::fp64::b_position(lane);
-        b_tile[k][n] = f64::from_bits(b_all.get(lane).unwrap_or(0));
-    }
-    let lane = crate::warp::lane_id();
-    core::array::from_fn(|i| {
-        let (row, col) = super::fp64::c_position(lane, i);
-        (0..4).fold(c[i], |sum, k| a_tile[row][k].mul_add(b_tile[k][col], sum))
     })
 }
 

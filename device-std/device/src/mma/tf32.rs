@@ -140,7 +140,7 @@ impl FragB {
 
 mma_instruction! {
     mma_tf32: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {$0, $1, $2, $3}, {$4, $5, $6, $7}, {$8, $9}, {$10, $11, $12, $13};",
-        |a, b, c| host::mma_m16n8k8_tf32(a, b, c);
+        |a, b, c| mma_on_cpu(a, b, c);
 }
 
 impl operands_sealed::Sealed for FragA {}
@@ -156,6 +156,36 @@ impl Operands<FragB> for FragA {
             values: mma_tf32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3),
         }
     }
+}
+
+/// `mma.sync.m16n8k8` with `tf32` operands (the `f32` bits of rounded values) and `f32`
+/// accumulators: the calling lane's `c + a·b`, each sum of eight exact products taken in `f64`
+/// (in `k` order) and rounded to `f32` once.
+fn mma_on_cpu(a: [u32; 4], b: [u32; 2], c: [f32; 4]) -> [f32; 4] {
+    let a_low = host::exchange(u64::from(a[0]) | u64::from(a[1]) << 32);
+    let a_high = host::exchange(u64::from(a[2]) | u64::from(a[3]) << 32);
+    let b_all = host::exchange(u64::from(b[0]) | u64::from(b[1]) << 32);
+    let mut a_tile = [[0f64; 8]; 16];
+    let mut b_tile = [[0f64; 8]; 8];
+    let value = |bits: u32| f64::from(f32::from_bits(bits));
+    for lane in 0..crate::host_context::WARP_SIZE {
+        let [r0, r1] = host::registers(&a_low, lane);
+        let [r2, r3] = host::registers(&a_high, lane);
+        for (i, bits) in [r0, r1, r2, r3].into_iter().enumerate() {
+            let (row, col) = a_position(lane, i);
+            a_tile[row][col] = value(bits);
+        }
+        for (i, bits) in host::registers(&b_all, lane).into_iter().enumerate() {
+            let (k, n) = b_position(lane, i);
+            b_tile[k][n] = value(bits);
+        }
+    }
+    let lane = crate::warp::lane_id();
+    core::array::from_fn(|i| {
+        let (row, col) = super::layout::c_position(lane, i);
+        let products: f64 = (0..8).map(|k| a_tile[row][k] * b_tile[k][col]).sum();
+        (f64::from(c[i]) + products) as f32
+    })
 }
 
 #[cfg(test)]
