@@ -21,7 +21,7 @@ use pliron_llvm::{
 use crate::{
     constants::undef_or_poison,
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
 };
 
 /// pliron's fast-math bits are numbered differently from LLVM's, so map them one by one.

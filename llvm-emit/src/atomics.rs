@@ -21,7 +21,7 @@ use pliron_llvm::{
 
 use crate::{
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
 };
 
 /// The NVPTX sync scope names, with the PTX scope each becomes (for error messages).

@@ -32,7 +32,7 @@ use pliron_llvm::{
     types::{ArrayType, StructType, VectorType},
 };
 
-use crate::{errors::EmitError, translate::Translator};
+use crate::{errors::EmitError, translator::Translator};
 
 /// `undef` (or `poison`) of any first-class type.
 pub(crate) fn undef_or_poison(ty: BasicTypeEnum<'_>, undef: bool) -> BasicValueEnum<'_> {

@@ -28,7 +28,7 @@ use crate::{
     arith::apply_fast_math,
     constants::int_constant,
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
 };
 
 /// Intrinsics that LLVM renamed: LLVM auto-upgrades them only when parsing IR, and we build IR

@@ -24,7 +24,7 @@ use pliron_llvm::ops::{
 
 use crate::{
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
 };
 
 /// Translates one op (of the type its table entry names) at the builder's position.

@@ -24,7 +24,7 @@ use pliron_llvm::{
 use crate::{
     constants::{is_constant, undef_or_poison},
     errors::EmitError,
-    translate::{FunctionState, OpValue, Translator},
+    translator::{FunctionState, OpValue, Translator},
 };
 
 /// NVPTX's shared address space (`.shared`).

@@ -12,7 +12,7 @@ use pliron_llvm::ops::InlineAsmOp;
 
 use crate::{
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
     types::TypeConverter,
 };
 

@@ -161,6 +161,7 @@ mod memory;
 mod params;
 mod target;
 mod translate;
+mod translator;
 mod types;
 mod workarounds;
 

@@ -23,7 +23,7 @@ use pliron_llvm::{
 
 use crate::{
     errors::EmitError,
-    translate::{OpValue, Translator},
+    translator::{OpValue, Translator},
 };
 
 impl<'ll> Translator<'_, 'll> {
