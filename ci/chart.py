@@ -2,11 +2,14 @@
 
     python3 ci/chart.py suite RESULTS.txt -o OUT.svg   # each kernel's speed against its nvcc twin
     python3 ci/chart.py layer RESULTS.txt -o OUT.svg   # llama_layer.py's table: time per configuration
+    python3 ci/chart.py variants RESULTS.txt -o OUT.svg  # compare-builds.sh: flash_attn's builds and torch
 
 `suite` reads the lines of .gpu-suite/run.sh that end `oxide_ms/nvcc_ms R` and draws, for each
 kernel and size, the twin's time over oxide's (1.0: as fast as nvcc; above: faster), with a line
 at 1.0. `layer` reads the table llama_layer.py (and llama_decode.py) prints, under its header
 `shape  what  provenance  ms ...` and a line of dashes, and draws each row's milliseconds, grouped by shape.
+`variants` reads experiments/compare-builds.sh's lines `BUILD sSEQ dD cC TFLOP/s` (and torch's
+`torch-flash ...`) and draws each build's TFLOP/s, grouped by problem.
 
 Python 3.8+, the standard library only (the GPU machine has no matplotlib guaranteed). Refuses
 input it finds nothing in, naming what it looked for."""
@@ -108,9 +111,24 @@ def layer_groups(text):
     return list(groups.items())
 
 
+VARIANT_LINE = re.compile(r"^(\S+) s(\d+) d(\d+) c([01]) ([0-9.]+)\s*$")
+
+
+def variant_groups(text):
+    """compare-builds.sh's flash_attn lines: each build's TFLOP/s by (seq, head dim, causal)."""
+    groups = {}
+    for line in text.splitlines():
+        m = VARIANT_LINE.match(line.strip())
+        if m:
+            build, seq, d, causal, tflops = m.groups()
+            problem = f"seq {seq}, d {d}, {'causal' if causal == '1' else 'non-causal'}"
+            groups.setdefault(problem, []).append((build, float(tflops)))
+    return list(groups.items())
+
+
 def main(argv):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("kind", choices=["suite", "layer"])
+    p.add_argument("kind", choices=["suite", "layer", "variants"])
     p.add_argument("results", help="a results file of docs/gpu-results/ (or a run's output)")
     p.add_argument("-o", "--output", required=True, help="the SVG to write")
     p.add_argument("--title", help="the chart's title (default: the results file's name)")
@@ -121,9 +139,12 @@ def main(argv):
     if args.kind == "suite":
         groups, unit, reference = suite_groups(text), "nvcc twin's time / oxide's (higher is faster)", 1.0
         wanted = "lines `KERNEL n=N PASS ... oxide_ms/nvcc_ms R`"
-    else:
+    elif args.kind == "layer":
         groups, unit, reference = layer_groups(text), "milliseconds, each shape on its own scale (lower is faster)", None
         wanted = "a table under the header `shape  what  provenance  ms` and its dashes"
+    else:
+        groups, unit, reference = variant_groups(text), "TFLOP/s, each problem on its own scale (higher is faster)", None
+        wanted = "lines `BUILD sSEQ dD cC TFLOP/s`"
     if not groups:
         sys.exit(f"chart.py: found no {wanted} in {args.results}")
     with open(args.output, "w", encoding="utf-8") as f:
