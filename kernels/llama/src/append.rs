@@ -58,7 +58,7 @@ fn words(chunk: &Chunk) -> [i32; CHUNK / 2] {
 /// these, are refused by the launch (a Python exception), not by a trap, which would poison the
 /// calling process's CUDA context. The conditions are checked in order, each only once those
 /// before it hold: the last divides by `lens.len()`, which the first refuses to be 0. `q.len()`
-/// is its rows of `HEAD_DIM` because `q` is whole rows (`assert_whole_rows`, on the device);
+/// is its rows of `HEAD_DIM` because `q` is whole rows (`whole_rows`, the first `requires`);
 /// a position read from `lens` can only be checked there too (`new_position`).
 #[kernel(
     grid = "1d",

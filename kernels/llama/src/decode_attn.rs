@@ -78,7 +78,7 @@ fn weight(x: f32, max: f32) -> f32 {
 /// the launch, not by a trap (`rope_append`). The conditions are checked in order, each only
 /// once those before it hold: the later ones divide by `lens.len()` and `split`, which the
 /// earlier ones refuse to be 0. `partial.len()` is its rows of `PARTIAL` because `partial` is
-/// whole rows (`assert_whole_rows`, on the device); the lengths read from `lens` can only be
+/// whole rows (`whole_rows`, the first `requires`); the lengths read from `lens` can only be
 /// checked there too.
 #[kernel(
     grid = "1d",
@@ -220,7 +220,7 @@ pub fn attn_decode_partial(
 /// `out` `[batch · HEADS · HEAD_DIM / 8, 8]` (the token-major `[batch, HEADS · HEAD_DIM]`;
 /// grid: `batch · HEADS · HEAD_DIM / 64` blocks of 256). `requires`: shapes that break these
 /// are refused by the launch, not by a trap (`rope_append`); `out.len()` is its rows of 8
-/// because `out` is whole rows (`assert_whole_rows`, on the device), and the lengths read
+/// because `out` is whole rows (`whole_rows`, the first `requires`), and the lengths read
 /// from `lens` can only be checked there, against the splits' keys.
 #[kernel(
     grid = "1d",

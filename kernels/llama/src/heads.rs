@@ -19,7 +19,7 @@ const ROW: usize = HEADS * HEAD_DIM;
 /// `[batch · seq, HEADS · HEAD_DIM]` (grid: `batch · seq / 8` blocks of 256, rounded up).
 /// `requires`: shapes that break these are refused by the launch (from Python, a
 /// `ValueError`), not by a trap; `out.len() / ROW` is `out`'s rows because `out` is whole rows
-/// of `ROW` (`assert_whole_rows`, on the device).
+/// of `ROW` (`whole_rows`, the first `requires`).
 #[kernel(
     grid = "1d",
     block = "256",

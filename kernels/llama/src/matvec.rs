@@ -70,7 +70,7 @@ fn assert_column(y: &WarpRows<'_, bf16>) {
 /// blocks of 256, rounded up), `K` a multiple of [`STEP`]. `requires`: shapes that break these
 /// are refused by the launch (from Python, a `ValueError`), not by a trap, which would poison
 /// the calling process's CUDA context; `y.len()` is `N` because `y` is one whole column
-/// (`assert_column`, on the device).
+/// (`whole_rows` of width 1, the first `requires`).
 #[kernel(
     grid = "1d",
     block = "256",

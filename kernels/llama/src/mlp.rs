@@ -25,7 +25,7 @@ pub(crate) fn silu(g: f32) -> f32 {
 /// chunks `lane, lane + 32, ...` (grid: `tokens / 8` blocks of 256, rounded up). `requires`:
 /// a `gate_up` of another length is refused by the launch (from Python, a `ValueError`), not by
 /// a trap; it is a row of gate and up a row of `out` because `out` is whole rows of
-/// `INTERMEDIATE` (`assert_whole_rows`, on the device).
+/// `INTERMEDIATE` (`whole_rows`, the first `requires`).
 #[kernel(
     grid = "1d",
     block = "256",

@@ -68,7 +68,7 @@ fn normalized(x: &Chunk, w: Chunk, inv: f32) -> Chunk {
 /// `requires`: lengths that break these are refused by the launch (from Python, a
 /// `ValueError`), not by a trap, which would poison the calling process's CUDA context; equal
 /// lengths are a row of `x` a row of `out` because `out` is whole rows of [`HIDDEN`]
-/// (`assert_whole_rows`, on the device).
+/// (`whole_rows`, the first `requires`).
 #[kernel(
     grid = "1d",
     block = "256",
