@@ -28,7 +28,7 @@ use crate::{CHUNK, Chunk, HEAD_DIM, HEADS, KV_HEADS, assert_whole_rows, whole_ro
 pub const GROUP: usize = HEADS / KV_HEADS;
 /// A head row's 16-byte chunks: a half-warp's lanes.
 const HEAD_CHUNKS: usize = HEAD_DIM / CHUNK;
-/// Keys of one step of a warp: two a lane's half-warp, [`KEY_PAIRS`] times.
+/// Keys of one step of a warp: two a lane's half-warp, `KEY_PAIRS` times.
 pub const STEP_KEYS: usize = 8;
 const KEY_PAIRS: usize = STEP_KEYS / 2;
 /// f32 elements of a partial row's chunks (16-byte stores).
@@ -216,7 +216,7 @@ pub fn attn_decode_partial(
     }
 }
 
-/// See the module. `partial` as [`attn_decode_partial`] wrote it, `lens` and `split` the same,
+/// See the module. `partial` as [`attn_decode_partial()`] wrote it, `lens` and `split` the same,
 /// `out` `[batch · HEADS · HEAD_DIM / 8, 8]` (the token-major `[batch, HEADS · HEAD_DIM]`;
 /// grid: `batch · HEADS · HEAD_DIM / 64` blocks of 256). `requires`: shapes that break these
 /// are refused by the launch, not by a trap (`rope_append`); `out.len()` is its rows of 8

@@ -10,8 +10,8 @@
 //! checked once, so no load waits behind a bounds test of its own.
 //!
 //! The fused forms fold the next element-wise step into the store, where a separate kernel
-//! would read the vector back: [`gemv_add`] adds a residual (the o and down projections,
-//! `h = x + o`), [`gemv_swiglu`] takes a gate row and its up row and stores `silu(g)·u`. Each
+//! would read the vector back: [`gemv_add()`] adds a residual (the o and down projections,
+//! `h = x + o`), [`gemv_swiglu()`] takes a gate row and its up row and stores `silu(g)·u`. Each
 //! rounds the product to bf16 first, as eager's GEMM output is, then the element-wise step in
 //! f32, rounded once.
 
@@ -103,7 +103,7 @@ pub fn gemv(w: &[bf16], x: &[bf16], mut y: WarpRows<bf16>) {
 
 /// `y = residual + W·x`, the product rounded to bf16 first (eager's `o`), then the sum
 /// (eager's `h = x + o`): `w` `[N, K]`, `x` `[K]`, `residual` `[N]`, `y` `[N, 1]`; grid as
-/// [`gemv`], and its `requires`.
+/// [`gemv()`], and its `requires`.
 #[kernel(
     grid = "1d",
     block = "256",
@@ -137,7 +137,7 @@ pub fn gemv_add(w: &[bf16], x: &[bf16], residual: &[bf16], mut y: WarpRows<bf16>
 /// `m[n] = silu(g)·u` with `g = W[n]·x` and `u = W[N + n]·x` (the gate and up projections,
 /// `W` = `cat([W_gate, W_up])` `[2N, K]`, `N` = `INTERMEDIATE` in the model), each rounded to
 /// bf16 as eager's GEMM output, then `silu(g)·u` in f32, rounded once: `m` `[N, 1]`; a warp
-/// streams both rows, `UNROLL` chunks of each a step; grid as [`gemv`], and its `requires`.
+/// streams both rows, `UNROLL` chunks of each a step; grid as [`gemv()`], and its `requires`.
 #[kernel(
     grid = "1d",
     block = "256",

@@ -100,7 +100,7 @@ pub fn rmsnorm(x: &[bf16], weight: &[bf16], eps: f32, mut out: WarpChunkRows<bf1
 
 /// `sum = residual + delta` (rounded to bf16) and `normed = rmsnorm(sum) · weight`, rows of
 /// [`HIDDEN`]: the attention block's residual add and the MLP's norm in one pass. Every tensor
-/// `[tokens, HIDDEN]` but `weight`, `[HIDDEN]`; grid and `requires` as [`rmsnorm`]'s.
+/// `[tokens, HIDDEN]` but `weight`, `[HIDDEN]`; grid and `requires` as [`rmsnorm()`]'s.
 #[kernel(
     grid = "1d",
     block = "256",
