@@ -83,17 +83,17 @@ pub enum Read {
 
 /// The contract `requires = "condition"`: `holds`, the condition evaluated on the launch's
 /// arguments; `read`, what it read of them (`("x", Read::Length(100))` for `x.len()`), which
-/// the refusal names.
-pub fn requires(
+/// the refusal names: measured only for a refusal, so a launch that passes pays nothing for it.
+pub fn requires<'a>(
     kernel: &str,
     condition: &str,
     holds: bool,
-    read: &[(&str, Read)],
+    read: impl FnOnce() -> Vec<(&'a str, Read)>,
 ) -> Result<(), Breach> {
     if holds {
         return Ok(());
     }
-    let each: Vec<String> = read
+    let each: Vec<String> = read()
         .iter()
         .map(|(name, read)| match read {
             Read::Length(len) => format!("`{name}.len()` = {len}"),

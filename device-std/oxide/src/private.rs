@@ -150,21 +150,21 @@ pub fn emulate_same_len(
 
 /// The contract `requires = "condition"`: `holds`, the condition on the launch's arguments;
 /// `read`, the lengths and shapes it read.
-pub fn requires(
+pub fn requires<'a>(
     kernel: &str,
     condition: &str,
     holds: bool,
-    read: &[(&str, contract::Read)],
+    read: impl FnOnce() -> Vec<(&'a str, contract::Read)>,
 ) -> Result<(), Error> {
     Ok(contract::requires(kernel, condition, holds, read)?)
 }
 
 /// [`requires`] for the emulator.
-pub fn emulate_requires(
+pub fn emulate_requires<'a>(
     kernel: &'static str,
     condition: &str,
     holds: bool,
-    read: &[(&str, contract::Read)],
+    read: impl FnOnce() -> Vec<(&'a str, contract::Read)>,
 ) -> Result<(), KernelFailure> {
     contract::requires(kernel, condition, holds, read).map_err(|b| b.emulated(kernel))
 }

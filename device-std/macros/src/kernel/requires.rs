@@ -222,7 +222,9 @@ impl Kernel {
             let text = text.value();
             quote! {
                 #(#named)*
-                ::oxide::__private::#check(#kernel_name, #text, { #condition }, &[#(#read),*])?;
+                ::oxide::__private::#check(#kernel_name, #text, { #condition }, || {
+                    ::std::vec![#(#read),*]
+                })?;
             }
         });
         quote!(#(#checks)*)
