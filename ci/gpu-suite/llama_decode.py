@@ -408,7 +408,7 @@ def run_batch(batch, kernels, w, table, failures):
 
     # Each oxide step alone; at batch 1 each projection both ways (GEMV and torch.matmul).
     for name, provenance, fn in ox.steps():
-        ms = L.median_ms(fn, n, L.inner_for(fn))
+        ms = L.kernel_ms(fn, n)
         table.add(shape, f"  {name}", provenance, f"{ms * 1e3:.1f} us", "", "", "")
     if batch == 1:
         xs = {"qkv": ox.xn, "o": ox.attn, "gate_up": ox.hn, "down": ox.m}
@@ -419,7 +419,7 @@ def run_batch(batch, kernels, w, table, failures):
             roof = L.copy_roof_ms(wbytes, n)
             for who, fn in (("oxide gemv", lambda: kernels.gemv(wmat, x_in, y.view(-1, 1), grid=row_grid(wmat.shape[0]))),
                             ("torch.matmul", lambda: torch.matmul(x_in.view(1, -1), ox.wt[proj], out=y.view(1, -1)))):
-                ms = L.median_ms(fn, n, L.inner_for(fn))
+                ms = L.kernel_ms(fn, n)
                 table.add(shape, f"  {proj} projection alone ({wbytes / 1e6:.0f} MB)", who, f"{ms * 1e3:.1f} us",
                           f"{wbytes / ms / 1e6:.0f} GB/s", f"{roof / ms:.2f}", "")
 

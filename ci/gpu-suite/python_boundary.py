@@ -80,6 +80,28 @@ pyops.vecadd(x, y, z2, stream=s)
 s.synchronize()
 check("vecadd with stream=", torch.equal(z2, expected))
 
+# A plain torch.Tensor on the launch's stream is read from its attributes, not DLPack
+# (device-std/python/src/torch_tensor.rs); what is not plain takes DLPack, with its checks.
+# A view with the negative bit (its elements the negation of its memory): either refused or
+# added as the negation, never its memory read as its values.
+neg = torch._neg_view(a)
+c.zero_()
+try:
+    pyops.vecadd(neg, b, c)
+    check("a negative-bit view", torch.equal(c, -a + b))
+except Exception as e:  # noqa: BLE001
+    check("a negative-bit view is refused", "neg" in str(e).lower(), repr(e))
+# A tensor that requires grad: refused as DLPack refuses it (it names `detach`).
+refused("a tensor that requires grad", TypeError, ["`a`", "detach"], pyops.vecadd, a.clone().requires_grad_(), b, c)
+# A subclass (a Parameter without grad): through DLPack.
+c.zero_()
+pyops.vecadd(torch.nn.Parameter(a, requires_grad=False), b, c)
+check("an nn.Parameter", torch.equal(c, a + b))
+# A storage offset: the view's first element, not its storage's.
+c2 = torch.empty(n - 4, device=dev)
+pyops.vecadd(a[4:], b[4:], c2)
+check("views at an offset", torch.equal(c2, a[4:] + b[4:]))
+
 # Inside torch.cuda.graph capture (after a warm-up launch, which loads the module), replayed.
 g_a = torch.randn(4096, device=dev)
 g_b = torch.randn(4096, device=dev)

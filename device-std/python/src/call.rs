@@ -58,6 +58,22 @@ enum Described {
     Tuple(Vec<u64>),
 }
 
+/// A call's streams while one of its tensors is read.
+struct Streams<'c, 'py> {
+    call: &'c mut Call,
+    py: Python<'py>,
+}
+
+impl read::CallStreams for Streams<'_, '_> {
+    fn launch(&mut self, ordinal: usize) -> PyResult<usize> {
+        self.call.launch_stream(self.py, ordinal)
+    }
+
+    fn is_torch_current(&mut self, ordinal: usize) -> PyResult<bool> {
+        self.call.launches_on_torch_current(self.py, ordinal)
+    }
+}
+
 /// What `prepare` opened.
 struct Launching {
     stream: Arc<Stream>,
@@ -173,9 +189,9 @@ impl Call {
         };
         let described = Python::attach(|py| {
             let obj = self.args[index].clone_ref(py);
-            let stream_for = |ordinal: usize| self.launch_stream(py, ordinal);
+            let mut streams = Streams { call: self, py };
             let (arg, capsule) =
-                read::read(obj.bind(py), param.name, stream_for).map_err(|e| match e {
+                read::read(obj.bind(py), param.name, &mut streams).map_err(|e| match e {
                     ReadError::Refused(r) => CallError::from(r),
                     ReadError::Python(e) => CallError::from(e),
                 })?;
@@ -215,6 +231,15 @@ impl Call {
         let stream = device::default_stream(py, ordinal)?;
         self.streams.push((ordinal, stream));
         Ok(stream)
+    }
+
+    /// Whether the launch on device `ordinal` goes to PyTorch's current stream there: always
+    /// without `stream=`, else where `stream=` names that stream.
+    fn launches_on_torch_current(&mut self, py: Python<'_>, ordinal: usize) -> PyResult<bool> {
+        match self.stream {
+            None => Ok(true),
+            Some(stream) => Ok(stream == device::default_stream(py, ordinal)?),
+        }
     }
 
     /// Reads scalar argument `index` as a `T`.

@@ -24,6 +24,23 @@ pub enum DType {
 }
 
 impl DType {
+    /// Every element type, in declaration order.
+    pub const ALL: [DType; 13] = [
+        DType::Bool,
+        DType::I8,
+        DType::U8,
+        DType::I16,
+        DType::U16,
+        DType::I32,
+        DType::U32,
+        DType::I64,
+        DType::U64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ];
+
     /// Bytes per element.
     pub const fn size(self) -> usize {
         match self {

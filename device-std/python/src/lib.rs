@@ -33,6 +33,7 @@ pub mod refusal;
 mod schema;
 pub mod tensor;
 mod torch;
+mod torch_tensor;
 
 pub use call::{Call, Scalar, SliceElement};
 pub use error::{CallError, DeviceError};

@@ -1,6 +1,7 @@
-//! Reading a Python object as a [`TensorArg`]: its device from `__dlpack_device__` when it has
-//! one, its description from `__dlpack__` (a DLPack capsule, module `dlpack`) or else from
-//! `__cuda_array_interface__` (versions 2 and 3). A numpy array or a CPU tensor is refused by
+//! Reading a Python object as a [`TensorArg`]: a plain CUDA `torch.Tensor` from its attributes
+//! (`torch_tensor`); else its device from `__dlpack_device__` when it has one, its description
+//! from `__dlpack__` (a DLPack capsule, module `dlpack`) or else from `__cuda_array_interface__`
+//! (versions 2 and 3). A numpy array or a CPU tensor is refused by
 //! its device, before any pointer is read.
 
 use pyo3::prelude::*;
@@ -10,15 +11,28 @@ use crate::dlpack;
 use crate::dtype::DType;
 use crate::refusal::{ReadError, Refusal};
 use crate::tensor::{Device, TensorArg};
+use crate::torch_tensor;
+
+/// The streams of a call, as reading a tensor needs them.
+pub trait CallStreams {
+    /// The stream the launch on device `ordinal` goes to, passed to `__dlpack__` so that the
+    /// producer orders its work before it.
+    fn launch(&mut self, ordinal: usize) -> PyResult<usize>;
+    /// Whether that stream is PyTorch's current stream of the device (a `torch.Tensor` then
+    /// needs no ordering: `torch_tensor`).
+    fn is_torch_current(&mut self, ordinal: usize) -> PyResult<bool>;
+}
 
 /// A tensor argument read from `obj`, and the capsule its description lives in (kept until the
-/// launch is queued). `name` is the kernel parameter's; `stream_for(device)` is the stream the
-/// launch will go to, passed to `__dlpack__` so that the producer orders its work before it.
+/// launch is queued). `name` is the kernel parameter's.
 pub fn read<'py>(
     obj: &Bound<'py, PyAny>,
     name: &str,
-    stream_for: impl FnOnce(usize) -> PyResult<usize>,
+    streams: &mut impl CallStreams,
 ) -> Result<(TensorArg, Option<Bound<'py, PyCapsule>>), ReadError> {
+    if let Some(arg) = torch_tensor::read(obj, |ordinal| streams.is_torch_current(ordinal)) {
+        return Ok((arg, None));
+    }
     let device = dlpack_device(obj, name)?;
     if let Some(Device::Other(what)) = device {
         // Refused by its device whatever else it has; no pointer is read.
@@ -26,7 +40,7 @@ pub fn read<'py>(
     }
     if let (true, Some(Device::Cuda(ordinal))) = (obj.hasattr("__dlpack__")?, &device) {
         // The spec's stream numbers: 1 is the legacy default stream, which a raw 0 means.
-        let stream = stream_for(ordinal.unwrap_or(0))?;
+        let stream = streams.launch(ordinal.unwrap_or(0))?;
         let stream = if stream == 0 { 1 } else { stream };
         let kwargs = PyDict::new(obj.py());
         kwargs.set_item("stream", stream)?;
