@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys;
 use oxide_host::{Error, Gpu, Stream};
+use pyo3::intern;
 use pyo3::prelude::*;
 
 /// The handles made so far: each device's `Gpu`, and a handle per stream launched on.
@@ -93,18 +94,33 @@ pub fn stream_handle(ordinal: usize, stream: usize) -> Result<Arc<Stream>, Error
 }
 
 /// The stream a call on device `ordinal` launches on when it names none: PyTorch's current
-/// stream of the device when PyTorch is loaded (`torch.cuda.current_stream(ordinal)`), so
-/// that the kernel is ordered with PyTorch's work and captured by `torch.cuda.graph`; else the
-/// legacy default stream (0).
+/// stream of the device when PyTorch is loaded, so that the kernel is ordered with PyTorch's
+/// work and captured by `torch.cuda.graph`; else the legacy default stream (0).
+///
+/// Read as `torch._C._cuda_getCurrentRawStream(ordinal)` where this PyTorch has it (the raw
+/// handle, what `torch.compile`'s generated code reads for its launches: no Python `Stream` is
+/// made), else `torch.cuda.current_stream(ordinal).cuda_stream`; both are the same handle.
 pub fn default_stream(py: Python<'_>, ordinal: usize) -> PyResult<usize> {
-    let modules = py.import("sys")?.getattr("modules")?;
-    let Some(torch) = modules.get_item("torch").ok().filter(|t| !t.is_none()) else {
+    let modules = py
+        .import(intern!(py, "sys"))?
+        .getattr(intern!(py, "modules"))?;
+    let Some(torch) = modules
+        .get_item(intern!(py, "torch"))
+        .ok()
+        .filter(|t| !t.is_none())
+    else {
         return Ok(0);
     };
+    if let Ok(raw) = torch
+        .getattr(intern!(py, "_C"))
+        .and_then(|c| c.getattr(intern!(py, "_cuda_getCurrentRawStream")))
+    {
+        return raw.call1((ordinal,))?.extract();
+    }
     torch
-        .getattr("cuda")?
-        .call_method1("current_stream", (ordinal,))?
-        .getattr("cuda_stream")?
+        .getattr(intern!(py, "cuda"))?
+        .call_method1(intern!(py, "current_stream"), (ordinal,))?
+        .getattr(intern!(py, "cuda_stream"))?
         .extract()
 }
 
