@@ -1,6 +1,7 @@
 """The wheel `cargo oxide python kernels/pyops` writes, imported without a GPU or torch: the
 functions are there with their signatures, and every refusal happens before anything reaches
-the GPU, with fake tensors that expose `__cuda_array_interface__` (and `__dlpack_device__`).
+the GPU, with fake tensors that expose `__cuda_array_interface__` (and `__dlpack_device__`), and
+with a stand-in torch whose plain tensors are read from their attributes.
 Run by cargo-oxide's test `python_wheel` in a fresh venv; exits non-zero on the first failure."""
 
 import ctypes
@@ -387,6 +388,74 @@ try:
     # torch passes `int[]` as a list: the op takes it as the call's tuple.
     reaches_gpu(hist, Fake(BASE, (n,), "<u4"), Fake(BASE + (1 << 30), (256,), "<u4"), grid=[1])
     reaches_gpu(vecadd_op, a, b, c, grid=None, block=None)
+finally:
+    del sys.modules["torch"]
+
+# Plain torch tensors are read from their attributes (device-std/python torch_tensor.rs),
+# against a stand-in torch whose Tensor has only those: no `__dlpack__`, no
+# `__cuda_array_interface__`. What the attribute path reads is checked as DLPack's description
+# is; what it does not take (a subclass, `requires_grad`, the negative bit, a CPU tensor, a
+# `stream=` that is not torch's current one, an attribute that raises) falls to the protocols,
+# which these fakes lack: the "neither a CUDA tensor nor" refusal shows the fall.
+class StandInTensor:
+    def __init__(self, ptr, shape, dtype="float32", strides=None, **flags):
+        self.ptr, self.shape, self.dtype = ptr, tuple(shape), getattr(torch_stand_in, dtype)
+        contiguous = [1]
+        for size in reversed(self.shape[1:]):
+            contiguous.insert(0, contiguous[0] * size)
+        self.strides = tuple(strides or contiguous[: len(self.shape)])
+        self.is_cuda = flags.get("is_cuda", True)
+        self.requires_grad = flags.get("requires_grad", False)
+        self.neg = flags.get("neg", False)
+        self.layout = flags.get("layout", torch_stand_in.strided)
+        self.raises = flags.get("raises", False)
+
+    def is_neg(self):
+        return self.neg
+
+    def get_device(self):
+        return 0 if self.is_cuda else -1
+
+    def stride(self):
+        return self.strides
+
+    def data_ptr(self):
+        if self.raises:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+        return self.ptr
+
+
+torch_stand_in = types.ModuleType("torch")
+torch_stand_in.Tensor = StandInTensor
+torch_stand_in.strided, torch_stand_in.sparse_coo = object(), object()
+for dtype in ("bool", "int8", "uint8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"):
+    setattr(torch_stand_in, dtype, object())
+torch_stand_in._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: 7)
+sys.modules["torch"] = torch_stand_in
+try:
+    ta, tb, tc = (StandInTensor(BASE + k * 0x1000, (n,)) for k in range(3))
+    fell = ["neither a CUDA tensor nor"]
+    refused(ValueError, ["`c`", "is the same memory as argument `a`"], pyops.vecadd, ta, tb, ta)
+    refused(ValueError, ["`c`", "overlaps argument `a`"], pyops.vecadd, ta, tb, StandInTensor(BASE + 16, (n,)))
+    refused(ValueError, ["`b`", "b.contiguous()"], pyops.vecadd, ta, StandInTensor(BASE + 0x1000, (8, 8), strides=(1, 8)), tc)
+    refused(TypeError, ["`b`", "float16", "float32"], pyops.vecadd, ta, StandInTensor(BASE + 0x1000, (n,), "float16"), tc)
+    refused(ValueError, ["`b`", "16-byte aligned"], pyops.vecadd, ta, StandInTensor(BASE + 0x1004, (n,)), tc)
+    # The launch's stream is torch's current one (7), whether or not `stream=` names it.
+    reaches_gpu(pyops.vecadd, ta, tb, tc)
+    reaches_gpu(pyops.vecadd, ta, tb, tc, stream=7)
+    class Sub(StandInTensor):
+        pass
+    for _why, t in [
+        ("a subclass", Sub(BASE + 0x1000, (n,))),
+        ("requires_grad", StandInTensor(BASE + 0x1000, (n,), requires_grad=True)),
+        ("the negative bit", StandInTensor(BASE + 0x1000, (n,), neg=True)),
+        ("a CPU tensor", StandInTensor(BASE + 0x1000, (n,), is_cuda=False)),
+        ("a sparse layout", StandInTensor(BASE + 0x1000, (n,), layout=torch_stand_in.sparse_coo)),
+        ("data_ptr() raising", StandInTensor(BASE + 0x1000, (n,), raises=True)),
+    ]:
+        refused(TypeError, ["`b`"] + fell, pyops.vecadd, ta, t, tc)
+    # Another stream than torch's current one: the launch needs DLPack's ordering.
+    refused(TypeError, ["`a`"] + fell, pyops.vecadd, ta, tb, tc, stream=5)
 finally:
     del sys.modules["torch"]
 
