@@ -440,6 +440,11 @@ try:
     refused(ValueError, ["`b`", "b.contiguous()"], pyops.vecadd, ta, StandInTensor(BASE + 0x1000, (8, 8), strides=(1, 8)), tc)
     refused(TypeError, ["`b`", "float16", "float32"], pyops.vecadd, ta, StandInTensor(BASE + 0x1000, (n,), "float16"), tc)
     refused(ValueError, ["`b`", "16-byte aligned"], pyops.vecadd, ta, StandInTensor(BASE + 0x1004, (n,)), tc)
+    # A method set on the instance is not what describes it: the type's `data_ptr` is called
+    # (the instance's would make `b` the same memory as `a`).
+    shadowed = StandInTensor(BASE + 0x1000, (n,))
+    shadowed.data_ptr = lambda: BASE
+    reaches_gpu(pyops.vecadd, ta, shadowed, tc)
     # The launch's stream is torch's current one (7), whether or not `stream=` names it.
     reaches_gpu(pyops.vecadd, ta, tb, tc)
     reaches_gpu(pyops.vecadd, ta, tb, tc, stream=7)

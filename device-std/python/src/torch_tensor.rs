@@ -73,8 +73,8 @@ pub fn read(
     read_attributes(obj, on_current_stream).ok().flatten()
 }
 
-fn read_attributes(
-    obj: &Bound<'_, PyAny>,
+fn read_attributes<'py>(
+    obj: &Bound<'py, PyAny>,
     on_current_stream: impl FnOnce(usize) -> PyResult<bool>,
 ) -> PyResult<Option<TensorArg>> {
     let py = obj.py();
@@ -84,10 +84,17 @@ fn read_attributes(
     if !obj.get_type().is(torch.tensor.bind(py)) {
         return Ok(None);
     }
+    // Properties are read from the tensor (torch's are data descriptors, which an instance
+    // attribute cannot shadow); methods as the type's, called on it, so that an attribute set
+    // on the instance (`t.data_ptr = ...`) is not what describes its memory.
     let flag = |name: &Bound<'_, PyString>| obj.getattr(name)?.is_truthy();
+    let tensor = torch.tensor.bind(py);
+    let method = |name: &Bound<'py, PyString>| -> PyResult<Bound<'py, PyAny>> {
+        tensor.getattr(name)?.call1((obj,))
+    };
     if !flag(intern!(py, "is_cuda"))?
         || flag(intern!(py, "requires_grad"))?
-        || obj.call_method0(intern!(py, "is_neg"))?.is_truthy()?
+        || method(intern!(py, "is_neg"))?.is_truthy()?
         || !obj
             .getattr(intern!(py, "layout"))?
             .is(torch.strided.bind(py))
@@ -98,7 +105,7 @@ fn read_attributes(
     let Some(&(_, dtype)) = torch.dtypes.iter().find(|(d, _)| dtype.is(d.bind(py))) else {
         return Ok(None);
     };
-    let ordinal: usize = obj.call_method0(intern!(py, "get_device"))?.extract()?;
+    let ordinal: usize = method(intern!(py, "get_device"))?.extract()?;
     if !on_current_stream(ordinal)? {
         return Ok(None);
     }
@@ -106,8 +113,8 @@ fn read_attributes(
         device: Device::Cuda(Some(ordinal)),
         dtype: Ok(dtype),
         shape: obj.getattr(intern!(py, "shape"))?.extract()?,
-        strides: Some(obj.call_method0(intern!(py, "stride"))?.extract()?),
-        address: obj.call_method0(intern!(py, "data_ptr"))?.extract()?,
+        strides: Some(method(intern!(py, "stride"))?.extract()?),
+        address: method(intern!(py, "data_ptr"))?.extract()?,
         readonly: false,
         stream: None,
     }))
