@@ -101,14 +101,7 @@ pub fn stream_handle(ordinal: usize, stream: usize) -> Result<Arc<Stream>, Error
 /// handle, what `torch.compile`'s generated code reads for its launches: no Python `Stream` is
 /// made), else `torch.cuda.current_stream(ordinal).cuda_stream`; both are the same handle.
 pub fn default_stream(py: Python<'_>, ordinal: usize) -> PyResult<usize> {
-    let modules = py
-        .import(intern!(py, "sys"))?
-        .getattr(intern!(py, "modules"))?;
-    let Some(torch) = modules
-        .get_item(intern!(py, "torch"))
-        .ok()
-        .filter(|t| !t.is_none())
-    else {
+    let Some(torch) = crate::torch_tensor::imported(py)? else {
         return Ok(0);
     };
     if let Ok(raw) = torch
@@ -128,8 +121,7 @@ pub fn default_stream(py: Python<'_>, ordinal: usize) -> PyResult<usize> {
 /// PyTorch's current device when PyTorch is loaded, else 0. The driver then checks that each
 /// pointer is that device's memory.
 pub fn default_device(py: Python<'_>) -> PyResult<usize> {
-    let modules = py.import("sys")?.getattr("modules")?;
-    match modules.get_item("torch").ok().filter(|t| !t.is_none()) {
+    match crate::torch_tensor::imported(py)? {
         Some(torch) => torch
             .getattr("cuda")?
             .call_method0("current_device")?

@@ -32,20 +32,25 @@ struct Torch {
 
 static TORCH: PyOnceLock<Torch> = PyOnceLock::new();
 
+/// The `torch` module when this process has imported it (never imported here: a call from a
+/// program without PyTorch does not load it).
+pub fn imported(py: Python<'_>) -> PyResult<Option<Bound<'_, PyAny>>> {
+    let modules = py
+        .import(intern!(py, "sys"))?
+        .getattr(intern!(py, "modules"))?;
+    Ok(modules
+        .get_item(intern!(py, "torch"))
+        .ok()
+        .filter(|t| !t.is_none()))
+}
+
 /// The torch module's objects, once PyTorch is imported; `None` before (no object can then
 /// be a `torch.Tensor`).
 fn torch(py: Python<'_>) -> PyResult<Option<&Torch>> {
     if let Some(torch) = TORCH.get(py) {
         return Ok(Some(torch));
     }
-    let modules = py
-        .import(intern!(py, "sys"))?
-        .getattr(intern!(py, "modules"))?;
-    let Some(module) = modules
-        .get_item(intern!(py, "torch"))
-        .ok()
-        .filter(|t| !t.is_none())
-    else {
+    let Some(module) = imported(py)? else {
         return Ok(None);
     };
     let dtypes = DType::ALL
