@@ -1,7 +1,7 @@
 //! A plain `torch.Tensor` read from its own attributes, without DLPack: the common case of a
-//! call from PyTorch, at a fraction of the host cost (`__dlpack__` builds a capsule and, given a
-//! stream, Python-side stream objects, for every tensor of every call: docs/python.md, "What a
-//! call costs").
+//! call from PyTorch, without what `__dlpack__` does for every tensor of every call (a capsule
+//! and, given a stream, Python-side stream objects: docs/python.md, "What a call costs", where
+//! what each path costs is to be measured).
 //!
 //! Only where the result is what `__dlpack__` would describe, and the launch needs none of its
 //! ordering: an exact `torch.Tensor` (a subclass may redefine what its attributes mean: those,
