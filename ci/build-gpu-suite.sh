@@ -76,4 +76,7 @@ cp ci/gpu-suite/some-kernels.sh "$suite/some-kernels.sh"
 cp ci/gpu-suite/twins/*.cu ci/gpu-suite/twins/*.cuh "$suite/twins/"
 cp ci/gpu-suite/torch_sdpa.py ci/gpu-suite/sass_mix.py ci/gpu-suite/tensor-first.sh ci/gpu-suite/tensor-session.sh "$suite/"
 mkdir -p "$suite/probes" && cp ci/gpu-probes/local-address/probe.cu "$suite/probes/local-address.cu"
+# The experiments (compare-builds.sh, call-cost.py, ...: scripts, some kilobytes), so that a call
+# can run them without a copy by hand.
+cp -r ci/gpu-suite/experiments "$suite/"
 echo "built $suite ($(du -sh "$suite" | cut -f1)); on the GPU machine, carrying $suite: bash $suite/run.sh"
