@@ -234,10 +234,14 @@ impl Call {
     }
 
     /// Whether the launch on device `ordinal` goes to PyTorch's current stream there: always
-    /// without `stream=`, else where `stream=` names that stream.
+    /// without `stream=`, else where `stream=` names that stream. Without `stream=` the launch
+    /// stream is read (and kept) here, at the first tensor read without DLPack's ordering, as
+    /// it is for a producer: Python code run while later arguments are read (a property, a
+    /// `__dlpack__`) may change torch's current stream, and the launch must go to the one this
+    /// tensor was read as ordered on.
     fn launches_on_torch_current(&mut self, py: Python<'_>, ordinal: usize) -> PyResult<bool> {
         match self.stream {
-            None => Ok(true),
+            None => self.launch_stream(py, ordinal).map(|_| true),
             Some(stream) => Ok(stream == device::default_stream(py, ordinal)?),
         }
     }
